@@ -1,0 +1,10 @@
+//! mcp-bridge: the core of a bridge between a client of MCP revision
+//! 2025-11-25 and an upstream server of revision 2026-07-28.
+//!
+//! The rules are those of `bridge-translation-rules.txt` (the behaviour spec).
+#![deny(clippy::print_stdout)]
+
+pub mod profile;
+pub mod translate;
+
+pub use profile::{MetaPassthrough, Profile, Quirks};

@@ -1,0 +1,2 @@
+//! Pure `Value -> Value` rules. No I/O, no async: each function changes only
+//! the members its rule names and keeps every other member as it came.
