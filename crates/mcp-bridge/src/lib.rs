@@ -8,3 +8,5 @@ pub mod profile;
 pub mod translate;
 
 pub use profile::{MetaPassthrough, Profile, Quirks};
+pub mod framing;
+pub mod jsonrpc;

@@ -1,0 +1,169 @@
+//! The bounded line reader. It never holds more than the line limit: the
+//! bytes of an overlong line are dropped as they come, except its first
+//! and last [`EDGE_BYTES`] bytes, where the id can be sniffed.
+
+use std::io;
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+
+/// The bytes kept at each end of a line that is too long.
+pub const EDGE_BYTES: usize = 256;
+
+/// One line of input, without its `\n`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Frame {
+    /// A line within the limit.
+    Line(Vec<u8>),
+    /// A line over the limit: only its two ends are kept.
+    TooLong { head: Vec<u8>, tail: Vec<u8> },
+}
+
+/// Reads newline-delimited frames with a limit on the line length.
+pub struct LineReader<R> {
+    inner: BufReader<R>,
+    max: usize,
+    line: Vec<u8>,
+    /// `Some` while the current line is over the limit: its two ends.
+    overflow: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    /// A reader whose lines have at most `max` bytes, not counting `\n`.
+    pub fn new(inner: R, max: usize) -> Self {
+        LineReader { inner: BufReader::with_capacity(64 * 1024, inner), max, line: Vec::new(), overflow: None }
+    }
+
+    /// The next frame, or `None` at the end of the input. A last line
+    /// without `\n` is still a frame: JSON needs no newline.
+    pub async fn next_frame(&mut self) -> io::Result<Option<Frame>> {
+        loop {
+            let chunk = self.inner.fill_buf().await?;
+            if chunk.is_empty() {
+                return Ok(self.take_frame(true));
+            }
+            let (piece, found) = match memchr::memchr(b'\n', chunk) {
+                Some(pos) => (&chunk[..pos], Some(pos + 1)),
+                None => (chunk, None),
+            };
+            let used = found.unwrap_or(chunk.len());
+            push_piece(&mut self.line, &mut self.overflow, self.max, piece);
+            self.inner.consume(used);
+            if found.is_some() {
+                if let Some(frame) = self.take_frame(false) {
+                    return Ok(Some(frame));
+                }
+            }
+        }
+    }
+
+    /// The frame of the bytes gathered so far. At the end of the input,
+    /// nothing gathered means no frame.
+    fn take_frame(&mut self, at_end: bool) -> Option<Frame> {
+        if let Some((head, tail)) = self.overflow.take() {
+            return Some(Frame::TooLong { head, tail });
+        }
+        if at_end && self.line.is_empty() {
+            return None;
+        }
+        Some(Frame::Line(std::mem::take(&mut self.line)))
+    }
+}
+
+/// Adds the bytes of a piece of the current line, switching to keeping
+/// only the two ends once the line passes the limit.
+fn push_piece(line: &mut Vec<u8>, overflow: &mut Option<(Vec<u8>, Vec<u8>)>, max: usize, piece: &[u8]) {
+    if let Some((_, tail)) = overflow {
+        keep_tail(tail, piece);
+        return;
+    }
+    if line.len() + piece.len() <= max {
+        line.extend_from_slice(piece);
+        return;
+    }
+    let mut head = std::mem::take(line);
+    let mut tail = Vec::with_capacity(EDGE_BYTES);
+    keep_tail(&mut tail, &head);
+    keep_tail(&mut tail, piece);
+    let missing = EDGE_BYTES.saturating_sub(head.len());
+    head.extend_from_slice(&piece[..missing.min(piece.len())]);
+    head.truncate(EDGE_BYTES);
+    head.shrink_to_fit();
+    *overflow = Some((head, tail));
+}
+
+/// Keeps the last [`EDGE_BYTES`] bytes of `tail` followed by `more`.
+fn keep_tail(tail: &mut Vec<u8>, more: &[u8]) {
+    if more.len() >= EDGE_BYTES {
+        tail.clear();
+        tail.extend_from_slice(&more[more.len() - EDGE_BYTES..]);
+        return;
+    }
+    tail.extend_from_slice(more);
+    if tail.len() > EDGE_BYTES {
+        tail.drain(..tail.len() - EDGE_BYTES);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn frames(input: &[u8], max: usize) -> Vec<Frame> {
+        let mut reader = LineReader::new(input, max);
+        let mut out = Vec::new();
+        while let Ok(Some(frame)) = reader.next_frame().await {
+            out.push(frame);
+        }
+        out
+    }
+
+    fn line(s: &str) -> Frame {
+        Frame::Line(s.as_bytes().to_vec())
+    }
+
+    #[tokio::test]
+    async fn lines_split_at_newlines_and_the_last_needs_none() {
+        assert_eq!(frames(b"a\nbc\n\nd", 10).await, vec![line("a"), line("bc"), line(""), line("d")]);
+        assert_eq!(frames(b"", 10).await, Vec::<Frame>::new());
+        assert_eq!(frames(b"x\r\n", 10).await, vec![line("x\r")]);
+    }
+
+    #[tokio::test]
+    async fn a_line_exactly_at_the_limit_passes_and_one_byte_more_does_not() {
+        assert_eq!(frames(b"12345\nok\n", 5).await, vec![line("12345"), line("ok")]);
+        let got = frames(b"123456\nok\n", 5).await;
+        assert_eq!(got, vec![Frame::TooLong { head: b"123456".to_vec(), tail: b"123456".to_vec() }, line("ok")]);
+    }
+
+    #[tokio::test]
+    async fn an_overlong_line_keeps_only_its_two_ends() {
+        let mut input = vec![b'a'; 300];
+        input.extend(vec![b'b'; 10_000]);
+        input.extend(vec![b'c'; 300]);
+        input.extend(b"\nnext\n");
+        let got = frames(&input, 1000).await;
+        assert_eq!(got.len(), 2);
+        let Frame::TooLong { head, tail } = &got[0] else { panic!("expected TooLong, got {:?}", got[0]) };
+        assert_eq!(head, &vec![b'a'; EDGE_BYTES]);
+        assert_eq!(tail, &vec![b'c'; EDGE_BYTES]);
+        assert_eq!(got[1], line("next"));
+    }
+
+    #[tokio::test]
+    async fn small_reads_give_the_same_frames() {
+        // A reader that hands out one byte at a time.
+        let data: Vec<u8> = b"{\"id\":1}\n".iter().cycle().take(9 * 50).copied().collect();
+        let (mut tx, rx) = tokio::io::duplex(1);
+        let writer = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            let _ = tx.write_all(&data).await;
+        });
+        let mut reader = LineReader::new(rx, 64);
+        let mut count = 0;
+        while let Ok(Some(frame)) = reader.next_frame().await {
+            assert_eq!(frame, line("{\"id\":1}"));
+            count += 1;
+        }
+        let _ = writer.await;
+        assert_eq!(count, 50);
+    }
+}

@@ -1,0 +1,218 @@
+//! Id sniffing: the id of the top-level object of a line that cannot be
+//! parsed, found in its bytes (behaviour spec, "Lines that are not valid").
+//!
+//! The front of the line is walked member by member at depth 1. The end of
+//! the line is read backwards, because the TypeScript SDK 1.x writes `id`
+//! as the last member.
+
+use crate::jsonrpc::Id;
+
+/// The id of a whole line: from its start, else from its end.
+pub fn sniff_id(line: &[u8]) -> Option<Id> {
+    sniff_id_at_start(line).or_else(|| sniff_id_at_end(line))
+}
+
+/// The id of a top-level member before the bytes stop or break.
+pub fn sniff_id_at_start(bytes: &[u8]) -> Option<Id> {
+    let mut s = Scanner { bytes, pos: 0 };
+    s.skip_ws();
+    s.expect(b'{')?;
+    loop {
+        s.skip_ws();
+        let key = s.string()?;
+        s.skip_ws();
+        s.expect(b':')?;
+        s.skip_ws();
+        let start = s.pos;
+        s.value()?;
+        if key == b"\"id\"" {
+            return parse_id(&bytes[start..s.pos]);
+        }
+        s.skip_ws();
+        s.expect(b',')?;
+    }
+}
+
+/// The id when it is the last member of the top-level object: `"id": v }`
+/// at the end of the bytes.
+pub fn sniff_id_at_end(bytes: &[u8]) -> Option<Id> {
+    let mut end = trim_end(bytes, bytes.len());
+    if end == 0 || bytes[end - 1] != b'}' {
+        return None;
+    }
+    end = trim_end(bytes, end - 1);
+    let value_end = end;
+    let value_start = if end > 0 && bytes[end - 1] == b'"' {
+        string_start(bytes, end - 1)?
+    } else {
+        let mut i = end;
+        while i > 0 && matches!(bytes[i - 1], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+            i -= 1;
+        }
+        i
+    };
+    if value_start == value_end {
+        return None;
+    }
+    let before = trim_end(bytes, value_start);
+    let colon = before.checked_sub(1).filter(|&i| bytes[i] == b':')?;
+    let key_end = trim_end(bytes, colon);
+    let key_start = key_end.checked_sub(4)?;
+    if &bytes[key_start..key_end] != b"\"id\"" {
+        return None;
+    }
+    let sep = trim_end(bytes, key_start).checked_sub(1)?;
+    if !matches!(bytes[sep], b',' | b'{') {
+        return None;
+    }
+    parse_id(&bytes[value_start..value_end])
+}
+
+fn parse_id(token: &[u8]) -> Option<Id> {
+    serde_json::from_slice(token).ok().and_then(Id::from_value)
+}
+
+fn trim_end(bytes: &[u8], mut end: usize) -> usize {
+    while end > 0 && matches!(bytes[end - 1], b' ' | b'\t' | b'\r' | b'\n') {
+        end -= 1;
+    }
+    end
+}
+
+/// The index of the quote that opens the string whose closing quote is at
+/// `close`: the first earlier quote not escaped by an odd run of `\`.
+fn string_start(bytes: &[u8], close: usize) -> Option<usize> {
+    let mut i = close;
+    while i > 0 {
+        i -= 1;
+        if bytes[i] == b'"' {
+            let slashes = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+            if slashes % 2 == 0 {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
+/// A forward walk over JSON text that only finds where values end.
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+            self.pos += 1;
+        }
+    }
+
+    fn expect(&mut self, b: u8) -> Option<()> {
+        (self.peek()? == b).then(|| self.pos += 1)
+    }
+
+    /// A string with its quotes; returns its raw bytes.
+    fn string(&mut self) -> Option<&'a [u8]> {
+        let start = self.pos;
+        self.expect(b'"')?;
+        loop {
+            match self.peek()? {
+                b'\\' => self.pos += 2,
+                b'"' => {
+                    self.pos += 1;
+                    return self.bytes.get(start..self.pos);
+                }
+                _ => self.pos += 1,
+            }
+        }
+    }
+
+    /// Skips one value of any kind.
+    fn value(&mut self) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.string().map(|_| ()),
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                loop {
+                    match self.peek()? {
+                        b'"' => {
+                            self.string()?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.pos += 1;
+                                return Some(());
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.pos += 1;
+                }
+            }
+            _ => {
+                let start = self.pos;
+                while !matches!(self.peek()?, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n') {
+                    self.pos += 1;
+                }
+                (self.pos > start).then_some(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn key(id: Option<Id>) -> Option<String> {
+        id.map(|i| i.key())
+    }
+
+    #[test]
+    fn the_id_is_found_at_the_start_at_depth_one_only() {
+        let cases: &[(&str, Option<&str>)] = &[
+            (r#"{"jsonrpc":"2.0","id":7,"method":"x", bad"#, Some("7")),
+            (r#"{"params":{"id":9},"id":"a\"b","method"#, Some(r#""a\"b""#)),
+            (r#"{"params":{"id":9}, garbage"#, None),
+            (r#"{"id":1.5,"x":"#, None),
+            (r#"{"id":null,"#, None),
+            (r#"{"id":true,"#, None),
+            (r#"{"id":{"a":1},"#, None),
+            (r#"{"a":"}","id":-0,"#, Some("-0")),
+            (r#"{"id":123456789012345678901234,"#, Some("123456789012345678901234")),
+            (r#"[{"id":1}]"#, None),
+            (r#"{"id""#, None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(key(sniff_id_at_start(text.as_bytes())).as_deref(), *expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_id_is_found_as_the_last_member_at_the_end() {
+        let cases: &[(&str, Option<&str>)] = &[
+            (r#"xxxx","id":42}"#, Some("42")),
+            ("xxxx\",\"id\" : \"b-3\" }\r", Some("\"b-3\"")),
+            (r#"xx{"id":5}}"#, None),
+            (r#"xx,"params":{"id":5}}"#, None),
+            (r#"xx,"id":"a\\"}"#, Some(r#""a\\""#)),
+            (r#"xx,"xid":5}"#, None),
+            (r#"xx,"id":5.0}"#, None),
+            (r#"5}"#, None),
+            (r#""#, None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(key(sniff_id_at_end(text.as_bytes())).as_deref(), *expected, "{text}");
+        }
+        assert_eq!(sniff_id(br#"{"method":"x" bad,"id":3}"#).map(|i| i.as_value().clone()), Some(json!(3)));
+    }
+}

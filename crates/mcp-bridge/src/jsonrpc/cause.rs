@@ -1,0 +1,143 @@
+//! The error table of the bridge (behaviour spec, "Error table").
+//!
+//! Every error the bridge makes itself has a cause: a name (`data.cause`), a
+//! JSON-RPC code and a fixed message. They live here, in one table, so that
+//! they cannot drift from the spec; `tests/error_table.rs` compares each row
+//! with the table of the behaviour spec.
+
+use serde_json::{json, Map, Value};
+
+/// JSON-RPC error codes used by the bridge.
+pub mod code {
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const INVALID_PARAMS: i64 = -32602;
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// Reserved by revision 2026-07-28; VS Code opens each URL in its data.
+    pub const URL_ELICITATION_REQUIRED: i64 = -32042;
+}
+
+macro_rules! causes {
+    ($($variant:ident => $name:literal, $code:expr, $message:literal;)*) => {
+        /// The cause of an error of the bridge: one row of the error table.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Cause { $($variant,)* }
+
+        impl Cause {
+            /// Every cause, in the order of the table.
+            pub const ALL: &'static [Cause] = &[$(Cause::$variant,)*];
+
+            /// The name of the cause, the value of `data.cause`.
+            pub fn name(self) -> &'static str {
+                match self { $(Cause::$variant => $name,)* }
+            }
+
+            /// The JSON-RPC code. `canceled` has no response; its code is
+            /// never written. `discover_failed` keeps the upstream code when
+            /// there is one (see [`crate::jsonrpc::discover_failed`]).
+            pub fn code(self) -> i64 {
+                match self { $(Cause::$variant => $code,)* }
+            }
+
+            /// The fixed message. Some messages of the sign-in have
+            /// placeholders such as `{seconds}`; the caller fills them.
+            pub fn message(self) -> &'static str {
+                match self { $(Cause::$variant => $message,)* }
+            }
+        }
+    };
+}
+
+use code::*;
+
+causes! {
+    Rpc => "rpc", INTERNAL_ERROR, "The upstream server sent an error. See the Output channel of the server.";
+    Canceled => "canceled", INTERNAL_ERROR, "The client canceled the request.";
+    Timeout => "timeout", INTERNAL_ERROR, "The upstream server did not answer in time. See the Output channel of the server.";
+    Closed => "closed", INTERNAL_ERROR, "The upstream server process stopped. See the Output channel of the server.";
+    TransportFailed => "transport_failed", INTERNAL_ERROR, "The connection to the upstream server failed. See the Output channel of the server.";
+    InvalidResponse => "invalid_response", INTERNAL_ERROR, "The upstream server sent a response that is not valid. See the Output channel of the server.";
+    TooManyRounds => "too_many_rounds", INTERNAL_ERROR, "The upstream server asked for input too many times. See the Output channel of the server.";
+    OutOfMemory => "out_of_memory", INTERNAL_ERROR, "The bridge does not have sufficient memory for the request.";
+    UndeclaredInputRequest => "undeclared_input_request", INTERNAL_ERROR, "The upstream server asked for input that the client did not declare.";
+    HookFailed => "hook_failed", INTERNAL_ERROR, "The bridge cannot give the input that the upstream server asked for.";
+    NotConnected => "not_connected", INTERNAL_ERROR, "The bridge has no connection to the upstream server. See the Output channel of the server.";
+    TaskCancelled => "task_cancelled", INTERNAL_ERROR, "The upstream server canceled the task of the request.";
+    InvalidRequest => "invalid_request", INVALID_PARAMS, "The bridge cannot send the parameters of the request to the upstream server.";
+    InvalidMeta => "invalid_meta", INVALID_PARAMS, "The request has a _meta key that the bridge cannot send to the upstream server.";
+    SpawnFailed => "spawn_failed", INTERNAL_ERROR, "The bridge cannot start the upstream server. Examine the command in the configuration of the server. See the Output channel of the server.";
+    ConnectFailed => "connect_failed", INTERNAL_ERROR, "The bridge cannot make the client for the URL of the upstream server. Examine the URL, the proxy variables and the CA certificates. See the Output channel of the server.";
+    DiscoverFailed => "discover_failed", INTERNAL_ERROR, "The upstream server did not answer server/discover. It is not an MCP server of revision 2026-07-28, or it does not respond. See the Output channel of the server.";
+    UpstreamExited => "upstream_exited", INTERNAL_ERROR, "The upstream server process stopped. See the Output channel of the server.";
+    NotInitialized => "not_initialized", INVALID_REQUEST, "The client did not initialize the connection. Send initialize first.";
+    AlreadyInitialized => "already_initialized", INVALID_REQUEST, "The client already sent initialize on this connection.";
+    TooManyRequests => "too_many_requests", INTERNAL_ERROR, "The connection has too many requests in flight";
+    LineTooLong => "line_too_long", INVALID_REQUEST, "The request is longer than the line limit of the bridge.";
+    TooDeep => "too_deep", INVALID_REQUEST, "The request has more levels of nesting than the limit of the bridge.";
+    ParseError => "parse_error", PARSE_ERROR, "The request is not valid JSON.";
+    InvalidRequestShape => "invalid_request_shape", INVALID_REQUEST, "The message is not a valid JSON-RPC 2.0 request.";
+    MethodNotFound => "method_not_found", METHOD_NOT_FOUND, "The server does not have this method.";
+    InvalidParams => "invalid_params", INVALID_PARAMS, "The parameters of the request are not valid.";
+    InvalidInputRequest => "invalid_input_request", INTERNAL_ERROR, "The upstream server sent an input request that is not valid for the client. See the Output channel of the server.";
+    TooManyInputRequests => "too_many_input_requests", INTERNAL_ERROR, "The upstream server asked for more inputs at one time than the limit of the bridge.";
+    InputTimeout => "input_timeout", INTERNAL_ERROR, "The client did not answer the input request of the upstream server in time.";
+    InvalidClientAnswer => "invalid_client_answer", INTERNAL_ERROR, "The client sent an answer that is not valid for the input request of the upstream server.";
+    SignInFailed => "sign_in_failed", INTERNAL_ERROR, "The sign-in at the authorization server of the upstream server failed. See the Output channel of the server.";
+    SignInTimeout => "sign_in_timeout", INTERNAL_ERROR, "The sign-in did not complete in {seconds} s. The URL of the sign-in is in the Output channel of the server. To get more time, set --sign-in-timeout. During initialize, also set --discover-timeout. When the authorization server shows no sign-in page, it possibly does not know the stored client. Then run \"{name} logout <url>\" with the URL of this server, and restart the server.";
+    SignInDenied => "sign_in_denied", INTERNAL_ERROR, "The authorization server refused the access. Restart the server to sign in again.";
+    SignInError => "sign_in_error", INTERNAL_ERROR, "The authorization server sent an error for the sign-in. See the Output channel of the server.";
+    SignInInvalidUrl => "sign_in_invalid_url", INTERNAL_ERROR, "The authorization server sent an authorization URL that is not valid. The bridge did not open it. See the Output channel of the server.";
+    SignInStartReused => "sign_in_start_reused", INTERNAL_ERROR, "The start URL of the sign-in received a second request, thus the bridge stopped the sign-in. Another program on the host of the bridge possibly opened the URL. Restart the server to sign in again. When this occurs again on a host that other users share, use --no-browser.";
+    BrowserLaunchFailed => "browser_launch_failed", INTERNAL_ERROR, "The bridge cannot open a browser for the sign-in. See the Output channel of the server.";
+    RedirectPortUnavailable => "redirect_port_unavailable", INTERNAL_ERROR, "The bridge cannot listen on the redirect port {port}. Stop the program that uses the port, or set a different port with --redirect-port. Each server with a sign-in needs its own port.";
+    RegistrationUnavailable => "registration_unavailable", INTERNAL_ERROR, "The authorization server has no client registration that the bridge can use. Register a client with the redirect URI {redirect_uri} at the authorization server. Then give its client ID with --client-id and its issuer with --client-issuer.";
+    RegistrationFailed => "registration_failed", INTERNAL_ERROR, "The authorization server refused the registration of the client. Register a client with the redirect URI {redirect_uri} at the authorization server. Then give its client ID with --client-id and its issuer with --client-issuer.";
+    IssuerNotRegistered => "issuer_not_registered", INTERNAL_ERROR, "The client ID of --client-id is not for the authorization server of the upstream server. Give a client ID of this authorization server with --client-id, and its issuer with --client-issuer.";
+    InvalidClientMetadataUrl => "invalid_client_metadata_url", INTERNAL_ERROR, "The URL of --client-metadata-url is not valid for a client ID metadata document. Use an https URL with a path.";
+    AccessRefused => "access_refused", INTERNAL_ERROR, "The upstream server refused the access after the sign-in. The account possibly does not have the necessary permissions. See the Output channel of the server.";
+    ReauthorizationRequired => "reauthorization_required", INTERNAL_ERROR, "The upstream server needs a new sign-in, and the client did not open the URL of the sign-in. Restart the server to sign in again.";
+    Sandbox => "sandbox", INTERNAL_ERROR, "The upstream server needs a sign-in, but the bridge runs in the sandbox of VS Code. The sandbox blocks the browser and the redirect port of the sign-in. Disable the sandbox for this server.";
+}
+
+/// An error of the bridge, ready to become the `error` member of a response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BridgeError {
+    pub cause: Cause,
+    /// The code; usually `cause.code()`, the upstream code for `discover_failed`.
+    pub code: i64,
+    /// The message; usually `cause.message()`, filled in for placeholders.
+    pub message: String,
+    /// `data.detail`, where the table says so.
+    pub detail: Option<String>,
+}
+
+impl BridgeError {
+    /// The error of a cause, with its code and message from the table.
+    pub fn new(cause: Cause) -> Self {
+        BridgeError { cause, code: cause.code(), message: cause.message().to_owned(), detail: None }
+    }
+
+    /// The same error with `data.detail`.
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    /// The `error` object: code, message and `data` with `cause` (always)
+    /// and `detail` (when there is one).
+    pub fn to_value(&self) -> Value {
+        let mut data = Map::new();
+        data.insert("cause".into(), Value::from(self.cause.name()));
+        if let Some(detail) = &self.detail {
+            data.insert("detail".into(), Value::from(detail.as_str()));
+        }
+        json!({ "code": self.code, "message": self.message, "data": data })
+    }
+}
+
+impl From<Cause> for BridgeError {
+    fn from(cause: Cause) -> Self {
+        BridgeError::new(cause)
+    }
+}

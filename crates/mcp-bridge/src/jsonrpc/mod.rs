@@ -1,0 +1,113 @@
+//! The JSON-RPC 2.0 envelope over `serde_json::Value`, the ids, and the
+//! error table.
+//!
+//! Only the envelope is typed: `params`, `result` and `error` stay `Value`
+//! so that no member is lost on the way through the bridge. With the
+//! `arbitrary_precision` feature of `serde_json`, an id such as
+//! `12345678901234567890123` or `-0` keeps its exact text.
+
+mod cause;
+mod id;
+
+pub use cause::{code, BridgeError, Cause};
+pub use id::{Id, IdKey};
+
+use serde_json::{json, Map, Value};
+
+/// One message of a peer, classified by its envelope.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A request: it has a `method` and a valid id.
+    Request { id: Id, method: String, params: Option<Value> },
+    /// A notification: it has a `method` and no `id` member.
+    Notification { method: String, params: Option<Value> },
+    /// A response with a valid id: `Ok(result)` or `Err(error)`.
+    Response { id: Id, outcome: Result<Value, Value> },
+    /// A response that has no answer: a null or invalid id, or an error
+    /// response without an id (behaviour spec, "Lines that are not valid").
+    Unanswerable,
+    /// Valid JSON that is not a valid JSON-RPC 2.0 message. The id is the
+    /// request's when it is valid, so the error goes to the right request.
+    Invalid { id: Option<Id> },
+}
+
+impl Message {
+    /// Classifies a parsed value. Never fails: each shape has a class.
+    pub fn classify(value: Value) -> Message {
+        let Value::Object(mut obj) = value else {
+            return Message::Invalid { id: None };
+        };
+        let id_member = obj.remove("id");
+        let valid_id = id_member.clone().and_then(Id::from_value);
+        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Message::Invalid { id: valid_id };
+        }
+        if let Some(method) = obj.get("method") {
+            let Some(method) = method.as_str().map(str::to_owned) else {
+                return Message::Invalid { id: valid_id };
+            };
+            let params = obj.remove("params");
+            return match (id_member, valid_id) {
+                (None, _) => Message::Notification { method, params },
+                (Some(_), Some(id)) => Message::Request { id, method, params },
+                (Some(_), None) => Message::Invalid { id: None },
+            };
+        }
+        let outcome = match (obj.remove("result"), obj.remove("error")) {
+            (Some(result), None) => Ok(result),
+            (None, Some(error)) if error.is_object() => Err(error),
+            _ => return Message::Invalid { id: valid_id },
+        };
+        match valid_id {
+            Some(id) => Message::Response { id, outcome },
+            None => Message::Unanswerable,
+        }
+    }
+}
+
+/// A result response.
+pub fn result_response(id: &Id, result: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id.as_value(), "result": result })
+}
+
+/// An error response; `id` is `None` for the id `null`.
+pub fn error_response(id: Option<&Id>, error: Value) -> Value {
+    let id = id.map_or(Value::Null, |id| id.as_value().clone());
+    json!({ "jsonrpc": "2.0", "id": id, "error": error })
+}
+
+/// A request.
+pub fn request(id: &Id, method: &str, params: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id.as_value(), "method": method, "params": params })
+}
+
+/// A notification.
+pub fn notification(method: &str, params: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "method": method, "params": params })
+}
+
+/// The error of `server/discover`: cause `discover_failed`, the upstream
+/// code (but `-32042` becomes `-32603`), and the upstream message or the
+/// time limit in `data.detail`.
+pub fn discover_failed(upstream_code: Option<i64>, detail: String) -> BridgeError {
+    let mut err = BridgeError::new(Cause::DiscoverFailed).with_detail(detail);
+    if let Some(c) = upstream_code.filter(|&c| c != code::URL_ELICITATION_REQUIRED) {
+        err.code = c;
+    }
+    err
+}
+
+/// An upstream error on its way to the client: unchanged, except that
+/// `-32042` becomes `-32603` with the upstream message and without data
+/// (behaviour spec, "Error table").
+pub fn upstream_error_for_client(error: Value) -> Value {
+    let is_url_required =
+        error.get("code").and_then(Value::as_i64) == Some(code::URL_ELICITATION_REQUIRED);
+    if !is_url_required {
+        return error;
+    }
+    let mut out = Map::new();
+    out.insert("code".into(), Value::from(code::INTERNAL_ERROR));
+    out.insert("message".into(), error.get("message").cloned().unwrap_or(Value::from("")));
+    Value::Object(out)
+}
