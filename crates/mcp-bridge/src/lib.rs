@@ -10,3 +10,5 @@ pub mod translate;
 pub use profile::{MetaPassthrough, Profile, Quirks};
 pub mod framing;
 pub mod jsonrpc;
+pub mod upstream;
+pub mod frontend;

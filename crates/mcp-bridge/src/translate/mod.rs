@@ -1,2 +1,7 @@
 //! Pure `Value -> Value` rules. No I/O, no async: each function changes only
 //! the members its rule names and keeps every other member as it came.
+
+pub mod capabilities;
+pub mod initialize;
+pub mod meta;
+pub mod params;

@@ -1,0 +1,49 @@
+//! The command line (BRIEF.md, "The command"). Parsing only checks; the
+//! front end's configuration is built from it in `main`.
+
+use clap::{Args, Parser, Subcommand};
+use std::ffi::OsString;
+
+/// A bridge that lets VS Code (MCP 2025-11-25) use an MCP server of
+/// revision 2026-07-28.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-bridge-vscode", version, args_conflicts_with_subcommands = true)]
+#[command(override_usage = "mcp-bridge-vscode [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-bridge-vscode check [OPTIONS] [-- <COMMAND> [ARGS]...]")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub bridge: BridgeArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the bridge as VS Code would and print what VS Code will see.
+    /// Without an upstream, it uses the bundled demo server.
+    Check(BridgeArgs),
+}
+
+/// The options of the bridge and the upstream command.
+#[derive(Debug, Clone, Args)]
+pub struct BridgeArgs {
+    /// The server name when the upstream server gives none (default: the
+    /// file name of the upstream command without its extension).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// The time limit of server/discover during initialize, in seconds.
+    #[arg(long, default_value_t = 60, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub discover_timeout: u64,
+    /// The longest line, in bytes, from the client and from the upstream server.
+    #[arg(long, default_value_t = 64 * 1024 * 1024, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..=(u32::MAX as u64)))]
+    pub max_line_bytes: u64,
+    /// For tests: one time limit for every forwarded request, in ms.
+    #[arg(long, hide = true, value_name = "MS")]
+    pub test_request_timeout_ms: Option<u64>,
+    /// For tests: the grace period of the end, in ms.
+    #[arg(long, hide = true, value_name = "MS")]
+    pub test_shutdown_grace_ms: Option<u64>,
+    /// The upstream command and its arguments, after `--`. They are passed
+    /// as given, without a shell.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
+}

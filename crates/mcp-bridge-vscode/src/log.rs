@@ -1,0 +1,43 @@
+//! Log lines on stderr, tagged with the profile name. VS Code shows them in
+//! the Output channel of the server. Stdout is the protocol: nothing else
+//! writes there.
+
+use std::fmt;
+use tracing::{Event, Subscriber};
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
+use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::EnvFilter;
+
+/// `tag LEVEL message key=value...`
+struct Tagged(&'static str);
+
+impl<S, N> FormatEvent<S, N> for Tagged
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(&self, ctx: &FmtContext<'_, S, N>, mut writer: Writer<'_>, event: &Event<'_>) -> fmt::Result {
+        let meta = event.metadata();
+        let source = if meta.target().starts_with("mcp_bridge::upstream::stderr") || meta.target() == "upstream::stderr" {
+            " upstream:"
+        } else {
+            ""
+        };
+        write!(writer, "[{}] {}{} ", self.0, meta.level(), source)?;
+        ctx.field_format().format_fields(writer.by_ref(), event)?;
+        writeln!(writer)
+    }
+}
+
+/// Installs the logger. `MCP_BRIDGE_LOG` (an env filter such as `debug`)
+/// changes the level; the default is `info`.
+pub fn init(tag: &'static str) {
+    let filter = EnvFilter::try_from_env("MCP_BRIDGE_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .event_format(Tagged(tag))
+        .init();
+}

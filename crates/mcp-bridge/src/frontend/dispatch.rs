@@ -1,0 +1,133 @@
+//! The table "Message of the client / What the front end does": each line
+//! of the client goes to the rule of its kind and its method.
+
+use super::level::parse_set_level;
+use super::state::{Phase, Shared};
+use super::{forward, initialize};
+use crate::framing::{self, Decoded, Frame, MAX_DEPTH};
+use crate::jsonrpc::{self, BridgeError, Cause, Id, Message};
+use crate::translate::params::FORWARDED_METHODS;
+use crate::upstream::lock;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// Handles one line of the client.
+pub async fn frame(shared: &Arc<Shared>, frame: &Frame) {
+    let Some(decoded) = framing::decode(frame, shared.config.max_line_bytes, MAX_DEPTH) else {
+        return;
+    };
+    match decoded {
+        Decoded::Message(Message::Request { id, method, params }) => request(shared, id, &method, params).await,
+        Decoded::Message(Message::Notification { method, params }) => notification(shared, &method, params.as_ref()),
+        Decoded::Message(Message::Response { id, .. }) => response(shared, &id),
+        Decoded::Message(Message::Unanswerable) => {
+            tracing::debug!("dropped a response of the client without a valid id");
+        }
+        Decoded::Message(Message::Invalid { id }) => bad_line(shared, id, Cause::InvalidRequestShape.into()).await,
+        Decoded::Bad { id, error } => bad_line(shared, id, error).await,
+    }
+}
+
+/// A line that failed a check gets its error with the sniffed id, except
+/// when the id is one of the bridge's own: then it is an answer that is not
+/// valid, and the client gets nothing.
+async fn bad_line(shared: &Shared, id: Option<Id>, error: BridgeError) {
+    if id.as_ref().is_some_and(|id| is_bridge_id(shared, id)) {
+        tracing::debug!(cause = error.cause.name(), "an answer of the client to the bridge is not valid");
+        return;
+    }
+    tracing::debug!(cause = error.cause.name(), "a line of the client is not valid");
+    reply_error(shared, id.as_ref(), &error).await;
+}
+
+fn is_bridge_id(shared: &Shared, id: &Id) -> bool {
+    id.as_str().is_some_and(|s| s.starts_with(&shared.config.profile.request_id_prefix))
+}
+
+/// A response of the client: one to a request of the bridge goes to the
+/// table of pending requests (M2); each other one gets no answer.
+fn response(shared: &Shared, id: &Id) {
+    if is_bridge_id(shared, id) {
+        tracing::debug!(id = %id.key(), "dropped an answer to an unknown request of the bridge");
+    } else {
+        tracing::debug!(id = %id.key(), "dropped a response of the client to no request");
+    }
+}
+
+fn notification(shared: &Shared, method: &str, params: Option<&Value>) {
+    match method {
+        "notifications/cancelled" => {
+            let request_id = params.and_then(|p| p.get("requestId")).cloned().and_then(Id::from_value);
+            match request_id {
+                Some(id) if shared.inflight.cancel(&id) => tracing::debug!(id = %id.key(), "the client canceled a request"),
+                Some(id) => tracing::debug!(id = %id.key(), "a cancellation for no request in flight"),
+                None => tracing::debug!("a cancellation without requestId cancels nothing"),
+            }
+        }
+        "notifications/initialized" => tracing::debug!("the client finished its initialize"),
+        "notifications/roots/list_changed" => {}
+        _ => tracing::debug!(%method, "ignored a notification of the client"),
+    }
+}
+
+async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Value>) {
+    match method {
+        "ping" => reply(shared, &id, json!({})).await,
+        "logging/setLevel" => set_level(shared, &id, params.as_ref()).await,
+        "server/discover" => reply_error(shared, Some(&id), &Cause::MethodNotFound.into()).await,
+        "initialize" => match shared.phase() {
+            Phase::AwaitingInitialize => initialize::start(shared, id, params),
+            Phase::Closing { upstream_lost } => closing(shared, &id, upstream_lost).await,
+            Phase::Initializing | Phase::Ready(_) => {
+                reply_error(shared, Some(&id), &Cause::AlreadyInitialized.into()).await;
+            }
+        },
+        _ => match shared.phase() {
+            Phase::Ready(ready) if FORWARDED_METHODS.contains(&method) => {
+                forward::start(shared, ready.client, id, method, params);
+            }
+            Phase::Ready(_) => reply_error(shared, Some(&id), &Cause::MethodNotFound.into()).await,
+            Phase::Closing { upstream_lost } => closing(shared, &id, upstream_lost).await,
+            Phase::AwaitingInitialize | Phase::Initializing => {
+                let cause = if has_modern_meta(params.as_ref()) { Cause::MethodNotFound } else { Cause::NotInitialized };
+                reply_error(shared, Some(&id), &cause.into()).await;
+            }
+        },
+    }
+}
+
+/// A request in `closing`: after the loss of the upstream server it gets
+/// `upstream_exited`; after the end of the input there is nobody to answer.
+async fn closing(shared: &Shared, id: &Id, upstream_lost: bool) {
+    if upstream_lost {
+        reply_error(shared, Some(id), &Cause::UpstreamExited.into()).await;
+    }
+}
+
+/// `logging/setLevel` keeps the level in each state and answers `{}`.
+async fn set_level(shared: &Shared, id: &Id, params: Option<&Value>) {
+    let Some(level) = parse_set_level(params) else {
+        return reply_error(shared, Some(id), &Cause::InvalidParams.into()).await;
+    };
+    *lock(&shared.log_level) = Some(level);
+    if let Phase::Ready(ready) = shared.phase() {
+        ready.client.set_log_level(Some(level.to_owned()));
+    }
+    reply(shared, id, json!({})).await;
+}
+
+/// A request of a 2026-07-28 client carries the protocol version in `_meta`.
+fn has_modern_meta(params: Option<&Value>) -> bool {
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .is_some_and(|m| m.contains_key("io.modelcontextprotocol/protocolVersion"))
+}
+
+pub(super) async fn reply(shared: &Shared, id: &Id, result: Value) {
+    shared.out.send(&jsonrpc::result_response(id, result)).await;
+}
+
+pub(super) async fn reply_error(shared: &Shared, id: Option<&Id>, error: &BridgeError) {
+    shared.out.send(&jsonrpc::error_response(id, error.to_value())).await;
+}

@@ -1,0 +1,95 @@
+//! Forwarded requests (behaviour spec, "Forwarded requests (M1)", "Result
+//! rules (M1)", "Progress (M1)", "Cancellation (M1)").
+
+use super::dispatch::{reply, reply_error};
+use super::state::Shared;
+use super::Timeouts;
+use crate::jsonrpc::{self, Cause, Id};
+use crate::translate::params::forwarded;
+fn is_input_required(r: &Value) -> bool { r.get("resultType").and_then(Value::as_str) == Some("input_required") }
+fn translate_result(_m: &str, _c: Option<&Value>, r: Value, _p: &crate::Profile) -> (Value, Vec<Note>) { (r, vec![]) }
+struct Note { level: Level }
+impl std::fmt::Display for Note { fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { write!(f, "") } }
+enum Level { Info, Warn }
+use crate::upstream::{Call, CallError, Client, ProgressSink};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// Starts a forwarded request in its own task.
+pub fn start(shared: &Arc<Shared>, client: Client, id: Id, method: &str, params: Option<Value>) {
+    let (token, seq) = shared.inflight.insert(&id);
+    let shared = shared.clone();
+    let method = method.to_owned();
+    shared.tracker.clone().spawn(async move {
+        let request = forwarded(params, &shared.config.profile);
+        let cursor = request.params.get("cursor").cloned();
+        let progress = request.progress_token.map(|t| progress_sink(&shared, t, token.clone()));
+        let call = Call {
+            method: &method,
+            params: request.params,
+            meta: request.meta,
+            timeout: time_limit(&shared.config.timeouts, &method),
+            progress,
+            cancel: &token,
+        };
+        let outcome = client.call(call).await;
+        if !shared.inflight.finish(&id, seq) {
+            return;
+        }
+        match outcome {
+            Ok(result) if is_input_required(&result) => {
+                // Input requests come with issue M2; until then the request
+                // fails clearly instead of leaking the result to the client.
+                tracing::warn!(%method, "the upstream server asked for input, which this bridge cannot give yet");
+                reply_error(&shared, Some(&id), &Cause::HookFailed.into()).await;
+            }
+            Ok(result) => {
+                let (result, notes) = translate_result(&method, cursor.as_ref(), result, &shared.config.profile);
+                for note in notes {
+                    match note.level {
+                        Level::Info => tracing::info!(%method, "{note}"),
+                        Level::Warn => tracing::warn!(%method, "{note}"),
+                    }
+                }
+                reply(&shared, &id, result).await;
+            }
+            Err(CallError::Upstream(error)) => {
+                let error = jsonrpc::upstream_error_for_client(error);
+                shared.out.send(&jsonrpc::error_response(Some(&id), error)).await;
+            }
+            Err(CallError::Bridge(error)) => reply_error(&shared, Some(&id), &error).await,
+            Err(CallError::Canceled) => {}
+        }
+    });
+}
+
+/// The time limit of the first round of a method.
+fn time_limit(timeouts: &Timeouts, method: &str) -> Duration {
+    match method {
+        "tools/call" => timeouts.call,
+        "prompts/get" | "resources/read" => timeouts.first_round,
+        _ => timeouts.list,
+    }
+}
+
+/// Progress of the upstream server goes to the client with the client's
+/// token, keyed by this request: never by token, because a client can send
+/// the same token (the Copilot harness sends 0) on every request.
+fn progress_sink(shared: &Shared, client_token: Value, cancel: CancellationToken) -> ProgressSink {
+    let out = shared.out.clone();
+    Arc::new(move |upstream: Value| {
+        if cancel.is_cancelled() {
+            return;
+        }
+        let mut params = Map::new();
+        params.insert("progressToken".into(), client_token.clone());
+        for key in ["progress", "total", "message"] {
+            if let Some(value) = upstream.get(key) {
+                params.insert(key.into(), value.clone());
+            }
+        }
+        out.offer(&jsonrpc::notification("notifications/progress", Value::Object(params)));
+    })
+}

@@ -1,0 +1,179 @@
+//! The steps of the first initialize (behaviour spec, "Steps of the first
+//! initialize").
+
+use super::dispatch::{reply, reply_error};
+use super::level;
+use super::state::{Phase, Ready, Shared};
+use super::UpstreamSpec;
+use crate::jsonrpc::{self, BridgeError, Cause, Id};
+use crate::translate::capabilities::client_capabilities;
+use crate::translate::initialize::initialize_result;
+use crate::upstream::{format_limit, lock, Call, CallError, Client, Identity, LogSink};
+use serde_json::{Map, Value};
+use std::sync::{Arc, Mutex};
+
+/// Step 1: the state becomes `initializing`, and the rest runs in a task
+/// that the client can cancel like any request.
+pub fn start(shared: &Arc<Shared>, id: Id, params: Option<Value>) {
+    if !shared.transition(|p| matches!(p, Phase::AwaitingInitialize), Phase::Initializing) {
+        return;
+    }
+    let (token, seq) = shared.inflight.insert(&id);
+    let shared = shared.clone();
+    shared.tracker.clone().spawn(async move {
+        // The discover call watches the token: a cancellation comes back
+        // as a failure that still holds the client, which then stops.
+        let outcome = run(&shared, params, &token).await;
+        let respond = shared.inflight.finish(&id, seq);
+        match outcome {
+            Ok((client, result)) if respond => {
+                let capabilities = result.get("capabilities").and_then(Value::as_object).cloned().unwrap_or_default();
+                // Step 7: ready before the result goes out, because the next
+                // requests of the client can come at once.
+                shared.set_phase(Phase::Ready(Ready { client: client.clone(), capabilities }));
+                watch_upstream(&shared, client);
+                reply(&shared, &id, result).await;
+            }
+            Ok((client, _)) => fail(&shared, Some(client), None, &id).await,
+            Err((client, error)) => fail(&shared, client, respond.then_some(error), &id).await,
+        }
+    });
+}
+
+type Failure = (Option<Client>, BridgeError);
+
+/// Steps 1 to 6. A failure carries the client, when one was started, so
+/// that it can be stopped.
+async fn run(
+    shared: &Shared,
+    params: Option<Value>,
+    token: &tokio_util::sync::CancellationToken,
+) -> Result<(Client, Value), Failure> {
+    let params = valid_params(params.as_ref()).ok_or((None, Cause::InvalidParams.into()))?;
+    let identity = Identity {
+        client_info: params.get("clientInfo").cloned().unwrap_or(Value::Null),
+        capabilities: client_capabilities(params.get("capabilities").unwrap_or(&Value::Null)),
+    };
+    let client = connect(shared, identity).map_err(|e| (None, e))?;
+    if let Some(level) = *lock(&shared.log_level) {
+        client.set_log_level(Some(level.to_owned()));
+    }
+    let limit = shared.config.timeouts.discover;
+    let call = Call {
+        method: "server/discover",
+        params: Map::new(),
+        meta: Map::new(),
+        timeout: limit,
+        progress: None,
+        cancel: token,
+    };
+    let discover = match client.call(call).await {
+        Ok(result) if result.is_object() => result,
+        Ok(_) => return Err((Some(client), discover_error(None, "the result is not an object".into()))),
+        Err(CallError::Upstream(error)) => {
+            let code = error.get("code").and_then(Value::as_i64);
+            let message = error.get("message").and_then(Value::as_str).unwrap_or("").to_owned();
+            return Err((Some(client), discover_error(code, message)));
+        }
+        Err(CallError::Bridge(error)) if error.cause == Cause::Timeout => {
+            return Err((Some(client), discover_error(None, format!("no response in {}", format_limit(limit)))));
+        }
+        Err(CallError::Bridge(error)) => return Err((Some(client), error)),
+        Err(CallError::Canceled) => return Err((Some(client), Cause::Canceled.into())),
+    };
+    let result = initialize_result(&discover, &shared.config.profile, &shared.config.fallback_name);
+    Ok((client, result))
+}
+
+fn discover_error(code: Option<i64>, detail: String) -> BridgeError {
+    tracing::warn!(%detail, "server/discover failed");
+    jsonrpc::discover_failed(code, detail)
+}
+
+/// Steps 3 and 4: start the upstream command.
+fn connect(shared: &Shared, identity: Identity) -> Result<Client, BridgeError> {
+    let on_log = log_sink(shared);
+    match &shared.config.upstream {
+        UpstreamSpec::Stdio(command) => Client::spawn_stdio(command, identity, on_log, shared.config.max_line_bytes),
+    }
+}
+
+/// Each upstream log message goes to the client as `level`, `logger` and
+/// `data`, without the upstream `_meta`, unless it is below the level that
+/// the client chose.
+fn log_sink(shared: &Shared) -> LogSink {
+    let out = shared.out.clone();
+    let chosen: Arc<Mutex<Option<&'static str>>> = shared.log_level.clone();
+    Arc::new(move |params: Value| {
+        let level = params.get("level").and_then(Value::as_str).unwrap_or("");
+        if !level::passes(level, *lock(&chosen)) {
+            return;
+        }
+        let mut message = Map::new();
+        for key in ["level", "logger", "data"] {
+            if let Some(value) = params.get(key) {
+                message.insert(key.into(), value.clone());
+            }
+        }
+        out.offer(&jsonrpc::notification("notifications/message", Value::Object(message)));
+    })
+}
+
+/// The params of initialize must have the 2025-11-25 shape.
+fn valid_params(params: Option<&Value>) -> Option<&Map<String, Value>> {
+    let params = params?.as_object()?;
+    params.get("protocolVersion")?.as_str()?;
+    params.get("capabilities")?.as_object()?;
+    let info = params.get("clientInfo")?.as_object()?;
+    info.get("name")?.as_str()?;
+    info.get("version")?.as_str()?;
+    Some(params)
+}
+
+/// A failed or canceled initialize: the upstream server stops, the state
+/// goes back to `awaiting_initialize`, then the error goes out (none for
+/// a cancellation). The bridge stays open for another initialize.
+async fn fail(shared: &Shared, client: Option<Client>, error: Option<BridgeError>, id: &Id) {
+    if let Some(client) = client {
+        client.shutdown(shared.config.timeouts.shutdown_grace).await;
+    }
+    shared.transition(|p| matches!(p, Phase::Initializing), Phase::AwaitingInitialize);
+    match error {
+        Some(error) if error.cause != Cause::Canceled => reply_error(shared, Some(id), &error).await,
+        _ => tracing::info!("the initialize ended without a response"),
+    }
+}
+
+/// When the upstream server stops in `ready`, the state becomes `closing`
+/// and the reader loop ends the bridge with exit code 1.
+fn watch_upstream(shared: &Arc<Shared>, client: Client) {
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        let error = client.lost().await;
+        if shared.transition(|p| matches!(p, Phase::Ready(_)), Phase::Closing { upstream_lost: true }) {
+            tracing::warn!(cause = error.cause.name(), "the upstream server stopped");
+            shared.upstream_lost.cancel();
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::valid_params;
+    use serde_json::json;
+
+    #[test]
+    fn initialize_params_need_the_shape_of_the_schema() {
+        let good = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}});
+        assert!(valid_params(Some(&good)).is_some());
+        for bad in [
+            json!([]),
+            json!({}),
+            json!({"protocolVersion": 1, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}),
+            json!({"protocolVersion": "x", "capabilities": [], "clientInfo": {"name": "c", "version": "1"}}),
+            json!({"protocolVersion": "x", "capabilities": {}, "clientInfo": {"name": "c"}}),
+        ] {
+            assert!(valid_params(Some(&bad)).is_none(), "{bad}");
+        }
+    }
+}

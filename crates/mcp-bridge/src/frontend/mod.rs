@@ -1,0 +1,136 @@
+//! The front end: a 2025-11-25 server toward the client, as a state
+//! machine that does not know which transport is behind the upstream
+//! client (behaviour spec, "Lifecycle and initialize (M1)").
+//!
+//! The reader loop reads the client's lines and handles each message at
+//! once; every forwarded request and the initialize run in their own task
+//! with their own cancellation token. Only the writer task writes stdout.
+
+mod dispatch;
+mod forward;
+mod initialize;
+mod level;
+mod output;
+mod state;
+
+pub use output::Output;
+pub use state::Phase;
+
+use crate::framing::LineReader;
+use crate::upstream::StdioCommand;
+use crate::Profile;
+use state::Shared;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// Where the upstream server is.
+#[derive(Debug, Clone)]
+pub enum UpstreamSpec {
+    /// A child process over stdio.
+    Stdio(StdioCommand),
+}
+
+/// The time limits (behaviour spec, "Forwarded requests (M1)"). Each is a
+/// field so that tests can run in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// `server/discover`: `--discover-timeout`.
+    pub discover: Duration,
+    /// The list requests and `completion/complete`.
+    pub list: Duration,
+    /// The first round of `prompts/get` and `resources/read`.
+    pub first_round: Duration,
+    /// Each later round of `prompts/get` and `resources/read`.
+    pub later_round: Duration,
+    /// Each round of `tools/call`.
+    pub call: Duration,
+    /// How long the end waits for requests, and for the child to exit.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            discover: Duration::from_secs(60),
+            list: Duration::from_secs(120),
+            first_round: Duration::from_secs(120),
+            later_round: Duration::from_secs(3600),
+            call: Duration::from_secs(3600),
+            shutdown_grace: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Everything a front end needs.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub profile: Profile,
+    pub upstream: UpstreamSpec,
+    /// The server name when the upstream server gives none.
+    pub fallback_name: String,
+    /// `--max-line-bytes`, for the client and for the upstream server.
+    pub max_line_bytes: usize,
+    pub timeouts: Timeouts,
+}
+
+/// Why the front end stopped; the binary maps it to the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The input of the client ended: exit code 0.
+    EndOfInput,
+    /// The upstream server stopped: exit code 1.
+    UpstreamLost,
+}
+
+/// Serves one client connection until its input ends or the upstream
+/// server is lost.
+pub async fn serve<R, W>(config: Config, input: R, output: W) -> Exit
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (out, writer) = Output::start(output);
+    let shared = Arc::new(Shared::new(config, out));
+    let mut reader = LineReader::new(input, shared.config.max_line_bytes);
+    let mut linger: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;
+    let exit = loop {
+        tokio::select! {
+            frame = reader.next_frame() => match frame {
+                Ok(Some(frame)) => dispatch::frame(&shared, &frame).await,
+                Ok(None) => break if shared.upstream_lost.is_cancelled() { Exit::UpstreamLost } else { Exit::EndOfInput },
+                Err(err) => {
+                    tracing::warn!(error = %err, "cannot read the input of the client");
+                    break Exit::EndOfInput;
+                }
+            },
+            _ = shared.upstream_lost.cancelled(), if linger.is_none() => {
+                // Later requests still get their error for a moment, then
+                // the bridge exits so that the client sees the stop.
+                linger = Some(Box::pin(tokio::time::sleep(shared.config.timeouts.shutdown_grace)));
+            }
+            _ = async { if let Some(l) = linger.as_mut() { l.await } }, if linger.is_some() => break Exit::UpstreamLost,
+        }
+    };
+    shutdown(&shared, exit).await;
+    drop(shared);
+    let _ = writer.await;
+    exit
+}
+
+/// The end: requests in flight are canceled without a response, the
+/// front end waits for them at most the grace, then closes the upstream.
+async fn shutdown(shared: &Shared, exit: Exit) {
+    let client = shared.take_client();
+    shared.set_phase(Phase::Closing { upstream_lost: exit == Exit::UpstreamLost });
+    shared.inflight.cancel_all();
+    shared.tracker.close();
+    let grace = shared.config.timeouts.shutdown_grace;
+    if tokio::time::timeout(grace, shared.tracker.wait()).await.is_err() {
+        tracing::warn!("requests still running at the end of the grace period");
+    }
+    if let Some(client) = client {
+        client.shutdown(grace).await;
+    }
+}
+

@@ -1,0 +1,51 @@
+//! The writer task: the only code that writes the client's stdout. Each
+//! message goes out whole, with its `\n`; a burst is flushed once.
+
+use serde_json::Value;
+use tokio::io::{AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// Messages waiting for stdout.
+const QUEUE: usize = 4096;
+
+/// A handle to the writer task. Cheap to clone.
+#[derive(Clone)]
+pub struct Output {
+    tx: mpsc::Sender<Vec<u8>>,
+}
+
+impl Output {
+    /// Starts the writer task on `out`.
+    pub fn start<W: AsyncWrite + Unpin + Send + 'static>(out: W) -> (Output, JoinHandle<()>) {
+        let (tx, mut rx) = mpsc::channel::<Vec<u8>>(QUEUE);
+        let task = tokio::spawn(async move {
+            let mut out = BufWriter::with_capacity(64 * 1024, out);
+            while let Some(mut line) = rx.recv().await {
+                line.push(b'\n');
+                if out.write_all(&line).await.is_err() {
+                    break;
+                }
+                if rx.is_empty() && out.flush().await.is_err() {
+                    break;
+                }
+            }
+            let _ = out.flush().await;
+        });
+        (Output { tx }, task)
+    }
+
+    /// Queues a message, waiting while the queue is full.
+    pub async fn send(&self, message: &Value) {
+        let _ = self.tx.send(message.to_string().into_bytes()).await;
+    }
+
+    /// Queues a message without waiting; drops it when the queue is full.
+    /// For progress and log messages, which the reader of the upstream
+    /// server sends inline and which must never stall it.
+    pub fn offer(&self, message: &Value) {
+        if self.tx.try_send(message.to_string().into_bytes()).is_err() {
+            tracing::debug!("dropped a notification: the output queue is full");
+        }
+    }
+}

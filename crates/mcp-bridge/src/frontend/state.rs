@@ -1,0 +1,130 @@
+//! The state shared by the reader loop and the tasks of one connection.
+
+use super::{Config, Output};
+use crate::jsonrpc::{Id, IdKey};
+use crate::upstream::{lock, Client};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// The four states of the front end.
+#[derive(Clone)]
+pub enum Phase {
+    /// No initialize yet, or the last one failed.
+    AwaitingInitialize,
+    /// The first initialize runs: the upstream server starts.
+    Initializing,
+    /// Requests go to the upstream server.
+    Ready(Ready),
+    /// The input ended, or the upstream server stopped.
+    Closing { upstream_lost: bool },
+}
+
+/// What the front end knows in `ready`.
+#[derive(Clone)]
+pub struct Ready {
+    pub client: Client,
+    /// The capabilities of the initialize result.
+    pub capabilities: Map<String, Value>,
+}
+
+/// The requests of the client in flight, each with its token. A sequence
+/// number tells a request from a later one that reused its id.
+#[derive(Default)]
+pub struct Inflight {
+    next: AtomicU64,
+    entries: Mutex<HashMap<IdKey, (u64, CancellationToken)>>,
+}
+
+impl Inflight {
+    /// Adds a request; returns its token and its sequence number.
+    pub fn insert(&self, id: &Id) -> (CancellationToken, u64) {
+        let seq = self.next.fetch_add(1, Ordering::Relaxed);
+        let token = CancellationToken::new();
+        lock(&self.entries).insert(id.key(), (seq, token.clone()));
+        (token, seq)
+    }
+
+    /// Removes a request that ended. `false` when it was canceled in the
+    /// meantime: then it gets no response.
+    pub fn finish(&self, id: &Id, seq: u64) -> bool {
+        let mut entries = lock(&self.entries);
+        match entries.get(&id.key()) {
+            Some((s, token)) if *s == seq && !token.is_cancelled() => {
+                entries.remove(&id.key());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Cancels the request with this id, when it is in flight.
+    pub fn cancel(&self, id: &Id) -> bool {
+        let entry = lock(&self.entries).remove(&id.key());
+        entry.map(|(_, token)| token.cancel()).is_some()
+    }
+
+    /// Cancels every request in flight.
+    pub fn cancel_all(&self) {
+        for (_, (_, token)) in lock(&self.entries).drain() {
+            token.cancel();
+        }
+    }
+}
+
+/// The state of one connection.
+pub struct Shared {
+    pub config: Config,
+    pub out: Output,
+    phase: Mutex<Phase>,
+    pub inflight: Inflight,
+    pub tracker: TaskTracker,
+    /// The level of `logging/setLevel`, shared with the log callback.
+    pub log_level: Arc<Mutex<Option<&'static str>>>,
+    /// Fired once when the upstream server stops in `ready`.
+    pub upstream_lost: CancellationToken,
+}
+
+impl Shared {
+    pub fn new(config: Config, out: Output) -> Self {
+        Shared {
+            config,
+            out,
+            phase: Mutex::new(Phase::AwaitingInitialize),
+            inflight: Inflight::default(),
+            tracker: TaskTracker::new(),
+            log_level: Arc::new(Mutex::new(None)),
+            upstream_lost: CancellationToken::new(),
+        }
+    }
+
+    pub fn phase(&self) -> Phase {
+        lock(&self.phase).clone()
+    }
+
+    pub fn set_phase(&self, phase: Phase) {
+        *lock(&self.phase) = phase;
+    }
+
+    /// Moves from one state to another only when the state is still the
+    /// expected one; returns whether it moved.
+    pub fn transition(&self, from: impl Fn(&Phase) -> bool, to: Phase) -> bool {
+        let mut phase = lock(&self.phase);
+        if !from(&phase) {
+            return false;
+        }
+        *phase = to;
+        true
+    }
+
+    /// The upstream client, for the end of the connection.
+    pub fn take_client(&self) -> Option<Client> {
+        match &*lock(&self.phase) {
+            Phase::Ready(ready) => Some(ready.client.clone()),
+            _ => None,
+        }
+    }
+}

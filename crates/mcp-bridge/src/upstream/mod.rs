@@ -1,0 +1,327 @@
+//! The 2026-07-28 client toward the upstream server.
+//!
+//! One client, interchangeable transports: the client owns the ids, the
+//! table of requests in flight, the per-request `_meta`, the time limits
+//! and cancellation; a transport only moves lines. Incoming messages are
+//! handled inline by the transport's reader task ([`Client::dispatch`]):
+//! progress and log messages reach their callbacks before the reader reads
+//! the next line, so they keep their order relative to the responses.
+
+mod pending;
+mod stdio;
+
+pub use pending::{ProgressSink, Reply, PROGRESS_PER_SECOND};
+pub use stdio::StdioCommand;
+
+use crate::framing::{self, Decoded, Frame};
+use crate::jsonrpc::{self, BridgeError, Cause, Id, Message};
+use pending::{Entry, Table, Throttle};
+use serde_json::{Map, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::{oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+/// The revision the upstream client speaks.
+pub const PROTOCOL_VERSION: &str = "2026-07-28";
+/// The upstream depth limit. Results can nest deeper than a request of the
+/// client (schemas do); this is the recursion limit of `serde_json`.
+pub const UPSTREAM_MAX_DEPTH: usize = 128;
+/// At most this many requests in flight, as `max_in_flight_requests`.
+pub const MAX_IN_FLIGHT: usize = 256;
+/// The reason sent upstream when the client cancels a request.
+pub const REASON_CLIENT_CANCELED: &str = "the client canceled the request";
+
+/// Receives each valid `notifications/message` of the upstream server.
+pub type LogSink = Arc<dyn Fn(Value) + Send + Sync>;
+
+/// Who the client is, as the 2025-11-25 client told the bridge.
+#[derive(Debug, Clone)]
+pub struct Identity {
+    /// The `clientInfo` of the client.
+    pub client_info: Value,
+    /// The translated `clientCapabilities`.
+    pub capabilities: Value,
+}
+
+/// How a call failed.
+#[derive(Debug)]
+pub enum CallError {
+    /// The upstream server answered with an error: its `error` object.
+    Upstream(Value),
+    /// The bridge failed the call.
+    Bridge(BridgeError),
+    /// The caller canceled the call; nobody gets a response.
+    Canceled,
+}
+
+impl From<Cause> for CallError {
+    fn from(cause: Cause) -> Self {
+        CallError::Bridge(BridgeError::new(cause))
+    }
+}
+
+/// One request to the upstream server.
+pub struct Call<'a> {
+    pub method: &'a str,
+    pub params: Map<String, Value>,
+    /// Keys of the client's `_meta` that pass the passthrough rules.
+    pub meta: Map<String, Value>,
+    pub timeout: Duration,
+    /// Where progress goes; `None` when the client gave no token.
+    pub progress: Option<ProgressSink>,
+    pub cancel: &'a CancellationToken,
+}
+
+/// The line-moving part of a client.
+enum Transport {
+    Stdio(stdio::Stdio),
+}
+
+struct Inner {
+    transport: Transport,
+    table: Mutex<Table>,
+    next_id: AtomicU64,
+    identity: Identity,
+    log_level: Mutex<Option<String>>,
+    on_log: LogSink,
+    max_line_bytes: usize,
+    /// `Some` once the connection is lost, with the error for every
+    /// later request.
+    lost: watch::Sender<Option<BridgeError>>,
+}
+
+/// The 2026-07-28 client. Cheap to clone.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+impl Client {
+    /// Starts the command and connects to it over stdio.
+    pub fn spawn_stdio(
+        command: &StdioCommand,
+        identity: Identity,
+        on_log: LogSink,
+        max_line_bytes: usize,
+    ) -> Result<Client, BridgeError> {
+        let (stdio, pipes) = stdio::Stdio::spawn(command, max_line_bytes)?;
+        let (lost, _) = watch::channel(None);
+        let client = Client {
+            inner: Arc::new(Inner {
+                transport: Transport::Stdio(stdio),
+                table: Mutex::new(Table::default()),
+                next_id: AtomicU64::new(1),
+                identity,
+                log_level: Mutex::new(None),
+                on_log,
+                max_line_bytes,
+                lost,
+            }),
+        };
+        pipes.start(client.clone());
+        Ok(client)
+    }
+
+    /// Sets the log level that each later request carries.
+    pub fn set_log_level(&self, level: Option<String>) {
+        *lock(&self.inner.log_level) = level;
+    }
+
+    /// Resolves when the connection is lost, with its error.
+    pub async fn lost(&self) -> BridgeError {
+        let mut rx = self.inner.lost.subscribe();
+        loop {
+            if let Some(err) = rx.borrow_and_update().clone() {
+                return err;
+            }
+            if rx.changed().await.is_err() {
+                return BridgeError::new(Cause::Closed);
+            }
+        }
+    }
+
+    /// Sends one request and waits for its answer, its time limit or its
+    /// cancellation. A canceled or timed-out request is canceled upstream.
+    pub async fn call(&self, call: Call<'_>) -> Result<Value, CallError> {
+        let (id, rx) = self.start(&call).await?;
+        tokio::select! {
+            biased;
+            reply = rx => match reply {
+                Ok(Reply::Result(result)) => Ok(result),
+                Ok(Reply::Error(error)) => Err(CallError::Upstream(error)),
+                Ok(Reply::Failed(error)) => Err(CallError::Bridge(error)),
+                Err(_) => Err(Cause::Closed.into()),
+            },
+            _ = call.cancel.cancelled() => {
+                self.abandon(id, REASON_CLIENT_CANCELED).await;
+                Err(CallError::Canceled)
+            }
+            _ = tokio::time::sleep(call.timeout) => {
+                self.abandon(id, "the request timed out").await;
+                let detail = format!("{}: no response in {}", call.method, format_limit(call.timeout));
+                Err(CallError::Bridge(BridgeError::new(Cause::Timeout).with_detail(detail)))
+            }
+        }
+    }
+
+    /// Registers the request and writes it. The entry goes into the table
+    /// before the line goes out, so no answer can come first.
+    async fn start(&self, call: &Call<'_>) -> Result<(u64, oneshot::Receiver<Reply>), CallError> {
+        if let Some(err) = self.inner.lost.borrow().clone() {
+            return Err(CallError::Bridge(err));
+        }
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut table = lock(&self.inner.table);
+            if table.len() >= MAX_IN_FLIGHT {
+                return Err(Cause::TooManyRequests.into());
+            }
+            let progress = call.progress.clone().map(Throttle::new);
+            table.insert(id, Entry { reply: tx, progress });
+        }
+        let mut params = call.params.clone();
+        params.insert("_meta".into(), Value::Object(self.request_meta(id, call)));
+        let line = jsonrpc::request(&Id::number(id), call.method, Value::Object(params));
+        if let Err(err) = self.send(&line).await {
+            lock(&self.inner.table).remove(id);
+            return Err(CallError::Bridge(err));
+        }
+        Ok((id, rx))
+    }
+
+    /// The `_meta` of a request: the passthrough keys of the client, then
+    /// the keys of the upstream client, which win.
+    fn request_meta(&self, id: u64, call: &Call<'_>) -> Map<String, Value> {
+        let mut meta = call.meta.clone();
+        if call.progress.is_some() {
+            // Each round has its own id, and the upstream server sends the
+            // progress of the round with that id as the token.
+            meta.insert("progressToken".into(), Value::from(id));
+        }
+        meta.insert("io.modelcontextprotocol/protocolVersion".into(), Value::from(PROTOCOL_VERSION));
+        meta.insert("io.modelcontextprotocol/clientInfo".into(), self.inner.identity.client_info.clone());
+        meta.insert(
+            "io.modelcontextprotocol/clientCapabilities".into(),
+            self.inner.identity.capabilities.clone(),
+        );
+        if let Some(level) = lock(&self.inner.log_level).clone() {
+            meta.insert("io.modelcontextprotocol/logLevel".into(), Value::from(level));
+        }
+        meta
+    }
+
+    /// Forgets a request and tells the upstream server to stop it.
+    async fn abandon(&self, id: u64, reason: &str) {
+        if lock(&self.inner.table).remove(id).is_none() {
+            return;
+        }
+        let params = serde_json::json!({ "requestId": id, "reason": reason });
+        let _ = self.send(&jsonrpc::notification("notifications/cancelled", params)).await;
+    }
+
+    async fn send(&self, message: &Value) -> Result<(), BridgeError> {
+        let line = message.to_string().into_bytes();
+        match &self.inner.transport {
+            Transport::Stdio(stdio) => stdio.send(line).await,
+        }
+    }
+
+    /// Handles one frame of the upstream server, inline in the reader.
+    fn dispatch(&self, frame: &Frame) {
+        let Some(decoded) = framing::decode(frame, self.inner.max_line_bytes, UPSTREAM_MAX_DEPTH) else {
+            return;
+        };
+        match decoded {
+            Decoded::Message(Message::Response { id, outcome }) => {
+                let reply = match outcome {
+                    Ok(result) => Reply::Result(result),
+                    Err(error) => Reply::Error(error),
+                };
+                let known = own_id(&id).is_some_and(|n| lock(&self.inner.table).resolve(n, reply));
+                if !known {
+                    tracing::debug!(id = %id.key(), "dropped an upstream response with an unknown id");
+                }
+            }
+            Decoded::Message(Message::Notification { method, params }) => self.notification(&method, params),
+            Decoded::Message(Message::Request { method, .. }) => {
+                tracing::warn!(%method, "dropped a request of the upstream server: revision 2026-07-28 has none");
+            }
+            Decoded::Message(Message::Unanswerable | Message::Invalid { .. }) => {
+                tracing::warn!("dropped an upstream message that is not valid JSON-RPC");
+            }
+            Decoded::Bad { id, error } => {
+                let own = id.as_ref().and_then(own_id);
+                let failed = BridgeError::new(Cause::InvalidResponse).with_detail(error.cause.name());
+                let known = own.is_some_and(|n| lock(&self.inner.table).resolve(n, Reply::Failed(failed)));
+                tracing::warn!(cause = error.cause.name(), request = known, "the upstream server sent a line that is not valid");
+            }
+        }
+    }
+
+    fn notification(&self, method: &str, params: Option<Value>) {
+        match method {
+            "notifications/progress" => {
+                let Some(params) = params.filter(Value::is_object) else { return };
+                let token = params.get("progressToken").and_then(Value::as_u64);
+                if let Some(id) = token {
+                    lock(&self.inner.table).progress(id, params);
+                }
+            }
+            "notifications/message" => match params {
+                Some(params) if is_log_message(&params) => (self.inner.on_log)(params),
+                _ => tracing::debug!("dropped a notifications/message that is not valid"),
+            },
+            _ => tracing::debug!(%method, "dropped an upstream notification that belongs to no request"),
+        }
+    }
+
+    /// Marks the connection lost: every request in flight and every later
+    /// request gets `error`.
+    fn mark_lost(&self, error: BridgeError) {
+        lock(&self.inner.table).fail_all(&error);
+        self.inner.lost.send_if_modified(|lost| {
+            if lost.is_some() {
+                return false;
+            }
+            *lost = Some(error);
+            true
+        });
+    }
+
+    /// Closes the connection: the child's stdin closes, the child gets
+    /// `grace` to exit, then it is killed.
+    pub async fn shutdown(&self, grace: Duration) {
+        match &self.inner.transport {
+            Transport::Stdio(stdio) => stdio.shutdown(grace).await,
+        }
+    }
+}
+
+/// A log message needs a valid `level` and a `data` member.
+fn is_log_message(params: &Value) -> bool {
+    const LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+    params.get("level").and_then(Value::as_str).is_some_and(|l| LEVELS.contains(&l)) && params.get("data").is_some()
+}
+
+fn own_id(id: &Id) -> Option<u64> {
+    id.as_value().as_u64()
+}
+
+/// A time limit as the error details write it: `120 s`, or `250 ms` below
+/// a whole second.
+pub fn format_limit(limit: Duration) -> String {
+    if limit.subsec_millis() == 0 && limit.as_secs() > 0 {
+        format!("{} s", limit.as_secs())
+    } else {
+        format!("{} ms", limit.as_millis())
+    }
+}
+
+/// Locks a mutex whose data stays valid even if a holder panicked: each
+/// critical section here leaves the table consistent at every step.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}

@@ -1,0 +1,143 @@
+//! The table of upstream requests in flight, and the progress throttle.
+//!
+//! The reader task resolves entries here without waiting on anyone: the
+//! answer goes through a oneshot channel, progress through a callback.
+
+use crate::jsonrpc::BridgeError;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
+
+/// At most this many progress notifications per second for one request.
+pub const PROGRESS_PER_SECOND: u32 = 50;
+
+/// Receives the params of each progress notification of a request.
+pub type ProgressSink = Arc<dyn Fn(Value) + Send + Sync>;
+
+/// How one upstream request ended.
+#[derive(Debug)]
+pub enum Reply {
+    /// A result response.
+    Result(Value),
+    /// An error response of the upstream server: its `error` object.
+    Error(Value),
+    /// The bridge failed the request (timeout, loss of the upstream, ...).
+    Failed(BridgeError),
+}
+
+/// One request in flight.
+pub struct Entry {
+    pub reply: oneshot::Sender<Reply>,
+    pub progress: Option<Throttle>,
+}
+
+/// Drops progress above [`PROGRESS_PER_SECOND`], but keeps the last one
+/// dropped so that it can still go out just before the response.
+pub struct Throttle {
+    sink: ProgressSink,
+    window: Instant,
+    sent: u32,
+    held: Option<Value>,
+}
+
+impl Throttle {
+    pub fn new(sink: ProgressSink) -> Self {
+        Throttle { sink, window: Instant::now(), sent: 0, held: None }
+    }
+
+    /// Sends the progress now, or holds it when the second is full.
+    pub fn offer(&mut self, params: Value, now: Instant) {
+        if now.duration_since(self.window) >= Duration::from_secs(1) {
+            self.window = now;
+            self.sent = 0;
+        }
+        if self.sent < PROGRESS_PER_SECOND {
+            self.sent += 1;
+            self.held = None;
+            (self.sink)(params);
+        } else {
+            self.held = Some(params);
+        }
+    }
+
+    /// Sends the held progress, when there is one: the last before the
+    /// response. It cannot overtake any other, so the order stays.
+    pub fn flush(&mut self) {
+        if let Some(params) = self.held.take() {
+            (self.sink)(params);
+        }
+    }
+}
+
+/// The requests in flight, keyed by the upstream id.
+#[derive(Default)]
+pub struct Table {
+    entries: HashMap<u64, Entry>,
+}
+
+impl Table {
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn insert(&mut self, id: u64, entry: Entry) {
+        self.entries.insert(id, entry);
+    }
+
+    pub fn remove(&mut self, id: u64) -> Option<Entry> {
+        self.entries.remove(&id)
+    }
+
+    /// Progress for the request with this id; dropped when unknown.
+    pub fn progress(&mut self, id: u64, params: Value) {
+        if let Some(throttle) = self.entries.get_mut(&id).and_then(|e| e.progress.as_mut()) {
+            throttle.offer(params, Instant::now());
+        }
+    }
+
+    /// Resolves the request with this id; `false` when it is unknown.
+    pub fn resolve(&mut self, id: u64, reply: Reply) -> bool {
+        let Some(mut entry) = self.entries.remove(&id) else {
+            return false;
+        };
+        if let Some(throttle) = entry.progress.as_mut() {
+            throttle.flush();
+        }
+        let _ = entry.reply.send(reply);
+        true
+    }
+
+    /// Fails every request in flight with the same error.
+    pub fn fail_all(&mut self, error: &BridgeError) {
+        for (_, entry) in self.entries.drain() {
+            let _ = entry.reply.send(Reply::Failed(error.clone()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[test]
+    fn the_throttle_sends_fifty_a_second_and_keeps_the_last_for_the_end() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink_seen = seen.clone();
+        let sink: ProgressSink = Arc::new(move |v| sink_seen.lock().map(|mut s| s.push(v)).unwrap_or(()));
+        let mut throttle = Throttle::new(sink);
+        let start = Instant::now();
+        for i in 0..80 {
+            throttle.offer(Value::from(i), start);
+        }
+        throttle.flush();
+        let got: Vec<Value> = seen.lock().map(|s| s.clone()).unwrap_or_default();
+        let mut expected: Vec<Value> = (0..50).map(Value::from).collect();
+        expected.push(Value::from(79));
+        assert_eq!(got, expected);
+        throttle.offer(Value::from(100), start + Duration::from_millis(1001));
+        assert_eq!(seen.lock().map(|s| s.last().cloned()).ok().flatten(), Some(Value::from(100)));
+    }
+}
