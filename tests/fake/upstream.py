@@ -8,7 +8,7 @@ Standard library only. Options:
   --capabilities JSON  the capabilities of the discover result
 
 tools/call behaviour by tool name:
-  echo          result: {"content":[...], "structuredContent": {"params": <params received>}}
+  echo          result: {"content":[...], "structuredContent": {"raw": <the line received>}}
   exit          exits at once without answering (the process stops with code 3)
   stall         never answers
   progress      sends arguments.count progress notifications with the round's token, then answers
@@ -74,7 +74,7 @@ def discover(msg):
     result(msg["id"], res)
 
 
-def call(msg):
+def call(msg, line):
     p = msg.get("params", {})
     name = p.get("name")
     a = p.get("arguments") or {}
@@ -82,7 +82,7 @@ def call(msg):
     token = p.get("_meta", {}).get("progressToken")
     if name == "echo":
         result(id_, {"resultType": "complete", "content": [{"type": "text", "text": "echo"}],
-                     "structuredContent": {"params": p}})
+                     "structuredContent": {"raw": line}})
     elif name == "exit":
         sys.stdout.flush()
         import os
@@ -141,6 +141,6 @@ for line in sys.stdin:
     if method == "server/discover":
         discover(msg)
     elif method == "tools/call":
-        call(msg)
+        call(msg, line)
     else:
         result(msg["id"], {"resultType": "complete", "method": method, "params": msg.get("params")})

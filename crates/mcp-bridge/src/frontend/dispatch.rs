@@ -84,7 +84,7 @@ async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Valu
         },
         _ => match shared.phase() {
             Phase::Ready(ready) if FORWARDED_METHODS.contains(&method) => {
-                forward::start(shared, ready.client, id, method, params);
+                forward::start(shared, ready.client, id, method, params).await;
             }
             Phase::Ready(_) => reply_error(shared, Some(&id), &Cause::MethodNotFound.into()).await,
             Phase::Closing { upstream_lost } => closing(shared, &id, upstream_lost).await,

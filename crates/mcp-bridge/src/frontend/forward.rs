@@ -17,8 +17,14 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// Starts a forwarded request in its own task.
-pub fn start(shared: &Arc<Shared>, client: Client, id: Id, method: &str, params: Option<Value>) {
+/// Starts a forwarded request in its own task. The place among the
+/// requests in flight is taken here, in the reader, so that a request over
+/// the limit gets its error at once.
+pub async fn start(shared: &Arc<Shared>, client: Client, id: Id, method: &str, params: Option<Value>) {
+    let slot = match client.reserve() {
+        Ok(slot) => slot,
+        Err(error) => return reply_error(shared, Some(&id), &error).await,
+    };
     let (token, seq) = shared.inflight.insert(&id);
     let shared = shared.clone();
     let method = method.to_owned();
@@ -33,6 +39,7 @@ pub fn start(shared: &Arc<Shared>, client: Client, id: Id, method: &str, params:
             timeout: time_limit(&shared.config.timeouts, &method),
             progress,
             cancel: &token,
+            slot,
         };
         let outcome = client.call(call).await;
         if !shared.inflight.finish(&id, seq) {

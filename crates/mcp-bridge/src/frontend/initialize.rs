@@ -59,6 +59,7 @@ async fn run(
         client.set_log_level(Some(level.to_owned()));
     }
     let limit = shared.config.timeouts.discover;
+    let slot = client.reserve().map_err(|e| (Some(client.clone()), e))?;
     let call = Call {
         method: "server/discover",
         params: Map::new(),
@@ -66,6 +67,7 @@ async fn run(
         timeout: limit,
         progress: None,
         cancel: token,
+        slot,
     };
     let discover = match client.call(call).await {
         Ok(result) if result.is_object() => result,

@@ -17,7 +17,7 @@ use crate::framing::{self, Decoded, Frame};
 use crate::jsonrpc::{self, BridgeError, Cause, Id, Message};
 use pending::{Entry, Table, Throttle};
 use serde_json::{Map, Value};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::{oneshot, watch};
@@ -72,6 +72,22 @@ pub struct Call<'a> {
     /// Where progress goes; `None` when the client gave no token.
     pub progress: Option<ProgressSink>,
     pub cancel: &'a CancellationToken,
+    /// The place of the request among those in flight.
+    pub slot: Slot,
+}
+
+/// A place among the [`MAX_IN_FLIGHT`] requests in flight. The reader of
+/// the client takes it before the request's task starts, so a request over
+/// the limit is refused at once and in order; the place is free again when
+/// the slot drops.
+pub struct Slot {
+    inner: Arc<Inner>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.inner.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// The line-moving part of a client.
@@ -83,6 +99,8 @@ struct Inner {
     transport: Transport,
     table: Mutex<Table>,
     next_id: AtomicU64,
+    /// The slots taken; at most [`MAX_IN_FLIGHT`].
+    in_flight: AtomicUsize,
     identity: Identity,
     log_level: Mutex<Option<String>>,
     on_log: LogSink,
@@ -113,6 +131,7 @@ impl Client {
                 transport: Transport::Stdio(stdio),
                 table: Mutex::new(Table::default()),
                 next_id: AtomicU64::new(1),
+                in_flight: AtomicUsize::new(0),
                 identity,
                 log_level: Mutex::new(None),
                 on_log,
@@ -122,6 +141,18 @@ impl Client {
         };
         pipes.start(client.clone());
         Ok(client)
+    }
+
+    /// Takes a place among the requests in flight, or fails with
+    /// `too_many_requests`.
+    pub fn reserve(&self) -> Result<Slot, BridgeError> {
+        let taken = self.inner.in_flight.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n < MAX_IN_FLIGHT).then_some(n + 1)
+        });
+        match taken {
+            Ok(_) => Ok(Slot { inner: self.inner.clone() }),
+            Err(_) => Err(BridgeError::new(Cause::TooManyRequests)),
+        }
     }
 
     /// Sets the log level that each later request carries.
@@ -176,9 +207,6 @@ impl Client {
         let (tx, rx) = oneshot::channel();
         {
             let mut table = lock(&self.inner.table);
-            if table.len() >= MAX_IN_FLIGHT {
-                return Err(Cause::TooManyRequests.into());
-            }
             let progress = call.progress.clone().map(Throttle::new);
             table.insert(id, Entry { reply: tx, progress });
         }
