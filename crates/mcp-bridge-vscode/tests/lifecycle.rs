@@ -1,0 +1,146 @@
+//! The lifecycle: the steps of the first initialize and their failures,
+//! the end of the input, the loss of the upstream server, and the exit
+//! codes (behaviour spec, "Lifecycle and initialize (M1)", "Error table").
+
+mod harness;
+
+use harness::*;
+use serde_json::json;
+use std::process::Command;
+use std::time::Duration;
+
+const DISCOVER_FAILED: &str = "The upstream server did not answer server/discover. It is not an MCP server of revision 2026-07-28, or it does not respond. See the Output channel of the server.";
+
+fn initialize_params() -> serde_json::Value {
+    json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}})
+}
+
+#[test]
+fn a_command_that_cannot_start_gets_spawn_failed_and_the_bridge_stays_open() {
+    let mut bridge = Bridge::start(&[], &["/nonexistent/mcp-server".to_string()]);
+    let response = bridge.request(json!(1), "initialize", initialize_params());
+    assert_eq!(
+        response["error"],
+        bridge_error(-32603, "The bridge cannot start the upstream server. Examine the command in the configuration of the server. See the Output channel of the server.", "spawn_failed", None)
+    );
+    bridge.assert_alive();
+    let again = bridge.request(json!(2), "initialize", initialize_params());
+    assert_eq!(again["error"]["data"]["cause"], "spawn_failed", "a failed initialize returns to awaiting_initialize");
+    let early = bridge.request(json!(3), "tools/list", json!({}));
+    assert_eq!(early["error"]["data"]["cause"], "not_initialized");
+}
+
+#[test]
+fn a_discover_error_gives_discover_failed_with_the_upstream_code_and_message() {
+    let mut bridge = Bridge::start(&[], &fake_upstream(&["--discover", "legacy-error"]));
+    let response = bridge.request(json!(1), "initialize", initialize_params());
+    assert_eq!(response["error"], bridge_error(-32601, DISCOVER_FAILED, "discover_failed", Some("Method not found")));
+    bridge.assert_alive();
+    let again = bridge.request(json!(2), "initialize", initialize_params());
+    assert_eq!(again["error"]["data"]["cause"], "discover_failed");
+}
+
+#[test]
+fn a_discover_error_minus_32042_becomes_minus_32603() {
+    let mut bridge = Bridge::start(&[], &fake_upstream(&["--discover", "error"]));
+    let response = bridge.request(json!(1), "initialize", initialize_params());
+    assert_eq!(response["error"], bridge_error(-32603, DISCOVER_FAILED, "discover_failed", Some("sealed")));
+}
+
+#[test]
+fn no_discover_answer_in_the_limit_gives_discover_failed_with_the_limit() {
+    let mut bridge = Bridge::start(&["--discover-timeout", "1"], &fake_upstream(&["--discover", "stall"]));
+    let response = bridge.request(json!(1), "initialize", initialize_params());
+    assert_eq!(response["error"], bridge_error(-32603, DISCOVER_FAILED, "discover_failed", Some("no response in 1 s")));
+    bridge.assert_alive();
+}
+
+#[test]
+fn an_upstream_that_exits_before_discover_gives_upstream_exited_and_the_bridge_stays_open() {
+    let mut bridge = Bridge::start(&[], &fake_upstream(&["--discover", "exit"]));
+    let response = bridge.request(json!(1), "initialize", initialize_params());
+    assert_eq!(response["error"], bridge_error(-32603, UPSTREAM_STOPPED, "upstream_exited", None));
+    bridge.assert_alive();
+    bridge.close_stdin();
+    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).code(), Some(0));
+}
+
+#[test]
+fn a_canceled_initialize_gets_no_response_and_returns_to_awaiting_initialize() {
+    let mut bridge = Bridge::start(&[], &fake_upstream(&["--discover", "stall"]));
+    bridge.send(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": initialize_params()}));
+    std::thread::sleep(Duration::from_millis(300));
+    bridge.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "init"}}));
+    bridge.expect_silence(Duration::from_millis(500));
+    let early = bridge.request(json!(2), "tools/list", json!({}));
+    assert_eq!(early["error"]["data"]["cause"], "not_initialized");
+    bridge.assert_alive();
+}
+
+#[test]
+fn a_child_that_exits_during_a_request_gives_upstream_exited_and_exit_code_1() {
+    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    bridge.initialize();
+    bridge.send(&json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": {"name": "stall"}}));
+    bridge.send(&json!({"jsonrpc": "2.0", "id": "dies", "method": "tools/call", "params": {"name": "exit"}}));
+    let mut responses = vec![bridge.recv(), bridge.recv()];
+    responses.sort_by_key(|r| r["id"].to_string());
+    assert_eq!(responses.iter().map(|r| r["id"].clone()).collect::<Vec<_>>(), vec![json!("dies"), json!("slow")]);
+    for response in &responses {
+        assert_eq!(response["error"], bridge_error(-32603, UPSTREAM_STOPPED, "upstream_exited", None), "{response}");
+    }
+    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).code(), Some(1));
+}
+
+#[test]
+fn a_request_after_the_loss_of_the_upstream_gets_upstream_exited() {
+    let mut bridge = Bridge::start(&["--test-shutdown-grace-ms", "3000"], &fake_upstream(&[]));
+    bridge.initialize();
+    let response = bridge.request(json!(1), "tools/call", json!({"name": "exit"}));
+    assert_eq!(response["error"]["data"]["cause"], "upstream_exited");
+    let later = bridge.request(json!(2), "tools/list", json!({}));
+    assert_eq!(later["error"], bridge_error(-32603, UPSTREAM_STOPPED, "upstream_exited", None));
+    bridge.assert_alive();
+    bridge.close_stdin();
+    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).code(), Some(1));
+}
+
+#[test]
+fn a_partial_line_before_the_exit_of_the_child_fails_the_request_once() {
+    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    bridge.initialize();
+    let response = bridge.request(json!(1), "tools/call", json!({"name": "partial"}));
+    let cause = response["error"]["data"]["cause"].as_str().unwrap_or_default().to_owned();
+    assert!(cause == "invalid_response" || cause == "upstream_exited", "{response}");
+    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).code(), Some(1));
+}
+
+#[test]
+fn at_the_end_of_the_input_requests_in_flight_get_no_response_and_the_exit_code_is_0() {
+    let mut bridge = Bridge::start(&["--test-shutdown-grace-ms", "500"], &fake_upstream(&[]));
+    bridge.initialize();
+    for i in 0..256 {
+        bridge.send(&json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "stall"}}));
+    }
+    bridge.assert_alive();
+    bridge.close_stdin();
+    bridge.expect_silence(Duration::from_millis(1500));
+    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).code(), Some(0));
+}
+
+#[test]
+fn the_end_of_the_input_before_initialize_exits_with_0() {
+    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    bridge.close_stdin();
+    assert_eq!(bridge.wait_exit(Duration::from_secs(5)).code(), Some(0));
+}
+
+#[test]
+fn invalid_arguments_exit_with_2() {
+    let bin = env!("CARGO_BIN_EXE_mcp-bridge-vscode");
+    let cases: &[&[&str]] = &[&[], &["--discover-timeout", "x", "--", "a"], &["--max-line-bytes", "0", "--", "a"], &["--no-such-flag", "--", "a"]];
+    for args in cases {
+        let status = Command::new(bin).args(*args).stdin(std::process::Stdio::null()).output().map(|o| o.status.code());
+        assert_eq!(status.ok().flatten(), Some(2), "{args:?}");
+    }
+}
