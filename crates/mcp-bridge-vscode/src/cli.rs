@@ -8,7 +8,9 @@ use std::ffi::OsString;
 /// revision 2026-07-28.
 #[derive(Debug, Parser)]
 #[command(name = "mcp-bridge-vscode", version, args_conflicts_with_subcommands = true)]
-#[command(override_usage = "mcp-bridge-vscode [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-bridge-vscode check [OPTIONS] [-- <COMMAND> [ARGS]...]")]
+#[command(
+    override_usage = "mcp-bridge-vscode [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-bridge-vscode check [OPTIONS] [-- <COMMAND> [ARGS]...]"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -19,7 +19,8 @@ where
 {
     fn format_event(&self, ctx: &FmtContext<'_, S, N>, mut writer: Writer<'_>, event: &Event<'_>) -> fmt::Result {
         let meta = event.metadata();
-        let source = if meta.target().starts_with("mcp_bridge::upstream::stderr") || meta.target() == "upstream::stderr" {
+        let source = if meta.target().starts_with("mcp_bridge::upstream::stderr") || meta.target() == "upstream::stderr"
+        {
             " upstream:"
         } else {
             ""

@@ -69,7 +69,8 @@ fn config(args: &BridgeArgs) -> Result<Config, String> {
         profile: profile::vscode(),
         upstream: UpstreamSpec::Stdio(StdioCommand { program: program.clone(), args: rest.to_vec() }),
         fallback_name,
-        max_line_bytes: usize::try_from(args.max_line_bytes).map_err(|_| "--max-line-bytes is too large".to_string())?,
+        max_line_bytes: usize::try_from(args.max_line_bytes)
+            .map_err(|_| "--max-line-bytes is too large".to_string())?,
         timeouts,
     })
 }

@@ -138,7 +138,12 @@ fn the_end_of_the_input_before_initialize_exits_with_0() {
 #[test]
 fn invalid_arguments_exit_with_2() {
     let bin = env!("CARGO_BIN_EXE_mcp-bridge-vscode");
-    let cases: &[&[&str]] = &[&[], &["--discover-timeout", "x", "--", "a"], &["--max-line-bytes", "0", "--", "a"], &["--no-such-flag", "--", "a"]];
+    let cases: &[&[&str]] = &[
+        &[],
+        &["--discover-timeout", "x", "--", "a"],
+        &["--max-line-bytes", "0", "--", "a"],
+        &["--no-such-flag", "--", "a"],
+    ];
     for args in cases {
         let status = Command::new(bin).args(*args).stdin(std::process::Stdio::null()).output().map(|o| o.status.code());
         assert_eq!(status.ok().flatten(), Some(2), "{args:?}");

@@ -25,7 +25,10 @@ fn ping_set_level_and_discover_follow_their_rules_before_initialize() {
     assert_eq!(bridge.request(json!(1), "ping", json!({})), json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
     assert_eq!(bridge.request(json!(2), "logging/setLevel", json!({"level": "warning"}))["result"], json!({}));
     let bad_level = bridge.request(json!(3), "logging/setLevel", json!({"level": "loud"}));
-    assert_eq!(error_of(&bad_level), &bridge_error(-32602, "The parameters of the request are not valid.", "invalid_params", None));
+    assert_eq!(
+        error_of(&bad_level),
+        &bridge_error(-32602, "The parameters of the request are not valid.", "invalid_params", None)
+    );
     let discover = bridge.request(json!(4), "server/discover", json!({}));
     assert_eq!(error_of(&discover), &bridge_error(-32601, NO_METHOD, "method_not_found", None));
     bridge.initialize();
@@ -41,11 +44,20 @@ fn requests_before_ready_get_not_initialized_or_method_not_found_with_modern_met
     let legacy = bridge.request(json!(1), "tools/list", json!({}));
     assert_eq!(
         error_of(&legacy),
-        &bridge_error(-32600, "The client did not initialize the connection. Send initialize first.", "not_initialized", None)
+        &bridge_error(
+            -32600,
+            "The client did not initialize the connection. Send initialize first.",
+            "not_initialized",
+            None
+        )
     );
     let unknown = bridge.request(json!(2), "whatever/else", json!(null));
     assert_eq!(error_of(&unknown)["data"]["cause"], "not_initialized");
-    let modern = bridge.request(json!(3), "tools/list", json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}));
+    let modern = bridge.request(
+        json!(3),
+        "tools/list",
+        json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+    );
     assert_eq!(error_of(&modern), &bridge_error(-32601, NO_METHOD, "method_not_found", None));
     bridge.assert_alive();
 }
@@ -53,7 +65,11 @@ fn requests_before_ready_get_not_initialized_or_method_not_found_with_modern_met
 #[test]
 fn a_second_initialize_gets_already_initialized_and_unknown_methods_get_method_not_found() {
     let mut bridge = ready_bridge();
-    let again = bridge.request(json!(9), "initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}));
+    let again = bridge.request(
+        json!(9),
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}),
+    );
     assert_eq!(
         error_of(&again),
         &bridge_error(-32600, "The client already sent initialize on this connection.", "already_initialized", None)
@@ -68,7 +84,10 @@ fn initialize_with_invalid_params_gets_invalid_params_and_a_later_initialize_wor
     let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
     for (id, params) in [(1, json!([1])), (2, json!({"capabilities": {}})), (3, json!(null))] {
         let response = bridge.request(json!(id), "initialize", params);
-        assert_eq!(error_of(&response), &bridge_error(-32602, "The parameters of the request are not valid.", "invalid_params", None));
+        assert_eq!(
+            error_of(&response),
+            &bridge_error(-32602, "The parameters of the request are not valid.", "invalid_params", None)
+        );
     }
     bridge.initialize();
     bridge.assert_alive();
@@ -94,7 +113,10 @@ fn without_upstream_server_info_the_fallback_name_is_the_command_file_name_or_na
     let mut bridge = Bridge::start(&[], &fake_upstream(&["--server-info", "none"]));
     let result = bridge.initialize()["result"].clone();
     assert_eq!(result["serverInfo"], json!({"name": "python3", "version": env!("CARGO_PKG_VERSION")}));
-    let mut named = Bridge::start(&["--name", "my-server"], &fake_upstream(&["--server-info", "{\"name\":\"\",\"version\":\"1\"}"]));
+    let mut named = Bridge::start(
+        &["--name", "my-server"],
+        &fake_upstream(&["--server-info", "{\"name\":\"\",\"version\":\"1\"}"]),
+    );
     let result = named.initialize()["result"].clone();
     assert_eq!(result["serverInfo"], json!({"name": "my-server", "version": env!("CARGO_PKG_VERSION")}));
 }
@@ -102,9 +124,12 @@ fn without_upstream_server_info_the_fallback_name_is_the_command_file_name_or_na
 #[test]
 fn forwarded_params_lose_task_and_meta_and_carry_the_modern_meta() {
     let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
-    bridge.initialize_with(json!({"roots": {"listChanged": true}, "sampling": {}, "tasks": {}, "elicitation": {"form": {}}}));
+    bridge.initialize_with(
+        json!({"roots": {"listChanged": true}, "sampling": {}, "tasks": {}, "elicitation": {"form": {}}}),
+    );
     // serde_json keeps the text of numbers here (arbitrary_precision).
-    let arguments: Value = serde_json::from_str(r#"{"n": 1e400, "z": -0, "big": 123456789012345678901234567890}"#).unwrap_or_default();
+    let arguments: Value =
+        serde_json::from_str(r#"{"n": 1e400, "z": -0, "big": 123456789012345678901234567890}"#).unwrap_or_default();
     let response = bridge.request(
         json!(5),
         "tools/call",
@@ -156,7 +181,12 @@ fn a_line_that_is_not_json_gets_parse_error_with_the_sniffed_id_or_null() {
     for (line, id) in cases {
         bridge.send_raw(line);
         let response = bridge.recv();
-        assert_eq!(response, json!({"jsonrpc": "2.0", "id": id, "error": bridge_error(-32700, NOT_VALID_JSON, "parse_error", None)}), "{:?}", String::from_utf8_lossy(line));
+        assert_eq!(
+            response,
+            json!({"jsonrpc": "2.0", "id": id, "error": bridge_error(-32700, NOT_VALID_JSON, "parse_error", None)}),
+            "{:?}",
+            String::from_utf8_lossy(line)
+        );
         bridge.assert_alive();
     }
 }
@@ -191,7 +221,11 @@ fn valid_json_that_is_not_json_rpc_gets_invalid_request_shape() {
     for (message, id) in cases {
         bridge.send(&message);
         let response = bridge.recv();
-        assert_eq!(response, json!({"jsonrpc": "2.0", "id": id, "error": bridge_error(-32600, NOT_JSONRPC, "invalid_request_shape", None)}), "{message}");
+        assert_eq!(
+            response,
+            json!({"jsonrpc": "2.0", "id": id, "error": bridge_error(-32600, NOT_JSONRPC, "invalid_request_shape", None)}),
+            "{message}"
+        );
     }
     bridge.assert_alive();
 }
@@ -235,7 +269,10 @@ fn a_line_over_the_limit_gets_line_too_long_with_the_id_from_either_end() {
     let pad = "x".repeat(2000);
     let cases = [
         (format!("{{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"ping\",\"params\":{{\"p\":\"{pad}\"}}}}\n"), json!(41)),
-        (format!("{{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"params\":{{\"p\":\"{pad}\"}},\"id\":\"end\"}}\n"), json!("end")),
+        (
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"params\":{{\"p\":\"{pad}\"}},\"id\":\"end\"}}\n"),
+            json!("end"),
+        ),
         (format!("{{\"p\":\"{pad}\"}}\n"), json!(null)),
     ];
     for (line, id) in cases {
@@ -259,7 +296,10 @@ fn a_line_exactly_at_the_limit_passes_and_one_byte_more_does_not() {
     assert_eq!(bridge.recv(), json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
     let over = at_limit.replace("\"p\":\"", "\"p\":\"y");
     bridge.send_raw(format!("{over}\n").as_bytes());
-    assert_eq!(bridge.recv()["error"]["data"], json!({"cause": "line_too_long", "detail": format!("limit: {limit} bytes")}));
+    assert_eq!(
+        bridge.recv()["error"]["data"],
+        json!({"cause": "line_too_long", "detail": format!("limit: {limit} bytes")})
+    );
     bridge.assert_alive();
 }
 
@@ -285,8 +325,10 @@ fn an_upstream_error_goes_to_the_client_unchanged_except_minus_32042() {
     let upstream = json!({"code": -32602, "message": "bad arguments", "data": {"why": [1]}});
     let response = bridge.request(json!(1), "tools/call", json!({"name": "error", "arguments": {"error": upstream}}));
     assert_eq!(response["error"], upstream);
-    let url_required = json!({"code": -32042, "message": "open this", "data": {"elicitations": [{"url": "https://x"}]}});
-    let response = bridge.request(json!(2), "tools/call", json!({"name": "error", "arguments": {"error": url_required}}));
+    let url_required =
+        json!({"code": -32042, "message": "open this", "data": {"elicitations": [{"url": "https://x"}]}});
+    let response =
+        bridge.request(json!(2), "tools/call", json!({"name": "error", "arguments": {"error": url_required}}));
     assert_eq!(response["error"], json!({"code": -32603, "message": "open this"}));
 }
 
@@ -297,7 +339,12 @@ fn a_request_without_response_in_its_limit_gets_timeout_with_method_and_limit() 
     let response = bridge.request(json!(1), "tools/call", json!({"name": "stall"}));
     assert_eq!(
         response["error"],
-        bridge_error(-32603, "The upstream server did not answer in time. See the Output channel of the server.", "timeout", Some("tools/call: no response in 300 ms"))
+        bridge_error(
+            -32603,
+            "The upstream server did not answer in time. See the Output channel of the server.",
+            "timeout",
+            Some("tools/call: no response in 300 ms")
+        )
     );
     bridge.assert_alive();
 }
@@ -311,7 +358,10 @@ fn more_than_256_requests_in_flight_get_too_many_requests_at_once() {
     let mut refused = Vec::new();
     for _ in 0..44 {
         let response = bridge.recv();
-        assert_eq!(response["error"], bridge_error(-32603, "The connection has too many requests in flight", "too_many_requests", None));
+        assert_eq!(
+            response["error"],
+            bridge_error(-32603, "The connection has too many requests in flight", "too_many_requests", None)
+        );
         refused.push(response["id"].as_i64().unwrap_or(-1));
     }
     assert_eq!(refused, (256..300).collect::<Vec<i64>>());
@@ -348,7 +398,9 @@ fn a_canceled_request_gets_no_response_and_the_upstream_gets_notifications_cance
     let cancel = sent.iter().find(|m| m["method"] == "notifications/cancelled").cloned();
     assert_eq!(
         cancel,
-        Some(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": call_id.unwrap_or_default(), "reason": "the client canceled the request"}}))
+        Some(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": call_id.unwrap_or_default(), "reason": "the client canceled the request"}})
+        )
     );
 }
 
@@ -356,8 +408,14 @@ fn a_canceled_request_gets_no_response_and_the_upstream_gets_notifications_cance
 fn progress_goes_to_the_client_with_its_token_before_the_response() {
     let mut bridge = ready_bridge();
     bridge.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "progress", "arguments": {"count": 2}, "_meta": {"progressToken": 0}}}));
-    assert_eq!(bridge.recv(), json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 0, "progress": 1, "total": 2, "message": "step 1"}}));
-    assert_eq!(bridge.recv(), json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 0, "progress": 2, "total": 2, "message": "step 2"}}));
+    assert_eq!(
+        bridge.recv(),
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 0, "progress": 1, "total": 2, "message": "step 1"}})
+    );
+    assert_eq!(
+        bridge.recv(),
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 0, "progress": 2, "total": 2, "message": "step 2"}})
+    );
     assert_eq!(bridge.recv()["id"], 1);
     // Without a token, no progress.
     let response = bridge.request(json!(2), "tools/call", json!({"name": "progress", "arguments": {"count": 2}}));
@@ -379,7 +437,10 @@ fn log_messages_below_the_level_of_the_client_are_dropped_and_lose_their_meta() 
     let response = bridge.request(json!(2), "tools/call", json!({"name": "log", "arguments": {"level": "info"}}));
     assert!(response.get("result").is_some(), "{response}");
     bridge.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "log", "arguments": {"level": "error", "data": {"k": 1}}}}));
-    assert_eq!(bridge.recv(), json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "error", "logger": "fake", "data": {"k": 1}}}));
+    assert_eq!(
+        bridge.recv(),
+        json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "error", "logger": "fake", "data": {"k": 1}}})
+    );
     assert_eq!(bridge.recv()["id"], 3);
 }
 
@@ -389,7 +450,10 @@ fn an_upstream_line_that_is_not_valid_fails_its_request_with_invalid_response() 
     bridge.initialize();
     let invalid = bridge.request(json!(1), "tools/call", json!({"name": "invalid-json"}));
     assert_eq!(invalid["error"]["code"], -32603);
-    assert_eq!(invalid["error"]["message"], "The upstream server sent a response that is not valid. See the Output channel of the server.");
+    assert_eq!(
+        invalid["error"]["message"],
+        "The upstream server sent a response that is not valid. See the Output channel of the server."
+    );
     assert_eq!(invalid["error"]["data"]["cause"], "invalid_response");
     let huge = bridge.request(json!(2), "tools/call", json!({"name": "huge", "arguments": {"bytes": 10000}}));
     assert_eq!(huge["error"]["data"]["cause"], "invalid_response");

@@ -9,6 +9,6 @@ pub mod translate;
 
 pub use profile::{MetaPassthrough, Profile, Quirks};
 pub mod framing;
+pub mod frontend;
 pub mod jsonrpc;
 pub mod upstream;
-pub mod frontend;

@@ -73,7 +73,8 @@ impl Bridge {
     /// The next line of the bridge, parsed.
     pub fn recv(&mut self) -> Value {
         match self.lines.recv_timeout(WAIT) {
-            Ok(line) => serde_json::from_str(&line).unwrap_or_else(|e| panic!("the bridge wrote a line that is not JSON ({e}): {line}")),
+            Ok(line) => serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("the bridge wrote a line that is not JSON ({e}): {line}")),
             Err(e) => panic!("no line from the bridge in {WAIT:?}: {e:?}"),
         }
     }

@@ -33,8 +33,7 @@ pub fn decode(frame: &Frame, max_line_bytes: usize, max_depth: usize) -> Option<
     let line = match frame {
         Frame::TooLong { head, tail } => {
             let id = sniff_id_at_start(head).or_else(|| sniff_id_at_end(tail));
-            let error = BridgeError::new(Cause::LineTooLong)
-                .with_detail(format!("limit: {max_line_bytes} bytes"));
+            let error = BridgeError::new(Cause::LineTooLong).with_detail(format!("limit: {max_line_bytes} bytes"));
             return Some(Decoded::Bad { id, error });
         }
         Frame::Line(line) => line.as_slice(),
@@ -43,15 +42,12 @@ pub fn decode(frame: &Frame, max_line_bytes: usize, max_depth: usize) -> Option<
         return None;
     }
     if exceeds_depth(line, max_depth) {
-        let error =
-            BridgeError::new(Cause::TooDeep).with_detail(format!("limit: {max_depth} levels"));
+        let error = BridgeError::new(Cause::TooDeep).with_detail(format!("limit: {max_depth} levels"));
         return Some(Decoded::Bad { id: sniff_id(line), error });
     }
     match serde_json::from_slice(line) {
         Ok(value) => Some(match Message::classify(value) {
-            Message::Invalid { id } => {
-                Decoded::Bad { id, error: BridgeError::new(Cause::InvalidRequestShape) }
-            }
+            Message::Invalid { id } => Decoded::Bad { id, error: BridgeError::new(Cause::InvalidRequestShape) },
             message => Decoded::Message(message),
         }),
         Err(_) => Some(Decoded::Bad { id: sniff_id(line), error: BridgeError::new(Cause::ParseError) }),

@@ -59,7 +59,9 @@ fn notification(shared: &Shared, method: &str, params: Option<&Value>) {
         "notifications/cancelled" => {
             let request_id = params.and_then(|p| p.get("requestId")).cloned().and_then(Id::from_value);
             match request_id {
-                Some(id) if shared.inflight.cancel(&id) => tracing::debug!(id = %id.key(), "the client canceled a request"),
+                Some(id) if shared.inflight.cancel(&id) => {
+                    tracing::debug!(id = %id.key(), "the client canceled a request")
+                }
                 Some(id) => tracing::debug!(id = %id.key(), "a cancellation for no request in flight"),
                 None => tracing::debug!("a cancellation without requestId cancels nothing"),
             }
@@ -89,7 +91,8 @@ async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Valu
             Phase::Ready(_) => reply_error(shared, Some(&id), &Cause::MethodNotFound.into()).await,
             Phase::Closing { upstream_lost } => closing(shared, &id, upstream_lost).await,
             Phase::AwaitingInitialize | Phase::Initializing => {
-                let cause = if has_modern_meta(params.as_ref()) { Cause::MethodNotFound } else { Cause::NotInitialized };
+                let cause =
+                    if has_modern_meta(params.as_ref()) { Cause::MethodNotFound } else { Cause::NotInitialized };
                 reply_error(shared, Some(&id), &cause.into()).await;
             }
         },

@@ -6,11 +6,24 @@ use super::state::Shared;
 use super::Timeouts;
 use crate::jsonrpc::{self, Cause, Id};
 use crate::translate::params::forwarded;
-fn is_input_required(r: &Value) -> bool { r.get("resultType").and_then(Value::as_str) == Some("input_required") }
-fn translate_result(_m: &str, _c: Option<&Value>, r: Value, _p: &crate::Profile) -> (Value, Vec<Note>) { (r, vec![]) }
-struct Note { level: Level }
-impl std::fmt::Display for Note { fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { write!(f, "") } }
-enum Level { Info, Warn }
+fn is_input_required(r: &Value) -> bool {
+    r.get("resultType").and_then(Value::as_str) == Some("input_required")
+}
+fn translate_result(_m: &str, _c: Option<&Value>, r: Value, _p: &crate::Profile) -> (Value, Vec<Note>) {
+    (r, vec![])
+}
+struct Note {
+    level: Level,
+}
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "")
+    }
+}
+enum Level {
+    Info,
+    Warn,
+}
 use crate::upstream::{Call, CallError, Client, ProgressSink};
 use serde_json::{Map, Value};
 use std::sync::Arc;

@@ -166,7 +166,8 @@ mod tests {
 
     #[test]
     fn initialize_params_need_the_shape_of_the_schema() {
-        let good = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}});
+        let good =
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}});
         assert!(valid_params(Some(&good)).is_some());
         for bad in [
             json!([]),

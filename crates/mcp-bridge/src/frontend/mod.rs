@@ -133,4 +133,3 @@ async fn shutdown(shared: &Shared, exit: Exit) {
         client.shutdown(grace).await;
     }
 }
-

@@ -101,8 +101,7 @@ pub fn discover_failed(upstream_code: Option<i64>, detail: String) -> BridgeErro
 /// `-32042` becomes `-32603` with the upstream message and without data
 /// (behaviour spec, "Error table").
 pub fn upstream_error_for_client(error: Value) -> Value {
-    let is_url_required =
-        error.get("code").and_then(Value::as_i64) == Some(code::URL_ELICITATION_REQUIRED);
+    let is_url_required = error.get("code").and_then(Value::as_i64) == Some(code::URL_ELICITATION_REQUIRED);
     if !is_url_required {
         return error;
     }

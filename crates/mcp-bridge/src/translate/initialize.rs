@@ -75,9 +75,7 @@ pub fn server_info(info: &Value) -> Option<Map<String, Value>> {
 }
 
 fn is_icon_list(value: &Value) -> bool {
-    value.as_array().is_some_and(|icons| {
-        icons.iter().all(|icon| icon.get("src").is_some_and(Value::is_string))
-    })
+    value.as_array().is_some_and(|icons| icons.iter().all(|icon| icon.get("src").is_some_and(Value::is_string)))
 }
 
 fn fallback_info(name: &str, version: &str) -> Map<String, Value> {

@@ -26,9 +26,7 @@ pub fn passthrough(meta: &Map<String, Value>, profile: &Profile) -> Map<String, 
 
 fn is_client_key(key: &str) -> bool {
     key == "progressToken"
-        || key
-            .strip_prefix("io.modelcontextprotocol/")
-            .is_some_and(|name| CLIENT_KEYS.contains(&name))
+        || key.strip_prefix("io.modelcontextprotocol/").is_some_and(|name| CLIENT_KEYS.contains(&name))
 }
 
 /// A prefix whose second label is `modelcontextprotocol` or `mcp`.

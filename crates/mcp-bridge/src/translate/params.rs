@@ -84,8 +84,10 @@ mod tests {
             (Some(json!({"_meta": {"progressToken": "abc"}})), json!({}), Some(json!("abc")), json!({})),
             (Some(json!({"_meta": {"progressToken": 1.5}})), json!({}), Some(json!(1.5)), json!({})),
             (
-                Some(json!({"_meta": {"traceparent": "00-x", "tracestate": "a", "vscode.conversationId": "c", "vscode.mcp/x": 1,
-                    "vscode.bad key": 1, "io.modelcontextprotocol/protocolVersion": "x"}})),
+                Some(
+                    json!({"_meta": {"traceparent": "00-x", "tracestate": "a", "vscode.conversationId": "c", "vscode.mcp/x": 1,
+                    "vscode.bad key": 1, "io.modelcontextprotocol/protocolVersion": "x"}}),
+                ),
                 json!({}),
                 None,
                 json!({"traceparent": "00-x", "vscode.conversationId": "c"}),

@@ -146,9 +146,10 @@ impl Client {
     /// Takes a place among the requests in flight, or fails with
     /// `too_many_requests`.
     pub fn reserve(&self) -> Result<Slot, BridgeError> {
-        let taken = self.inner.in_flight.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-            (n < MAX_IN_FLIGHT).then_some(n + 1)
-        });
+        let taken = self
+            .inner
+            .in_flight
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < MAX_IN_FLIGHT).then_some(n + 1));
         match taken {
             Ok(_) => Ok(Slot { inner: self.inner.clone() }),
             Err(_) => Err(BridgeError::new(Cause::TooManyRequests)),
@@ -231,10 +232,7 @@ impl Client {
         }
         meta.insert("io.modelcontextprotocol/protocolVersion".into(), Value::from(PROTOCOL_VERSION));
         meta.insert("io.modelcontextprotocol/clientInfo".into(), self.inner.identity.client_info.clone());
-        meta.insert(
-            "io.modelcontextprotocol/clientCapabilities".into(),
-            self.inner.identity.capabilities.clone(),
-        );
+        meta.insert("io.modelcontextprotocol/clientCapabilities".into(), self.inner.identity.capabilities.clone());
         if let Some(level) = lock(&self.inner.log_level).clone() {
             meta.insert("io.modelcontextprotocol/logLevel".into(), Value::from(level));
         }
@@ -284,7 +282,11 @@ impl Client {
                 let own = id.as_ref().and_then(own_id);
                 let failed = BridgeError::new(Cause::InvalidResponse).with_detail(error.cause.name());
                 let known = own.is_some_and(|n| lock(&self.inner.table).resolve(n, Reply::Failed(failed)));
-                tracing::warn!(cause = error.cause.name(), request = known, "the upstream server sent a line that is not valid");
+                tracing::warn!(
+                    cause = error.cause.name(),
+                    request = known,
+                    "the upstream server sent a line that is not valid"
+                );
             }
         }
     }

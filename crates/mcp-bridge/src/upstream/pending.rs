@@ -78,10 +78,6 @@ pub struct Table {
 }
 
 impl Table {
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
     pub fn insert(&mut self, id: u64, entry: Entry) {
         self.entries.insert(id, entry);
     }
