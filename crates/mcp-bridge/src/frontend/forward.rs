@@ -5,25 +5,9 @@ use super::dispatch::{reply, reply_error};
 use super::state::Shared;
 use super::Timeouts;
 use crate::jsonrpc::{self, Cause, Id};
+use crate::translate::note::{Level, Note};
 use crate::translate::params::forwarded;
-fn is_input_required(r: &Value) -> bool {
-    r.get("resultType").and_then(Value::as_str) == Some("input_required")
-}
-fn translate_result(_m: &str, _c: Option<&Value>, r: Value, _p: &crate::Profile) -> (Value, Vec<Note>) {
-    (r, vec![])
-}
-struct Note {
-    level: Level,
-}
-impl std::fmt::Display for Note {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "")
-    }
-}
-enum Level {
-    Info,
-    Warn,
-}
+use crate::translate::result::{is_input_required, translate_result};
 use crate::upstream::{Call, CallError, Client, ProgressSink};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -67,11 +51,8 @@ pub async fn start(shared: &Arc<Shared>, client: Client, id: Id, method: &str, p
             }
             Ok(result) => {
                 let (result, notes) = translate_result(&method, cursor.as_ref(), result, &shared.config.profile);
-                for note in notes {
-                    match note.level {
-                        Level::Info => tracing::info!(%method, "{note}"),
-                        Level::Warn => tracing::warn!(%method, "{note}"),
-                    }
+                for note in &notes {
+                    report(&shared, &method, note);
                 }
                 reply(&shared, &id, result).await;
             }
@@ -83,6 +64,17 @@ pub async fn start(shared: &Arc<Shared>, client: Client, id: Id, method: &str, p
             Err(CallError::Canceled) => {}
         }
     });
+}
+
+/// Logs a note of the result rules, and gives it to the note sink.
+fn report(shared: &Shared, method: &str, note: &Note) {
+    match note.level {
+        Level::Info => tracing::info!(%method, "{note}"),
+        Level::Warn => tracing::warn!(%method, "{note}"),
+    }
+    if let Some(sink) = &shared.config.notes {
+        (sink.0)(method, note);
+    }
 }
 
 /// The time limit of the first round of a method.

@@ -17,6 +17,7 @@ pub use output::Output;
 pub use state::Phase;
 
 use crate::framing::LineReader;
+use crate::translate::note::Note;
 use crate::upstream::StdioCommand;
 use crate::Profile;
 use state::Shared;
@@ -72,6 +73,22 @@ pub struct Config {
     /// `--max-line-bytes`, for the client and for the upstream server.
     pub max_line_bytes: usize,
     pub timeouts: Timeouts,
+    /// Also receives each note of the result rules (`check` prints them);
+    /// the notes always go to the log.
+    pub notes: Option<NoteSink>,
+}
+
+/// A function that receives a note of the result rules with its method.
+pub type NoteFn = dyn Fn(&str, &Note) + Send + Sync;
+
+/// A receiver of the notes of the result rules.
+#[derive(Clone)]
+pub struct NoteSink(pub Arc<NoteFn>);
+
+impl std::fmt::Debug for NoteSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NoteSink")
+    }
 }
 
 /// Why the front end stopped; the binary maps it to the exit code.

@@ -3,5 +3,8 @@
 
 pub mod capabilities;
 pub mod initialize;
+pub mod items;
 pub mod meta;
+pub mod note;
 pub mod params;
+pub mod result;
