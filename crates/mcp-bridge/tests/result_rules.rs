@@ -54,8 +54,10 @@ fn run_dir(dir: &str) {
             continue;
         }
         let expected = read(&expected_path);
-        // Compare the text too: member order is part of the rule.
-        if got != expected || got.to_string() != expected.to_string() {
+        // Compare the text: member order is part of the rule, and `Value`'s
+        // equality ignores it.
+        let (got_text, expected_text) = (serde_json::to_string(&got).ok(), serde_json::to_string(&expected).ok());
+        if got_text != expected_text {
             failures.push(format!("{}\n  expected: {expected}\n  got:      {got}", input_path.display()));
         }
     }
