@@ -470,3 +470,25 @@ fn tempdir() -> std::path::PathBuf {
 fn rand_suffix() -> u128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
 }
+
+#[test]
+fn progress_above_fifty_a_second_is_dropped_but_the_last_one_comes_before_the_response() {
+    let mut bridge = ready_bridge();
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "progress", "arguments": {"count": 400}, "_meta": {"progressToken": "t"}}}));
+    let mut progress = Vec::new();
+    let response = loop {
+        let message = bridge.recv();
+        if message.get("id").is_some() {
+            break message;
+        }
+        assert_eq!(message["params"]["progressToken"], "t");
+        progress.push(message["params"]["progress"].as_i64().unwrap_or(-1));
+    };
+    assert!(response.get("result").is_some(), "{response}");
+    // The fake writes 400 notifications well within a second or two.
+    assert!(progress.len() <= 2 * 50 + 1, "{} progress notifications passed the throttle", progress.len());
+    assert!(progress.len() >= 50, "the first fifty pass: {}", progress.len());
+    assert_eq!(&progress[..50], &(1..=50).collect::<Vec<i64>>()[..]);
+    assert_eq!(progress.last(), Some(&400), "the last one goes out before the response");
+    assert!(progress.windows(2).all(|w| w[0] < w[1]), "the order stays");
+}
