@@ -12,3 +12,4 @@ pub mod framing;
 pub mod frontend;
 pub mod jsonrpc;
 pub mod upstream;
+pub mod input;

@@ -1,0 +1,5 @@
+//! Input requests (behaviour spec, "Input requests (M2)"): the multi
+//! round-trip requests of revision 2026-07-28 become requests of the
+//! bridge to a 2025-11-25 client.
+
+pub mod url;
