@@ -23,6 +23,10 @@ pub enum Command {
     /// Run the bridge as VS Code would and print what VS Code will see.
     /// Without an upstream, it uses the bundled demo server.
     Check(BridgeArgs),
+    /// The bundled demo 2026-07-28 server on stdio, which `check` runs
+    /// when no upstream is given.
+    #[command(hide = true)]
+    DemoServer,
 }
 
 /// The options of the bridge and the upstream command.

@@ -32,9 +32,9 @@ where
 }
 
 /// Installs the logger. `MCP_BRIDGE_LOG` (an env filter such as `debug`)
-/// changes the level; the default is `info`.
-pub fn init(tag: &'static str) {
-    let filter = EnvFilter::try_from_env("MCP_BRIDGE_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+/// changes the level; the default is `default_level`.
+pub fn init(tag: &'static str, default_level: &str) {
+    let filter = EnvFilter::try_from_env("MCP_BRIDGE_LOG").unwrap_or_else(|_| EnvFilter::new(default_level));
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)

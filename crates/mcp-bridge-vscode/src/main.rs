@@ -1,6 +1,7 @@
 //! `mcp-bridge-vscode`: glue between the command line, the VS Code profile
 //! and the core library. Exit codes are chosen here, in one place.
 
+mod check;
 mod cli;
 mod log;
 mod profile;
@@ -18,21 +19,67 @@ const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    log::init(profile::NAME);
-    let args = match cli.command {
-        Some(Command::Check(_)) => {
-            eprintln!("{}: check is not available yet", profile::NAME);
-            return ExitCode::from(EXIT_USAGE);
+    match cli.command {
+        None => {
+            log::init(profile::NAME, "info");
+            with_config(&cli.bridge, |config| async move {
+                match frontend::serve(config, tokio::io::stdin(), tokio::io::stdout()).await {
+                    Exit::EndOfInput => ExitCode::SUCCESS,
+                    Exit::UpstreamLost => ExitCode::FAILURE,
+                }
+            })
         }
-        None => cli.bridge,
-    };
-    let config = match config(&args) {
-        Ok(config) => config,
-        Err(message) => {
-            eprintln!("{}: {message}", profile::NAME);
-            return ExitCode::from(EXIT_USAGE);
+        Some(Command::Check(mut args)) => {
+            // The report goes to stdout; only warnings go to the log.
+            log::init(profile::NAME, "warn");
+            if args.command.is_empty() {
+                match demo_command() {
+                    Ok(command) => args.command = command,
+                    Err(message) => return usage_error(&message),
+                }
+            }
+            with_config(&args, |config| async move {
+                if check::run(config).await {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::FAILURE
+                }
+            })
         }
-    };
+        Some(Command::DemoServer) => {
+            log::init("mcp-bridge-demo", "warn");
+            run(async {
+                match demo_placeholder().await {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(err) => {
+                        tracing::error!(error = %err, "the demo server failed");
+                        ExitCode::FAILURE
+                    }
+                }
+            })
+        }
+    }
+}
+
+/// Builds the configuration and runs `work` with it, or exits with 2.
+fn with_config<F, Fut>(args: &BridgeArgs, work: F) -> ExitCode
+where
+    F: FnOnce(Config) -> Fut,
+    Fut: std::future::Future<Output = ExitCode>,
+{
+    match config(args) {
+        Ok(config) => run(work(config)),
+        Err(message) => usage_error(&message),
+    }
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("{}: {message}", profile::NAME);
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// Runs a future on a multi-threaded runtime.
+fn run(work: impl std::future::Future<Output = ExitCode>) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -40,13 +87,16 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let exit = runtime.block_on(frontend::serve(config, tokio::io::stdin(), tokio::io::stdout()));
-    // Blocked reads of stdin must not hold the process open.
+    let code = runtime.block_on(work);
+    // A blocked read of stdin must not hold the process open.
     runtime.shutdown_timeout(Duration::from_millis(100));
-    match exit {
-        Exit::EndOfInput => ExitCode::SUCCESS,
-        Exit::UpstreamLost => ExitCode::FAILURE,
-    }
+    code
+}
+
+/// This executable with the hidden `demo-server` subcommand.
+fn demo_command() -> Result<Vec<std::ffi::OsString>, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable for the demo server: {e}"))?;
+    Ok(vec![exe.into_os_string(), "demo-server".into()])
 }
 
 /// The configuration of the front end, from the arguments.
@@ -72,5 +122,10 @@ fn config(args: &BridgeArgs) -> Result<Config, String> {
         max_line_bytes: usize::try_from(args.max_line_bytes)
             .map_err(|_| "--max-line-bytes is too large".to_string())?,
         timeouts,
+        notes: None,
     })
+}
+
+async fn demo_placeholder() -> std::io::Result<()> {
+    Err(std::io::Error::other("the demo server is not built yet"))
 }

@@ -10,6 +10,6 @@ pub mod translate;
 pub use profile::{MetaPassthrough, Profile, Quirks};
 pub mod framing;
 pub mod frontend;
+pub mod input;
 pub mod jsonrpc;
 pub mod upstream;
-pub mod input;

@@ -1,112 +1,161 @@
 //! The items rule for array schemas, R6 (behaviour spec, "The items rule
 //! for array schemas (R6)").
 //!
-//! The Copilot extension stops each chat request when a schema has
-//! `type: "array"` and no `items` value that is true in JavaScript. The
-//! walk repairs such schemas so that they accept the same arrays as before.
+//! The Copilot extension of VS Code stops each chat request when a schema
+//! has `type: "array"` and no `items` value that is true in JavaScript
+//! (VS Code issue 339276): one bad tool blocks every tool of the server.
+//! The walk repairs such schemas so that they accept the same arrays as
+//! before, and gives one note for each repair.
 
 use super::note::{escape_token, Note};
 use serde_json::{Map, Value};
 
-/// The walk stops below this depth.
+/// The number of schema levels the walk examines; the root is the first.
+/// A schema below them gets a note and no change. The limit also bounds
+/// the recursion, whatever the input.
 pub const MAX_SCHEMA_DEPTH: usize = 64;
 
-/// Keywords whose value is a map of schemas.
-const SCHEMA_MAPS: [&str; 6] =
-    ["properties", "patternProperties", "dependencies", "dependentSchemas", "$defs", "definitions"];
-/// Keywords whose value is one schema.
-const SCHEMA_ONE: [&str; 7] = ["additionalProperties", "not", "if", "then", "else", "contains", "items"];
-/// Keywords whose value is an array of schemas.
-const SCHEMA_LISTS: [&str; 4] = ["anyOf", "allOf", "oneOf", "prefixItems"];
-
-/// Repairs every array schema within the inputSchema of one tool.
-pub fn normalize_input_schema(schema: &mut Value, tool: &str, notes: &mut Vec<Note>) {
-    walk(schema, tool, &mut String::new(), 0, notes);
+/// Where a keyword keeps its subschemas.
+enum Holds {
+    /// A map of schemas, such as `properties`.
+    Map,
+    /// One schema, such as `not`.
+    One,
+    /// An array of schemas, such as `anyOf`.
+    List,
 }
 
-fn walk(schema: &mut Value, tool: &str, pointer: &mut String, depth: usize, notes: &mut Vec<Note>) {
-    let Value::Object(object) = schema else { return };
-    if depth >= MAX_SCHEMA_DEPTH {
-        notes.push(
-            Note::info(format!("the schema is deeper than {MAX_SCHEMA_DEPTH} levels; the bridge did not examine it"))
-                .for_tool(tool)
-                .at(pointer),
-        );
-        return;
-    }
-    if let Some(text) = repair_items(object) {
-        notes.push(Note::info(text).for_tool(tool).at(pointer));
-    }
-    let len = pointer.len();
-    for key in SCHEMA_MAPS {
-        if let Some(Value::Object(members)) = object.get_mut(key) {
-            for (name, member) in members.iter_mut() {
-                push(pointer, key);
-                push(pointer, name);
-                walk(member, tool, pointer, depth + 1, notes);
-                pointer.truncate(len);
-            }
+/// The keywords the walk goes through, and no other: a schema inside
+/// `default`, `examples`, `const` or an unknown keyword is data, not a
+/// schema, and must keep its value.
+fn holds(keyword: &str) -> Option<Holds> {
+    match keyword {
+        "properties" | "patternProperties" | "dependencies" | "dependentSchemas" | "$defs" | "definitions" => {
+            Some(Holds::Map)
         }
-    }
-    for key in SCHEMA_ONE {
-        if let Some(member) = object.get_mut(key) {
-            push(pointer, key);
-            walk(member, tool, pointer, depth + 1, notes);
-            pointer.truncate(len);
-        }
-    }
-    for key in SCHEMA_LISTS {
-        if let Some(Value::Array(members)) = object.get_mut(key) {
-            for (index, member) in members.iter_mut().enumerate() {
-                push(pointer, key);
-                push(pointer, &index.to_string());
-                walk(member, tool, pointer, depth + 1, notes);
-                pointer.truncate(len);
-            }
-        }
+        "additionalProperties" | "not" | "if" | "then" | "else" | "contains" | "items" => Some(Holds::One),
+        "anyOf" | "allOf" | "oneOf" | "prefixItems" => Some(Holds::List),
+        _ => None,
     }
 }
 
-/// Repairs one schema whose `type` is the string `"array"`; returns what it
-/// did. A type array such as `["array","null"]` stays as it is.
+/// Repairs every array schema within the `inputSchema` of one tool, and
+/// appends one note per repair. Pointers are relative to `schema`.
+pub fn normalize_input_schema(schema: &mut Value, tool: Option<&str>, notes: &mut Vec<Note>) {
+    let mut walk = Walk { tool, notes, pointer: String::new() };
+    walk.schema(schema, 0);
+}
+
+struct Walk<'a> {
+    tool: Option<&'a str>,
+    notes: &'a mut Vec<Note>,
+    /// The pointer of the schema being examined; each step pushes its
+    /// tokens and truncates them again.
+    pointer: String,
+}
+
+impl Walk<'_> {
+    /// `depth` is 0 for the root. Subschemas are visited in the order of
+    /// their members, so that the notes read in the order of the document.
+    fn schema(&mut self, schema: &mut Value, depth: usize) {
+        // A boolean schema, or a value that is no schema at all, has no
+        // array schema within it.
+        let Value::Object(object) = schema else { return };
+        if depth >= MAX_SCHEMA_DEPTH {
+            self.note(format!(
+                "the schema is deeper than {MAX_SCHEMA_DEPTH} levels; the bridge did not examine it or its subschemas"
+            ));
+            return;
+        }
+        let repaired = repair_items(object);
+        if let Some(text) = &repaired {
+            self.note(text.clone());
+        }
+        let len = self.pointer.len();
+        for (keyword, value) in object.iter_mut() {
+            // A repaired `items` is now `{}`: nothing to walk, and a walk
+            // would give a depth note at the limit for the bridge's own
+            // schema.
+            if keyword == "items" && repaired.is_some() {
+                continue;
+            }
+            match (holds(keyword), value) {
+                (Some(Holds::Map), Value::Object(members)) => {
+                    for (name, member) in members.iter_mut() {
+                        self.push(keyword);
+                        self.push(name);
+                        self.schema(member, depth + 1);
+                        self.pointer.truncate(len);
+                    }
+                }
+                (Some(Holds::One), member) => {
+                    self.push(keyword);
+                    self.schema(member, depth + 1);
+                    self.pointer.truncate(len);
+                }
+                (Some(Holds::List), Value::Array(members)) => {
+                    for (index, member) in members.iter_mut().enumerate() {
+                        self.push(keyword);
+                        self.push(&index.to_string());
+                        self.schema(member, depth + 1);
+                        self.pointer.truncate(len);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn push(&mut self, token: &str) {
+        self.pointer.push('/');
+        self.pointer.push_str(&escape_token(token));
+    }
+
+    fn note(&mut self, text: String) {
+        self.notes.push(Note::info(text).for_tool(self.tool).at(&self.pointer));
+    }
+}
+
+/// Repairs one schema whose `type` is the string `"array"`, and says what
+/// it did. A type array such as `["array","null"]` stays as it is: the
+/// spec names only the string. `items` keeps its place among the members;
+/// a new `items` or `maxItems` goes last.
 fn repair_items(object: &mut Map<String, Value>) -> Option<String> {
     if object.get("type").and_then(Value::as_str) != Some("array") {
         return None;
     }
-    match object.get("items") {
-        None => {
-            object.insert("items".into(), Value::Object(Map::new()));
-            Some("an array schema without items got items: {}".into())
-        }
-        Some(value) if is_empty_items(value) => {
-            let text = format!("an array schema with items: {value} got items: {{}}");
-            object.insert("items".into(), Value::Object(Map::new()));
-            Some(text)
-        }
+    let text = match object.get("items") {
+        None => "an array schema without items got items: {}".to_owned(),
         Some(Value::Bool(false)) => {
-            object.insert("items".into(), Value::Object(Map::new()));
+            // `items: false` forbids each item after `prefixItems`. With
+            // `items: {}` the same limit must come from `maxItems`. A
+            // `maxItems` of the server stays as it is (the spec: "without
+            // maxItems").
             if object.contains_key("maxItems") {
-                return Some("an array schema with items: false got items: {}".into());
+                "an array schema with items: false got items: {}; its maxItems stays".to_owned()
+            } else {
+                let max = object.get("prefixItems").and_then(Value::as_array).map_or(0, Vec::len);
+                object.insert("maxItems".into(), Value::from(max));
+                format!("an array schema with items: false got items: {{}} and maxItems: {max}")
             }
-            let max = object.get("prefixItems").and_then(Value::as_array).map_or(0, Vec::len);
-            object.insert("maxItems".into(), Value::from(max));
-            Some(format!("an array schema with items: false got items: {{}} and maxItems: {max}"))
         }
-        Some(_) => None,
-    }
+        Some(value) if is_false_in_javascript(value) => format!("an array schema with items: {value} got items: {{}}"),
+        Some(_) => return None,
+    };
+    object.insert("items".into(), Value::Object(Map::new()));
+    Some(text)
 }
 
-/// `null`, a number with the value 0, or `""`: false in JavaScript.
-fn is_empty_items(value: &Value) -> bool {
+/// `null`, `""`, or a number that JavaScript reads as 0: VS Code parses the
+/// schema with `JSON.parse`, so `-0`, `0.0`, `0e5` and also `1e-400` (which
+/// underflows to 0 in a double) are false there. A number too large for a
+/// double gives `None` from `as_f64`, and is `Infinity`, true, in
+/// JavaScript.
+fn is_false_in_javascript(value: &Value) -> bool {
     match value {
         Value::Null => true,
         Value::String(s) => s.is_empty(),
         Value::Number(n) => n.as_f64() == Some(0.0),
         _ => false,
     }
-}
-
-fn push(pointer: &mut String, token: &str) {
-    pointer.push('/');
-    pointer.push_str(&escape_token(token));
 }

@@ -1,26 +1,47 @@
-//! What a result rule did, for the log and for the `check` report. The
-//! rules return notes instead of logging, so that they stay pure.
+//! What a result rule did, for the log and for the `check` report
+//! (behaviour spec, "Result rules (M1)", R6: "each change gives one info
+//! line").
+//!
+//! The rules return notes instead of logging them, so that they stay pure
+//! and a test can compare the notes like any other output. The caller picks
+//! the sink: `frontend::forward` logs each note at its level, and the
+//! `check` command prints them.
+//!
+//! A rule gives a note when it repairs a schema, or when it discards a value
+//! of the server that a person may miss. The routine removals that every
+//! result of revision 2026-07-28 needs (`resultType`, `ttlMs`, ...) give no
+//! note: they would only repeat themselves on each result.
 
 use std::fmt;
 
-/// How much a note matters.
+/// How much a note matters. It maps to the level of the log line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
-    /// A repair the client needs: the result is fine after it.
+    /// A repair for the client: the result is fine after it.
     Info,
-    /// Something wrong with the server that the bridge worked around.
+    /// The server sent something wrong, and the bridge worked around it.
     Warn,
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Level::Info => "info",
+            Level::Warn => "warn",
+        })
+    }
 }
 
 /// One note of a result rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Note {
     pub level: Level,
-    /// The tool the note is about, where there is one.
+    /// The name of the tool the note is about, where there is one.
     pub tool: Option<String>,
-    /// The RFC 6901 pointer of the schema, within the tool's inputSchema.
+    /// The RFC 6901 pointer of the schema, relative to the root of the
+    /// tool's `inputSchema` (`""` is the root itself), where there is one.
     pub pointer: Option<String>,
-    /// What happened, as a sentence.
+    /// What happened, as a sentence without a final full stop.
     pub text: String,
 }
 
@@ -33,28 +54,35 @@ impl Note {
         Note { level: Level::Warn, ..Note::info(text) }
     }
 
-    pub fn for_tool(mut self, tool: &str) -> Self {
-        self.tool = Some(tool.to_owned());
+    /// The note is about this tool.
+    pub fn for_tool(mut self, tool: Option<&str>) -> Self {
+        self.tool = tool.map(str::to_owned);
         self
     }
 
+    /// The note is about the schema at this pointer of the `inputSchema`.
     pub fn at(mut self, pointer: &str) -> Self {
         self.pointer = Some(pointer.to_owned());
         self
     }
 }
 
+/// `tool 'search', inputSchema '/properties/tags': <text>`. The level is
+/// not part of it: the log line has its own, and a report can print
+/// [`Note::level`] where it wants.
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.tool, &self.pointer) {
             (Some(tool), Some(pointer)) => write!(f, "tool '{tool}', inputSchema '{pointer}': {}", self.text),
             (Some(tool), None) => write!(f, "tool '{tool}': {}", self.text),
-            _ => f.write_str(&self.text),
+            (None, Some(pointer)) => write!(f, "inputSchema '{pointer}': {}", self.text),
+            (None, None) => f.write_str(&self.text),
         }
     }
 }
 
-/// An RFC 6901 reference token: `~` becomes `~0` and `/` becomes `~1`.
+/// An RFC 6901 reference token: `~` becomes `~0`, then `/` becomes `~1`.
+/// The order matters: the other order would turn `/` into `~01`.
 pub fn escape_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
