@@ -6,6 +6,7 @@ Standard library only. Options:
   --record PATH     append every line received to PATH (to check what the bridge sent)
   --server-info JSON   the _meta serverInfo of the discover result ("none" leaves it out)
   --capabilities JSON  the capabilities of the discover result
+  --tools-list JSON    the result of every tools/list
 
 tools/call behaviour by tool name:
   echo          result: {"content":[...], "structuredContent": {"raw": <the line received>}}
@@ -33,6 +34,7 @@ args = argparse.ArgumentParser()
 args.add_argument("--discover", default="ok")
 args.add_argument("--record")
 args.add_argument("--server-info", default='{"name":"fake-upstream","version":"0.0.1"}')
+args.add_argument("--tools-list", help="the result of tools/list, as JSON")
 args.add_argument("--capabilities", default='{"tools":{},"prompts":{},"resources":{},"completions":{},"logging":{}}')
 opts = args.parse_args()
 
@@ -142,5 +144,7 @@ for line in sys.stdin:
         discover(msg)
     elif method == "tools/call":
         call(msg, line)
+    elif method == "tools/list" and opts.tools_list:
+        result(msg["id"], json.loads(opts.tools_list))
     else:
         result(msg["id"], {"resultType": "complete", "method": method, "params": msg.get("params")})

@@ -188,7 +188,7 @@ fn print_notes(notes: &[(String, Note)]) {
     }
     println!("\nRepairs and warnings ({}):", notes.len());
     for (method, note) in notes {
-        println!("  [{method}] {note}");
+        println!("  {:<4} [{method}] {note}", note.level);
     }
 }
 
