@@ -166,8 +166,13 @@ fn print_server(result: &Value) {
 fn print_items(method: &str, items: &[Value]) {
     println!("\n{method}: {} item(s)", items.len());
     for item in items {
-        let name = item.get("name").and_then(Value::as_str).or_else(|| item.get("uriTemplate").and_then(Value::as_str));
-        let label = item.get("uri").and_then(Value::as_str).map(|uri| format!(" <{uri}>")).unwrap_or_default();
+        let name = item.get("name").and_then(Value::as_str);
+        let label = item
+            .get("uri")
+            .or_else(|| item.get("uriTemplate"))
+            .and_then(Value::as_str)
+            .map(|uri| format!(" <{uri}>"))
+            .unwrap_or_default();
         let title = item
             .get("title")
             .or_else(|| item.get("annotations").and_then(|a| a.get("title")))

@@ -3,6 +3,7 @@
 
 mod check;
 mod cli;
+mod demo;
 mod log;
 mod profile;
 
@@ -49,7 +50,7 @@ fn main() -> ExitCode {
         Some(Command::DemoServer) => {
             log::init("mcp-bridge-demo", "warn");
             run(async {
-                match demo_placeholder().await {
+                match demo::serve_stdio().await {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(err) => {
                         tracing::error!(error = %err, "the demo server failed");
@@ -124,8 +125,4 @@ fn config(args: &BridgeArgs) -> Result<Config, String> {
         timeouts,
         notes: None,
     })
-}
-
-async fn demo_placeholder() -> std::io::Result<()> {
-    Err(std::io::Error::other("the demo server is not built yet"))
 }

@@ -57,3 +57,48 @@ fn check_exits_1_when_vs_code_cannot_use_the_server() {
     assert!(report.contains("initialize failed"), "{report}");
     assert!(report.contains("discover_failed"), "{report}");
 }
+
+fn check_demo() -> (Option<i32>, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode")).arg("check").output().expect("check runs");
+    (output.status.code(), String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+#[test]
+fn check_without_an_upstream_shows_the_demo_server_and_its_repairs() {
+    let (code, report) = check_demo();
+    assert_eq!(code, Some(0), "{report}");
+    for expected in [
+        "Server: mcp-bridge demo server (mcp-bridge-demo 0.1.0)",
+        "Instructions: A demo server of revision 2026-07-28 that ships with mcp-bridge.",
+        "tools/list: 4 item(s)",
+        "  - add \"Add\"",
+        "  - readme <demo://readme>",
+        "  - item <demo://items/{id}>",
+        "info [tools/list] tool 'tag_items', inputSchema '/properties/tags': an array schema without items got items: {}",
+        "info [tools/list] tool 'tag_items', inputSchema '/$defs/pair': an array schema with items: false got items: {} and maxItems: 2",
+        "info [tools/list] tool 'list_primes': the outputSchema does not have type: \"object\" at its root; the bridge removed it",
+        "VS Code can use this server.",
+    ] {
+        assert!(report.contains(expected), "the report lacks {expected:?}:\n{report}");
+    }
+}
+
+#[test]
+fn check_against_the_python_peer_reports_its_repairs() {
+    let peers = std::env::var_os("MCP_BRIDGE_PEERS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| harness::repo_root().join(".cache/peers"));
+    let python = peers.join("py/bin/python");
+    assert!(python.exists(), "the Python peer is missing: run scripts/install-peers");
+    let server = harness::repo_root().join("tests/peers/python/server.py");
+    let (code, report) = check(&[python.display().to_string(), server.display().to_string()]);
+    assert_eq!(code, Some(0), "{report}");
+    for expected in [
+        "Server: Python peer (mcp 2.3.0) (peer-python 1.2.3)",
+        "tools/list: 6 item(s)",
+        "info [tools/list] tool 'tags', inputSchema '/properties/tags': an array schema without items got items: {}",
+        "info [tools/list] tool 'squares': the outputSchema does not have type: \"object\" at its root; the bridge removed it",
+    ] {
+        assert!(report.contains(expected), "the report lacks {expected:?}:\n{report}");
+    }
+}
