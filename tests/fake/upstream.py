@@ -7,6 +7,8 @@ Standard library only. Options:
   --server-info JSON   the _meta serverInfo of the discover result ("none" leaves it out)
   --capabilities JSON  the capabilities of the discover result
   --tools-list JSON    the result of every tools/list
+  --linger             keep running after the end of stdin (the bridge must kill it)
+  --stderr TEXT        write TEXT to stderr at the start
 
 tools/call behaviour by tool name:
   echo          result: {"content":[...], "structuredContent": {"raw": <the line received>}}
@@ -34,6 +36,8 @@ args = argparse.ArgumentParser()
 args.add_argument("--discover", default="ok")
 args.add_argument("--record")
 args.add_argument("--server-info", default='{"name":"fake-upstream","version":"0.0.1"}')
+args.add_argument("--linger", action="store_true", help="keep running after the end of stdin")
+args.add_argument("--stderr", help="write this text to stderr at the start")
 args.add_argument("--tools-list", help="the result of tools/list, as JSON")
 args.add_argument("--capabilities", default='{"tools":{},"prompts":{},"resources":{},"completions":{},"logging":{}}')
 opts = args.parse_args()
@@ -130,6 +134,10 @@ def call(msg, line):
         send({"jsonrpc": "2.0", "id": id_, "error": {"code": -32602, "message": f"unknown tool {name}"}})
 
 
+if opts.stderr:
+    sys.stderr.write(opts.stderr + "\n")
+    sys.stderr.flush()
+
 for line in sys.stdin:
     if record:
         record.write(line)
@@ -148,3 +156,7 @@ for line in sys.stdin:
         result(msg["id"], json.loads(opts.tools_list))
     else:
         result(msg["id"], {"resultType": "complete", "method": method, "params": msg.get("params")})
+
+if opts.linger:
+    while True:
+        time.sleep(60)

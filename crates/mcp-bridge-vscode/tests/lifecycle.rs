@@ -149,3 +149,22 @@ fn invalid_arguments_exit_with_2() {
         assert_eq!(status.ok().flatten(), Some(2), "{args:?}");
     }
 }
+
+#[test]
+fn a_child_that_ignores_the_end_of_its_stdin_is_killed_after_the_grace() {
+    let mut bridge = Bridge::start(&["--test-shutdown-grace-ms", "300"], &fake_upstream(&["--linger"]));
+    bridge.initialize();
+    bridge.close_stdin();
+    assert_eq!(bridge.wait_exit(Duration::from_secs(5)).code(), Some(0));
+}
+
+#[test]
+fn the_stderr_of_the_child_never_reaches_a_message_to_the_client() {
+    let secret = "SECRET-TOKEN-0123456789";
+    let mut bridge = Bridge::start(&[], &fake_upstream(&["--stderr", secret]));
+    let init = bridge.initialize();
+    assert!(!init.to_string().contains(secret));
+    let response = bridge.request(json!(1), "tools/call", json!({"name": "exit"}));
+    assert_eq!(response["error"]["data"], json!({"cause": "upstream_exited"}));
+    assert!(!response.to_string().contains(secret));
+}

@@ -492,3 +492,22 @@ fn progress_above_fifty_a_second_is_dropped_but_the_last_one_comes_before_the_re
     assert_eq!(progress.last(), Some(&400), "the last one goes out before the response");
     assert!(progress.windows(2).all(|w| w[0] < w[1]), "the order stays");
 }
+
+#[test]
+fn an_input_required_result_never_reaches_the_client() {
+    let mut bridge = ready_bridge();
+    let input_required =
+        json!({"resultType": "input_required", "inputRequests": {"q": {"method": "roots/list"}}, "requestState": "s"});
+    let response =
+        bridge.request(json!(1), "tools/call", json!({"name": "result", "arguments": {"result": input_required}}));
+    assert_eq!(
+        response["error"],
+        bridge_error(
+            -32603,
+            "The bridge cannot give the input that the upstream server asked for.",
+            "hook_failed",
+            None
+        )
+    );
+    bridge.assert_alive();
+}
