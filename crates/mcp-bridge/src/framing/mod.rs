@@ -9,10 +9,12 @@
 mod depth;
 mod reader;
 mod sniff;
+mod writer;
 
 pub use depth::exceeds_depth;
 pub use reader::{Frame, LineReader, EDGE_BYTES};
 pub use sniff::{sniff_id, sniff_id_at_end, sniff_id_at_start};
+pub use writer::write_lines;
 
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
 

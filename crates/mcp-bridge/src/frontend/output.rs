@@ -1,8 +1,9 @@
 //! The writer task: the only code that writes the client's stdout. Each
 //! message goes out whole, with its `\n`; a burst is flushed once.
 
+use crate::framing::write_lines;
 use serde_json::Value;
-use tokio::io::{AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::io::AsyncWrite;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -18,20 +19,8 @@ pub struct Output {
 impl Output {
     /// Starts the writer task on `out`.
     pub fn start<W: AsyncWrite + Unpin + Send + 'static>(out: W) -> (Output, JoinHandle<()>) {
-        let (tx, mut rx) = mpsc::channel::<Vec<u8>>(QUEUE);
-        let task = tokio::spawn(async move {
-            let mut out = BufWriter::with_capacity(64 * 1024, out);
-            while let Some(mut line) = rx.recv().await {
-                line.push(b'\n');
-                if out.write_all(&line).await.is_err() {
-                    break;
-                }
-                if rx.is_empty() && out.flush().await.is_err() {
-                    break;
-                }
-            }
-            let _ = out.flush().await;
-        });
+        let (tx, rx) = mpsc::channel::<Vec<u8>>(QUEUE);
+        let task = tokio::spawn(write_lines(out, rx));
         (Output { tx }, task)
     }
 

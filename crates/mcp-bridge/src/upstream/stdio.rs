@@ -6,13 +6,12 @@
 //! never reaches a message to the client.
 
 use super::{lock, Client};
-use crate::framing::{Frame, LineReader};
+use crate::framing::{write_lines, Frame, LineReader};
 use crate::jsonrpc::{BridgeError, Cause};
 use std::ffi::OsString;
 use std::process::Stdio as Pipe;
 use std::sync::Mutex;
 use std::time::Duration;
-use tokio::io::{AsyncWriteExt, BufWriter};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::sync::mpsc;
 
@@ -91,7 +90,7 @@ impl Stdio {
 impl Pipes {
     /// Starts the writer, reader and stderr tasks.
     pub(super) fn start(self, client: Client) {
-        tokio::spawn(write_stdin(self.stdin, self.queue));
+        tokio::spawn(write_lines(self.stdin, self.queue));
         tokio::spawn(drain_stderr(self.stderr));
         let max = self.max_line_bytes;
         tokio::spawn(async move {
@@ -110,21 +109,6 @@ impl Pipes {
             client.mark_lost(BridgeError::new(Cause::UpstreamExited));
         });
     }
-}
-
-async fn write_stdin(stdin: ChildStdin, mut queue: mpsc::Receiver<Vec<u8>>) {
-    let mut out = BufWriter::new(stdin);
-    while let Some(mut line) = queue.recv().await {
-        line.push(b'\n');
-        if out.write_all(&line).await.is_err() {
-            break;
-        }
-        // Flush when nothing else waits, so a burst goes out in one write.
-        if queue.is_empty() && out.flush().await.is_err() {
-            break;
-        }
-    }
-    let _ = out.shutdown().await;
 }
 
 async fn drain_stderr(stderr: ChildStderr) {
