@@ -1,91 +1,287 @@
-// VS Code's stand-in: a 2025-11-25 client written with the TypeScript SDK
-// @modelcontextprotocol/sdk 1.32.2 (Client + StdioClientTransport).
+#!/usr/bin/env node
+// A driver of a 2025-11-25 client: npm `@modelcontextprotocol/sdk@1.32.2`
+// Client + StdioClientTransport, VS Code's stand-in in the integration tests of
+// mcp-bridge (crates/mcp-bridge-vscode/tests/peers.rs).
 //
-//   node client.mjs <scenario> <command> [args...]
+//     node tests/peers/node/client.mjs <scenario> [--timeout-ms N] -- <command> [args...]
 //
-// It spawns the command (the bridge with its upstream), runs one scenario
-// and prints ONE JSON document on stdout with everything it received, so
-// that the Rust tests can assert exact values. Errors are recorded as
-// {code, message, data}; the process exits 0 unless the driver itself broke.
+// It spawns <command> (the bridge with its arguments and its upstream) with the
+// environment of this process, runs the scenario, closes the connection (the end
+// of stdin), and prints ONE JSON document on stdout:
+//
+//   {
+//     "scenario": "basic",
+//     "initialize": {"ok": true, "protocolVersion", "serverVersion", "serverCapabilities",
+//                    "instructions", "wire": <the raw initialize result>}
+//                 | {"ok": false, "error": {code, message, data}, "sdkError": "..."},
+//     "steps": {"<step name>": {"ok": true, "result": <as the SDK parsed it>, "wire": <raw result>}
+//                            | {"ok": false, "error": {code, message, data}, "sdkError": "...", "wire": <raw result or null>}},
+//     "notifications": [<every notification from the bridge, raw, in order>],
+//     "clientRequests": [<every request from the bridge (elicitation, sampling, roots), raw>],
+//     "received": [<every message from the bridge, raw, in order>],
+//     "bridgeExit": {"code": <int|null>, "signal": <string|null>} | null,
+//     "driverError": null | "<text>"
+//   }
+//
+// "wire" is the exact JSON that the bridge wrote for the request of the step, so a
+// test can check the translation rules member by member; "result" shows that the
+// SDK (like VS Code) accepted it. An error is the raw error object of the bridge
+// when it sent one (the SDK's McpError prefixes the message with "MCP error <code>: ";
+// that text is in "sdkError"). The exit code of this driver is 0 when it printed
+// the document, also when a step failed; 2 for bad arguments.
+//
+// Scenarios: see SCENARIOS below. Add one as `name: async (t) => { ... }` with
+// t.step(name, method, fn) for each request; t.client is the SDK Client, t.answers
+// the answers of the client handlers.
+
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+    CallToolResultSchema,
+    CreateMessageRequestSchema,
+    ElicitRequestSchema,
+    ListRootsRequestSchema,
+    McpError,
+    ProgressNotificationSchema
+} from '@modelcontextprotocol/sdk/types.js';
 
-const [scenario, command, ...args] = process.argv.slice(2);
-if (!scenario || !command) {
-  console.error('usage: node client.mjs <scenario> <command> [args...]');
-  process.exit(2);
+const STEP_TIMEOUT_MS = 20_000;
+
+function usage(text) {
+    process.stderr.write(`client.mjs: ${text}\nusage: node client.mjs <scenario> [--timeout-ms N] -- <command> [args...]\n`);
+    process.exit(2);
 }
 
-const error = (e) => ({ code: e?.code ?? null, message: e?.message ?? String(e), data: e?.data ?? null, name: e?.name ?? null });
-
-async function attempt(fn) {
-  try {
-    return { ok: await fn() };
-  } catch (e) {
-    return { error: error(e) };
-  }
+/** Wraps the stdio transport to record every message in both directions. */
+class RecordingTransport {
+    constructor(inner) {
+        this.inner = inner;
+        this.sent = [];
+        this.received = [];
+        this.exit = null;
+        this.exited = new Promise((resolve) => (this._resolveExit = resolve));
+        inner.onmessage = (message, extra) => {
+            this.received.push(message);
+            this.onmessage?.(message, extra);
+        };
+        inner.onclose = () => this.onclose?.();
+        inner.onerror = (error) => this.onerror?.(error);
+    }
+    async start() {
+        await this.inner.start();
+        // The SDK keeps the child private; its exit status is what the tests need.
+        const child = this.inner._process;
+        if (child) {
+            child.once('exit', (code, signal) => {
+                this.exit = { code, signal };
+                this._resolveExit();
+            });
+        } else {
+            this._resolveExit();
+        }
+    }
+    async send(message, options) {
+        this.sent.push(message);
+        return this.inner.send(message, options);
+    }
+    async close() {
+        return this.inner.close();
+    }
+    setProtocolVersion(version) {
+        this.inner.setProtocolVersion?.(version);
+    }
+    get sessionId() {
+        return this.inner.sessionId;
+    }
+    /** The raw response to the last request of `method` sent at or after index `from`. */
+    responseTo(method, from) {
+        const requests = this.sent.slice(from).filter((m) => m.method === method && m.id !== undefined);
+        const request = requests.at(-1);
+        if (!request) return null;
+        return this.received.find((m) => m.id === request.id && (m.result !== undefined || m.error !== undefined)) ?? null;
+    }
 }
 
-const scenarios = {
-  // Every forwarded method once, with the names of the peer servers.
-  async basic(client, out) {
-    out.tools = await attempt(() => client.listTools());
-    out.echo = await attempt(() => client.callTool({ name: 'echo', arguments: { text: 'hi there' } }));
-    out.add = await attempt(() => client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }));
-    out.prompts = await attempt(() => client.listPrompts());
-    out.prompt = await attempt(() => client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } }));
-    out.resources = await attempt(() => client.listResources());
-    out.readme = await attempt(() => client.readResource({ uri: 'peer://static/readme' }));
-    out.templates = await attempt(() => client.listResourceTemplates());
-    out.color = await attempt(() => client.readResource({ uri: 'peer://colors/red' }));
-    out.completePrompt = await attempt(() =>
-      client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'A' } }));
-    out.completeTemplate = await attempt(() =>
-      client.complete({ ref: { type: 'ref/resource', uri: 'peer://colors/{color}' }, argument: { name: 'color', value: 'r' } }));
-  },
-  // Structured results and progress.
-  async results(client, out) {
-    out.squares = await attempt(() => client.callTool({ name: 'squares', arguments: { count: 4 } }));
-    out.tags = await attempt(() => client.callTool({ name: 'tags', arguments: { tags: ['a', 'b'] } }));
-    const progress = [];
-    out.slow = await attempt(() => client.callTool({ name: 'slow', arguments: { seconds: 0.3, steps: 3 } }, undefined, {
-      onprogress: (p) => progress.push(p),
-    }));
-    out.progress = progress;
-    out.fail = await attempt(() => client.callTool({ name: 'fail', arguments: { code: -32001, message: 'nope' } }));
-  },
-  // The stop button: the request is aborted, and the connection goes on.
-  async cancel(client, out) {
-    const controller = new AbortController();
-    const started = Date.now();
-    const slow = attempt(() => client.callTool({ name: 'slow', arguments: { seconds: 30, steps: 30 } }, undefined, {
-      signal: controller.signal,
-    }));
-    setTimeout(() => controller.abort('user pressed stop'), 500);
-    out.slow = await slow;
-    out.abortedAfterMs = Date.now() - started;
-    out.echo = await attempt(() => client.callTool({ name: 'echo', arguments: { text: 'still here' } }));
-  },
+function errorObject(raw, error) {
+    if (raw?.error) return raw.error;
+    if (error instanceof McpError) {
+        const prefix = `MCP error ${error.code}: `;
+        const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+        return error.data === undefined ? { code: error.code, message } : { code: error.code, message, data: error.data };
+    }
+    return { code: null, message: String(error?.message ?? error) };
+}
+
+// The names of the steps are keys of "steps": keep them stable, the tests read them.
+const SCENARIOS = {
+    /** Only initialize, for an upstream that fails (server-everything). */
+    initialize: async () => {},
+
+    /** Every forwarded method once, against a peer of tests/peers (server.py, server-v2.mjs). */
+    basic: async (t) => {
+        await t.step('tools/list', 'tools/list', () => t.client.listTools());
+        await t.step('tools/call echo', 'tools/call', () => t.client.callTool({ name: 'echo', arguments: { text: 'hello bridge' } }));
+        await t.step('tools/call add', 'tools/call', () => t.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }));
+        await t.step('tools/call squares', 'tools/call', () => t.client.callTool({ name: 'squares', arguments: { count: 3 } }));
+        await t.step('tools/call tags', 'tools/call', () => t.client.callTool({ name: 'tags', arguments: { tags: ['a', 'b'] } }));
+        await t.step('tools/call fail', 'tools/call', () =>
+            t.client.callTool({ name: 'fail', arguments: { code: -32001, message: 'peer failure' } })
+        );
+        await t.step('prompts/list', 'prompts/list', () => t.client.listPrompts());
+        await t.step('prompts/get greet', 'prompts/get', () => t.client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } }));
+        await t.step('resources/list', 'resources/list', () => t.client.listResources());
+        await t.step('resources/read readme', 'resources/read', () => t.client.readResource({ uri: 'peer://static/readme' }));
+        await t.step('resources/templates/list', 'resources/templates/list', () => t.client.listResourceTemplates());
+        await t.step('resources/read color', 'resources/read', () => t.client.readResource({ uri: 'peer://colors/blue' }));
+        await t.step('completion/complete prompt', 'completion/complete', () =>
+            t.client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'A' } })
+        );
+        await t.step('completion/complete template', 'completion/complete', () =>
+            t.client.complete({ ref: { type: 'ref/resource', uri: 'peer://colors/{color}' }, argument: { name: 'color', value: 'g' } })
+        );
+        await t.step('ping', 'ping', () => t.client.ping());
+    },
+
+    /** Progress with the token 0 in every request, as the Copilot harness sends it. */
+    progress: async (t) => {
+        for (const name of ['slow first', 'slow second']) {
+            await t.step(name, 'tools/call', () =>
+                t.client.request(
+                    { method: 'tools/call', params: { name: 'slow', arguments: { seconds: 0.6, steps: 3 }, _meta: { progressToken: 0 } } },
+                    CallToolResultSchema,
+                    { timeout: STEP_TIMEOUT_MS }
+                )
+            );
+        }
+    },
+
+    /** Cancel a slow call after its first progress; then the bridge still serves. */
+    cancel: async (t) => {
+        const controller = new AbortController();
+        t.onProgress = () => controller.abort('the test cancels');
+        await t.step('slow cancelled', 'tools/call', () =>
+            t.client.callTool({ name: 'slow', arguments: { seconds: 30, steps: 30 } }, undefined, {
+                signal: controller.signal,
+                onprogress: () => controller.abort('the test cancels'),
+                timeout: STEP_TIMEOUT_MS
+            })
+        );
+        // A canceled request gets no response: wait a little for a wrong one.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await t.step('tools/call echo', 'tools/call', () => t.client.callTool({ name: 'echo', arguments: { text: 'still here' } }));
+    }
 };
 
-const run = scenarios[scenario];
-if (!run) {
-  console.error(`unknown scenario ${scenario}`);
-  process.exit(2);
+async function main() {
+    const argv = process.argv.slice(2);
+    const dash = argv.indexOf('--');
+    if (dash < 0 || dash === argv.length - 1) usage('missing -- <command>');
+    const own = argv.slice(0, dash);
+    const [command, ...args] = argv.slice(dash + 1);
+    const scenarioName = own[0];
+    let timeoutMs = 60_000;
+    for (let i = 1; i < own.length; i++) {
+        if (own[i] === '--timeout-ms' && own[i + 1]) timeoutMs = Number(own[++i]);
+        else usage(`unknown option ${own[i]}`);
+    }
+    const scenario = SCENARIOS[scenarioName];
+    if (!scenario) usage(`unknown scenario ${scenarioName}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+
+    const out = {
+        scenario: scenarioName,
+        initialize: null,
+        steps: {},
+        notifications: [],
+        clientRequests: [],
+        received: [],
+        bridgeExit: null,
+        driverError: null
+    };
+
+    const transport = new RecordingTransport(
+        new StdioClientTransport({ command, args, env: { ...process.env }, stderr: 'inherit' })
+    );
+    // VS Code declares these capabilities (1.107); the handlers answer as a user who declines.
+    const client = new Client(
+        { name: 'peer-client-sdk1', version: '1.32.2' },
+        { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } } }
+    );
+    const t = {
+        client,
+        transport,
+        answers: { elicitation: { action: 'decline' }, roots: { roots: [] } },
+        onProgress: null,
+        async step(name, method, fn) {
+            const from = transport.sent.length;
+            try {
+                const result = await fn();
+                const raw = transport.responseTo(method, from);
+                out.steps[name] = { ok: true, result, wire: raw?.result ?? null };
+            } catch (error) {
+                const raw = transport.responseTo(method, from);
+                out.steps[name] = { ok: false, error: errorObject(raw, error), sdkError: String(error?.message ?? error), wire: raw?.result ?? null };
+            }
+        }
+    };
+    client.setRequestHandler(ElicitRequestSchema, async () => t.answers.elicitation);
+    client.setRequestHandler(ListRootsRequestSchema, async () => t.answers.roots);
+    client.setRequestHandler(CreateMessageRequestSchema, async () => {
+        // VS Code refuses a sampling request it cannot serve with -32000.
+        throw new McpError(-32000, 'The client refuses sampling in this scenario.');
+    });
+    client.setNotificationHandler(ProgressNotificationSchema, async (notification) => {
+        t.onProgress?.(notification);
+    });
+    client.fallbackNotificationHandler = async () => {};
+
+    const watchdog = setTimeout(() => {
+        out.driverError = `the scenario did not end in ${timeoutMs} ms`;
+        finish(out, transport).then(() => process.exit(0));
+    }, timeoutMs);
+
+    try {
+        await client.connect(transport, { timeout: STEP_TIMEOUT_MS });
+        const raw = transport.received.find((m) => m.id === transport.sent.find((s) => s.method === 'initialize')?.id);
+        out.initialize = {
+            ok: true,
+            protocolVersion: raw?.result?.protocolVersion ?? null,
+            serverVersion: client.getServerVersion() ?? null,
+            serverCapabilities: client.getServerCapabilities() ?? null,
+            instructions: client.getInstructions() ?? null,
+            wire: raw?.result ?? null
+        };
+    } catch (error) {
+        const request = transport.sent.find((s) => s.method === 'initialize');
+        const raw = request ? transport.received.find((m) => m.id === request.id) : undefined;
+        out.initialize = { ok: false, error: errorObject(raw, error), sdkError: String(error?.message ?? error) };
+    }
+    if (out.initialize.ok) {
+        try {
+            await scenario(t);
+        } catch (error) {
+            out.driverError = `the scenario threw: ${error?.stack ?? error}`;
+        }
+    }
+    clearTimeout(watchdog);
+    await finish(out, transport, client);
 }
 
-const transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
-const client = new Client({ name: 'peer-client', version: '1.32.2' }, { capabilities: { roots: { listChanged: true } } });
-const out = { scenario };
-try {
-  out.connect = await attempt(() => client.connect(transport));
-  if (!out.connect.error) {
-    out.serverVersion = client.getServerVersion() ?? null;
-    out.serverCapabilities = client.getServerCapabilities() ?? null;
-    out.instructions = client.getInstructions() ?? null;
-    await run(client, out);
-  }
-} finally {
-  await client.close().catch(() => {});
+async function finish(out, transport, client) {
+    try {
+        await (client ? client.close() : transport.close());
+    } catch {
+        // The bridge may already be gone; its exit status says so.
+    }
+    await Promise.race([transport.exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+    out.bridgeExit = transport.exit;
+    out.received = transport.received;
+    out.notifications = transport.received.filter((m) => m.method !== undefined && m.id === undefined);
+    out.clientRequests = transport.received.filter((m) => m.method !== undefined && m.id !== undefined);
+    process.stdout.write(JSON.stringify(out) + '\n');
 }
-process.stdout.write(JSON.stringify(out) + '\n');
+
+main().catch((error) => {
+    process.stderr.write(`client.mjs: ${error?.stack ?? error}\n`);
+    process.stdout.write(JSON.stringify({ driverError: String(error?.stack ?? error) }) + '\n');
+    process.exit(0);
+});

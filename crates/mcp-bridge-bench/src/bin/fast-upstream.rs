@@ -1,77 +1,154 @@
-//! A minimal, fast 2026-07-28 stdio server for the benchmarks: it answers
-//! at once so that the figures measure the bridge, not the server.
+//! `fast-upstream`: a minimal 2026-07-28 stdio server for the benchmarks.
 //!
-//! `fast-upstream [--tools N]`: `tools/list` lists N tools (default 3) with
-//! nested schemas. Tool `echo` returns `arguments.text`; tool `big` returns
-//! `arguments.bytes` bytes of text in `content` and in `structuredContent`.
+//! It answers each request at once, on the thread that read it, so that the
+//! benchmark measures the bridge and not the server: the same server runs in
+//! the direct and in the bridged measure, and whatever it costs is in both.
+//!
+//! `fast-upstream [--tools N]`
+//!
+//! - `server/discover`: revision 2026-07-28, capability `tools`.
+//! - `tools/list`: the tools `echo` and `big`; with `--tools N`, N more tools
+//!   with nested schemas, to measure the bridge's walk of large lists.
+//! - `tools/call`: `echo` returns `arguments.text` as one text block; `big`
+//!   returns `arguments.bytes` bytes of text in `content` and the same text
+//!   in `structuredContent` (`{"text": ...}`), so a result has both halves
+//!   the bridge looks at; any other tool is a `-32602` error.
+//! - any other request: `{"resultType":"complete"}`.
+//!
+//! Each response is one line, flushed at once: a client that waits for it
+//! must not wait for a buffer to fill.
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufWriter, Write};
 
-fn tools(count: usize) -> Value {
-    let tools: Vec<Value> = (0..count)
-        .map(|i| {
-            json!({
-                "name": format!("tool_{i}"),
-                "description": format!("Tool number {i}, with a nested schema."),
-                "inputSchema": {
-                    "type": "object",
-                    "properties": {
-                        "query": {"type": "string"},
-                        "filters": {"type": "array", "items": {"type": "object", "properties": {
-                            "field": {"type": "string"}, "values": {"type": "array"}}}},
-                        "options": {"anyOf": [{"type": "object", "properties": {"limit": {"type": "integer"}}}, {"type": "null"}]}
-                    },
-                    "required": ["query"]
-                }
-            })
-        })
-        .collect();
-    json!({"resultType": "complete", "tools": tools})
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let count = args
-        .iter()
-        .position(|a| a == "--tools")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(3);
-    let list = tools(count);
-    let stdin = std::io::stdin();
+    let extra_tools = match parse_tools(std::env::args().skip(1)) {
+        Ok(count) => count,
+        Err(message) => {
+            eprintln!("fast-upstream: {message}");
+            std::process::exit(2);
+        }
+    };
+    // Built once: `tools/list` then costs a clone and a serialization.
+    let list = tools_list(extra_tools);
+    let stdin = std::io::stdin().lock();
+    // Large enough that a big result goes out in few write calls.
     let mut out = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-    for line in stdin.lock().lines() {
+    for line in stdin.lines() {
         let Ok(line) = line else { break };
         let Ok(message) = serde_json::from_str::<Value>(&line) else { continue };
+        // Notifications and responses get no answer.
         let (Some(id), Some(method)) = (message.get("id"), message.get("method").and_then(Value::as_str)) else {
             continue;
         };
-        let params = message.get("params").cloned().unwrap_or(Value::Null);
-        let result = match method {
-            "server/discover" => json!({
-                "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
-                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fast-upstream", "version": "1"}}
-            }),
-            "tools/list" => list.clone(),
-            "tools/call" => call(&params),
-            _ => json!({"resultType": "complete"}),
+        let params = message.get("params").unwrap_or(&Value::Null);
+        let response = match method {
+            "server/discover" => result(id, discover()),
+            "tools/list" => result(id, list.clone()),
+            "tools/call" => call(id, params),
+            _ => result(id, json!({"resultType": "complete"})),
         };
-        let response = json!({"jsonrpc": "2.0", "id": id, "result": result});
-        if writeln!(out, "{response}").and_then(|()| out.flush()).is_err() {
+        let written = serde_json::to_writer(&mut out, &response)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n"))
+            .and_then(|()| out.flush());
+        if written.is_err() {
+            // The client is gone.
             break;
         }
     }
 }
 
-fn call(params: &Value) -> Value {
+/// The value of `--tools N`, 0 without it.
+fn parse_tools(mut args: impl Iterator<Item = String>) -> Result<usize, String> {
+    let mut count = 0;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--tools" => {
+                let value = args.next().ok_or("--tools needs a number")?;
+                count = value.parse().map_err(|_| format!("--tools needs a number, not {value:?}"))?;
+            }
+            other => return Err(format!("unknown argument {other:?}; usage: fast-upstream [--tools N]")),
+        }
+    }
+    Ok(count)
+}
+
+fn result(id: &Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+fn discover() -> Value {
+    json!({
+        "resultType": "complete",
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": {"tools": {}},
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fast-upstream", "version": "1"}}
+    })
+}
+
+/// `echo` and `big`, then `extra` tools with nested schemas (arrays of
+/// objects, `anyOf`), the shapes a bridge has to walk.
+fn tools_list(extra: usize) -> Value {
+    let mut tools = vec![
+        json!({
+            "name": "echo",
+            "description": "Returns arguments.text.",
+            "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+        }),
+        json!({
+            "name": "big",
+            "description": "Returns arguments.bytes bytes of text, as content and as structuredContent.",
+            "inputSchema": {"type": "object", "properties": {"bytes": {"type": "integer"}}, "required": ["bytes"]}
+        }),
+    ];
+    tools.extend((0..extra).map(|i| {
+        json!({
+            "name": format!("tool_{i}"),
+            "description": format!("Tool number {i}, with a nested schema."),
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string"},
+                    "filters": {"type": "array", "items": {"type": "object", "properties": {
+                        "field": {"type": "string"}, "values": {"type": "array", "items": {"type": "string"}}}}},
+                    "options": {"anyOf": [
+                        {"type": "object", "properties": {"limit": {"type": "integer"}, "sort": {"enum": ["asc", "desc"]}}},
+                        {"type": "null"}
+                    ]}
+                },
+                "required": ["query"]
+            }
+        })
+    }));
+    json!({"resultType": "complete", "tools": tools})
+}
+
+fn call(id: &Value, params: &Value) -> Value {
     let arguments = &params["arguments"];
     match params["name"].as_str() {
+        Some("echo") => result(
+            id,
+            json!({"resultType": "complete", "content": [{"type": "text", "text": arguments["text"].clone()}]}),
+        ),
         Some("big") => {
-            let bytes = arguments["bytes"].as_u64().unwrap_or(1024) as usize;
-            let text = "x".repeat(bytes / 2);
-            json!({"resultType": "complete", "content": [{"type": "text", "text": text}], "structuredContent": {"text": text}})
+            let Some(bytes) = arguments["bytes"].as_u64().and_then(|b| usize::try_from(b).ok()) else {
+                return error(id, "big needs arguments.bytes, a byte count");
+            };
+            let text = "x".repeat(bytes);
+            result(
+                id,
+                json!({
+                    "resultType": "complete",
+                    "content": [{"type": "text", "text": text}],
+                    "structuredContent": {"text": text}
+                }),
+            )
         }
-        _ => json!({"resultType": "complete", "content": [{"type": "text", "text": arguments["text"].clone()}]}),
+        other => error(id, &format!("unknown tool {other:?}")),
     }
+}
+
+fn error(id: &Value, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": message}})
 }

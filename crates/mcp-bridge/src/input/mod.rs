@@ -2,4 +2,6 @@
 //! round-trip requests of revision 2026-07-28 become requests of the
 //! bridge to a 2025-11-25 client.
 
+pub mod checks;
+pub mod schema;
 pub mod url;

@@ -1,0 +1,272 @@
+//! The checks of an `InputRequiredResult` before the client gets a question
+//! (behaviour spec, "Checks before the client gets a question"). One failed
+//! check fails the original request; the client then gets no question.
+
+use crate::jsonrpc::{BridgeError, Cause};
+use serde_json::{Map, Value};
+
+/// At most this many input requests in one round.
+pub const MAX_INPUT_REQUESTS: usize = 16;
+
+/// What an input request asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ask {
+    /// A form elicitation: its params without `task`.
+    Form(Map<String, Value>),
+    /// A URL elicitation: its params and its URL.
+    Url(Map<String, Value>, String),
+    /// A sampling request: its params without `task`.
+    Sampling(Map<String, Value>),
+    /// A roots request.
+    Roots(Map<String, Value>),
+}
+
+/// One checked input request, with the key the server gave it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputRequest {
+    pub key: String,
+    pub ask: Ask,
+}
+
+/// One checked round: the input requests in the order of the server, and
+/// its `requestState`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Round {
+    pub requests: Vec<InputRequest>,
+    pub request_state: Option<String>,
+}
+
+/// What the client declared, as the upstream server saw it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Declared {
+    pub form: bool,
+    pub url: bool,
+    pub sampling: bool,
+    pub sampling_tools: bool,
+    pub roots: bool,
+}
+
+impl Declared {
+    /// From the translated `clientCapabilities`. An empty `elicitation`
+    /// object declares the form mode, in both revisions.
+    pub fn from_capabilities(capabilities: &Value) -> Declared {
+        let elicitation = capabilities.get("elicitation").and_then(Value::as_object);
+        let sampling = capabilities.get("sampling").and_then(Value::as_object);
+        Declared {
+            form: elicitation.is_some_and(|e| e.is_empty() || e.contains_key("form")),
+            url: elicitation.is_some_and(|e| e.contains_key("url")),
+            sampling: sampling.is_some(),
+            sampling_tools: sampling.is_some_and(|s| s.contains_key("tools")),
+            roots: capabilities.get("roots").is_some_and(Value::is_object),
+        }
+    }
+}
+
+fn round_error(cause: Cause, detail: impl Into<String>) -> BridgeError {
+    BridgeError::new(cause).with_detail(detail)
+}
+
+fn request_error(cause: Cause, key: &str, text: &str) -> BridgeError {
+    BridgeError::new(cause).with_detail(format!("input request '{key}': {text}"))
+}
+
+/// Checks a whole round; `compiles` tells whether a form schema compiles.
+pub fn check_round(
+    result: &Value,
+    declared: Declared,
+    compiles: impl Fn(&Value) -> bool,
+) -> Result<Round, BridgeError> {
+    let Some(result) = result.as_object() else {
+        return Err(round_error(Cause::InvalidInputRequest, "the result is not an object"));
+    };
+    let requests = match result.get("inputRequests") {
+        None => Map::new(),
+        Some(Value::Object(map)) => map.clone(),
+        Some(_) => return Err(round_error(Cause::InvalidInputRequest, "the inputRequests member is not an object")),
+    };
+    let request_state = match result.get("requestState") {
+        None => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(round_error(Cause::InvalidInputRequest, "the requestState member is not a string")),
+    };
+    if requests.len() > MAX_INPUT_REQUESTS {
+        return Err(round_error(
+            Cause::TooManyInputRequests,
+            format!("{} input requests in one round, limit: {MAX_INPUT_REQUESTS}", requests.len()),
+        ));
+    }
+    let requests = requests
+        .iter()
+        .map(|(key, request)| {
+            Ok(InputRequest { key: key.clone(), ask: check_request(key, request, declared, &compiles)? })
+        })
+        .collect::<Result<Vec<_>, BridgeError>>()?;
+    Ok(Round { requests, request_state })
+}
+
+const NOT_THE_SHAPE: &str = "the input request does not have the shape of the schema";
+
+fn check_request(
+    key: &str,
+    request: &Value,
+    declared: Declared,
+    compiles: &impl Fn(&Value) -> bool,
+) -> Result<Ask, BridgeError> {
+    let shape = || request_error(Cause::InvalidInputRequest, key, NOT_THE_SHAPE);
+    let request = request.as_object().ok_or_else(shape)?;
+    let method = request.get("method").and_then(Value::as_str).ok_or_else(shape)?;
+    let mut params = match request.get("params") {
+        Some(Value::Object(p)) => p.clone(),
+        None if method == "roots/list" => Map::new(),
+        _ => return Err(shape()),
+    };
+    params.shift_remove("task");
+    match method {
+        "elicitation/create" => match params.get("mode").map(Value::as_str) {
+            None | Some(Some("form")) => {
+                let schema = params.get("requestedSchema").cloned().unwrap_or(Value::Null);
+                if !is_string(&params, "message") || !is_requested_schema(&schema) {
+                    return Err(shape());
+                }
+                if !declared.form {
+                    return Err(request_error(
+                        Cause::UndeclaredInputRequest,
+                        key,
+                        "the client did not declare elicitation.form",
+                    ));
+                }
+                if !compiles(&schema) {
+                    return Err(request_error(Cause::InvalidInputRequest, key, "the requestedSchema does not compile"));
+                }
+                Ok(Ask::Form(params))
+            }
+            Some(Some("url")) => {
+                let url = params.get("url").and_then(Value::as_str).map(str::to_owned);
+                let (Some(url), true) = (url, is_string(&params, "message")) else { return Err(shape()) };
+                if !declared.url {
+                    return Err(request_error(
+                        Cause::UndeclaredInputRequest,
+                        key,
+                        "the client did not declare elicitation.url",
+                    ));
+                }
+                Ok(Ask::Url(params, url))
+            }
+            _ => Err(shape()),
+        },
+        "sampling/createMessage" => {
+            let messages = params.get("messages").and_then(Value::as_array).ok_or_else(shape)?;
+            if !params.get("maxTokens").is_some_and(is_integer) || !messages.iter().all(is_sampling_message) {
+                return Err(shape());
+            }
+            if !declared.sampling {
+                return Err(request_error(Cause::UndeclaredInputRequest, key, "the client did not declare sampling"));
+            }
+            if uses_tools(&params, messages) && !declared.sampling_tools {
+                return Err(request_error(
+                    Cause::UndeclaredInputRequest,
+                    key,
+                    "sampling with tools needs sampling.tools, and the client did not declare it",
+                ));
+            }
+            if !obeys_tool_result_rules(messages) {
+                return Err(request_error(
+                    Cause::InvalidInputRequest,
+                    key,
+                    "the sampling messages do not obey the tool result rules",
+                ));
+            }
+            Ok(Ask::Sampling(params))
+        }
+        "roots/list" => {
+            if !declared.roots {
+                return Err(request_error(Cause::UndeclaredInputRequest, key, "the client did not declare roots"));
+            }
+            Ok(Ask::Roots(params))
+        }
+        _ => Err(shape()),
+    }
+}
+
+fn is_string(params: &Map<String, Value>, key: &str) -> bool {
+    params.get(key).is_some_and(Value::is_string)
+}
+
+fn is_integer(value: &Value) -> bool {
+    value.as_i64().is_some() || value.as_u64().is_some()
+}
+
+/// The restricted schema of a form: `type: "object"` and `properties`.
+fn is_requested_schema(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+        && schema.get("properties").is_some_and(Value::is_object)
+}
+
+fn is_sampling_message(message: &Value) -> bool {
+    let role = message.get("role").and_then(Value::as_str);
+    let content_ok = match message.get("content") {
+        Some(Value::Array(blocks)) => blocks.iter().all(is_block),
+        Some(block) => is_block(block),
+        None => false,
+    };
+    matches!(role, Some("user" | "assistant")) && content_ok
+}
+
+fn is_block(block: &Value) -> bool {
+    block.get("type").is_some_and(Value::is_string)
+}
+
+/// The blocks of a message, whether `content` is one block or an array.
+fn blocks(message: &Value) -> Vec<&Value> {
+    match message.get("content") {
+        Some(Value::Array(blocks)) => blocks.iter().collect(),
+        Some(block) => vec![block],
+        None => Vec::new(),
+    }
+}
+
+fn block_type(block: &Value) -> &str {
+    block.get("type").and_then(Value::as_str).unwrap_or("")
+}
+
+fn uses_tools(params: &Map<String, Value>, messages: &[Value]) -> bool {
+    params.contains_key("tools")
+        || params.contains_key("toolChoice")
+        || messages.iter().flat_map(blocks).any(|b| matches!(block_type(b), "tool_use" | "tool_result"))
+}
+
+/// The tool result rules of the 2026-07-28 sampling page: a user message
+/// with a tool result holds only tool results; each assistant message with
+/// tool uses is followed at once by a user message of only tool results
+/// that answers each tool use by its id.
+pub fn obeys_tool_result_rules(messages: &[Value]) -> bool {
+    for (index, message) in messages.iter().enumerate() {
+        let kinds: Vec<&str> = blocks(message).into_iter().map(block_type).collect();
+        let has_results = kinds.contains(&"tool_result");
+        if has_results
+            && (message.get("role").and_then(Value::as_str) != Some("user")
+                || kinds.iter().any(|k| *k != "tool_result"))
+        {
+            return false;
+        }
+        let uses: Vec<&str> = blocks(message)
+            .into_iter()
+            .filter(|b| block_type(b) == "tool_use")
+            .filter_map(|b| b.get("id").and_then(Value::as_str))
+            .collect();
+        if kinds.contains(&"tool_use") {
+            let Some(next) = messages.get(index + 1) else { return false };
+            let next_blocks = blocks(next);
+            let answered: Vec<&str> =
+                next_blocks.iter().filter_map(|b| b.get("toolUseId").and_then(Value::as_str)).collect();
+            let only_results = !next_blocks.is_empty() && next_blocks.iter().all(|b| block_type(b) == "tool_result");
+            if next.get("role").and_then(Value::as_str) != Some("user")
+                || !only_results
+                || !uses.iter().all(|u| answered.contains(u))
+            {
+                return false;
+            }
+        }
+    }
+    true
+}
