@@ -24,6 +24,10 @@ tools/call behaviour by tool name:
   log           sends notifications/message with arguments.level and data, then answers
   stray         sends notifications that belong to no request, then answers
   late          waits arguments.ms, then answers (to test timeouts and cancellation)
+  script        multi round-trip: answers arguments.steps[i], where i is the int of the
+                requestState received (0 without one); an input_required step without a
+                requestState gets requestState str(i+1); the step "echo" answers a text block
+                with the inputResponses received; the step "reject" answers -32602
 Every other method answers {"resultType":"complete","method":<method>}.
 """
 import argparse
@@ -125,6 +129,19 @@ def call(msg, line):
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         send({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 424242, "progress": 1}})
         result(id_, {"resultType": "complete", "content": []})
+    elif name == "script":
+        steps = a.get("steps", [])
+        i = int(p.get("requestState") or 0)
+        step = steps[i] if i < len(steps) else "echo"
+        if step == "echo":
+            result(id_, {"resultType": "complete", "content": [{"type": "text", "text": json.dumps(p.get("inputResponses"), sort_keys=True)}]})
+        elif step == "reject":
+            send({"jsonrpc": "2.0", "id": id_, "error": {"code": -32602, "message": "state expired", "data": {"reason": "expired"}}})
+        else:
+            step = dict(step)
+            if step.get("resultType") == "input_required" and "requestState" not in step:
+                step["requestState"] = str(i + 1)
+            result(id_, step)
     elif name == "late":
         def later():
             time.sleep(int(a.get("ms", 1000)) / 1000)

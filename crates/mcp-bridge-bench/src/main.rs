@@ -1,283 +1,821 @@
-//! `mcp-bridge-bench`: the bridge beside a direct connection, in one run.
+//! `mcp-bridge-bench`: the bridge measured beside a direct connection, in one
+//! run, so that the ratios compare figures of the same machine and moment.
 //!
-//! The same client loop talks once directly to `fast-upstream` as a
-//! 2026-07-28 client, and once to `mcp-bridge-vscode -- fast-upstream` as a
-//! 2025-11-25 client. It prints latency (p50, p99) of small requests, the
-//! throughput of 16 MiB results, a list of 2,000 tools, 256 requests in
-//! flight, the time to the first result, the bridge's RSS and its binary
-//! size, each with the ratio bridged/direct.
+//! The same client code talks to `fast-upstream` twice: directly, as a
+//! 2026-07-28 client (`server/discover` first, `_meta` on each request), and
+//! through `mcp-bridge-vscode -- fast-upstream`, as a 2025-11-25 client
+//! (`initialize`, `notifications/initialized`). It prints:
 //!
-//! Run `cargo build --release --workspace`, then
-//! `cargo run --release -p mcp-bridge-bench [-- --iterations N]`.
+//! - the latency (p50, p99) of sequential small `tools/call` and `tools/list`
+//!   round trips, the ratios bridged/direct, the median the bridge adds and
+//!   the CPU time the bridge spends per round trip;
+//! - the bridge's idle RSS and its binary size;
+//! - the throughput of a big `tools/call` result (16 MiB of text, and the
+//!   same text as `structuredContent`) and the bridge's peak RSS after it;
+//! - a `tools/list` of 2,000 tools, 256 requests in flight, and the time from
+//!   the start of the process to its first result.
+//!
+//! Run it with `cargo run --release -p mcp-bridge-bench`: started by cargo,
+//! it first builds the bridge and `fast-upstream` of the same profile (a
+//! no-op when they are up to date), so that it never measures a stale
+//! bridge. Otherwise (or with `--no-build`) it expects them next to its own
+//! executable: `cargo build --release --workspace`.
 
 use serde_json::{json, Value};
+use std::collections::{HashSet, VecDeque};
+use std::fmt::Display;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// One connection: a child process spoken to line by line.
-struct Peer {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    modern: bool,
-    next_id: u64,
-    line: String,
+type Result<T> = std::result::Result<T, String>;
+
+const USAGE: &str = "\
+usage: mcp-bridge-bench [--iterations N] [--bridge PATH] [--upstream PATH] [--no-build]
+
+  --iterations N    timed round trips per operation and side (default 5000)
+  --bridge PATH     the mcp-bridge-vscode to measure (default: next to this executable)
+  --upstream PATH   the fast-upstream to use (default: next to this executable)
+  --no-build        do not run `cargo build` first, even when started by cargo";
+
+/// The size of the text of the big result; the result line holds it twice.
+const BIG_BYTES: usize = 16 << 20;
+/// Timed big results per side, after one for warm-up.
+const BIG_ROUNDS: usize = 5;
+/// Samples are taken in blocks that alternate between the two sides, so
+/// that a drift of the machine (clock frequency, other load) falls on both.
+const BLOCK: usize = 500;
+/// How long a process is left alone before its RSS counts as idle.
+const SETTLE: Duration = Duration::from_secs(1);
+
+fn main() {
+    if let Err(message) = run() {
+        eprintln!("mcp-bridge-bench: {message}");
+        std::process::exit(1);
+    }
 }
 
-impl Peer {
-    fn spawn(program: &Path, args: &[&str], modern: bool) -> Peer {
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
-        let stdin = child.stdin.take().expect("stdin is piped");
-        let stdout = BufReader::with_capacity(1 << 20, child.stdout.take().expect("stdout is piped"));
-        Peer { child, stdin, stdout, modern, next_id: 0, line: String::new() }
+fn run() -> Result<()> {
+    let Some(options) = Options::parse(std::env::args().skip(1))? else {
+        println!("{USAGE}");
+        return Ok(());
+    };
+    let paths = Paths::locate(&options)?;
+    paths.describe();
+    let n = options.iterations;
+    let warmup = (n / 10).max(50);
+
+    let mut direct = Peer::start(Side::Direct, &paths, &[])?;
+    let mut bridged = Peer::start(Side::Bridged, &paths, &[])?;
+    std::thread::sleep(SETTLE);
+    let rss_initialized = bridged.status_kib("VmRSS");
+
+    // (1) and (2): latency of small round trips.
+    let echo = Operation::new("tools/call echo", "tools/call", json!({"name": "echo", "arguments": {"text": "hello"}}))
+        .with_check(|result| expect_text(result, "hello"));
+    let list =
+        Operation::new("tools/list (3 tools)", "tools/list", json!({})).with_check(|result| expect_tools(result, 3));
+    let mut rows = Vec::new();
+    for operation in [&echo, &list] {
+        rows.push(latency(&mut direct, &mut bridged, operation, n, warmup)?);
+    }
+    std::thread::sleep(SETTLE);
+    let rss_idle = bridged.status_kib("VmRSS");
+    print_latency(&rows, n, warmup);
+    println!();
+    println!("bridge memory and size");
+    println!("  {:<44} {:>10}", "idle RSS after initialize (VmRSS)", kib(rss_initialized));
+    println!("  {:<44} {:>10}", "idle RSS after the round trips (VmRSS)", kib(rss_idle));
+    println!("  {:<44} {:>10}", "threads", bridged.threads().map_or("?".into(), |t| t.to_string()));
+    println!("  {:<44} {:>10}", "binary size", kib(file_kib(&paths.bridge)));
+
+    // (3): throughput of big results, then the peak memory they cost.
+    let big = throughput(&mut direct, &mut bridged)?;
+    let rss_peak = bridged.status_kib("VmHWM");
+    std::thread::sleep(SETTLE);
+    let rss_after_big = bridged.status_kib("VmRSS");
+    println!();
+    print_throughput(&big);
+    println!("  {:<44} {:>10}", "bridge peak RSS after it (VmHWM)", kib(rss_peak));
+    println!("  {:<44} {:>10}", "bridge RSS 1 s later (VmRSS)", kib(rss_after_big));
+
+    // More shapes: a long list, a burst, the start.
+    println!();
+    println!("{:<44} {:>10} {:>10} {:>8}", "more (p50)", "direct", "bridged", "ratio");
+    let flight = in_flight(&mut direct, &mut bridged, 256, 20)?;
+    print_pair("256 requests in flight, ms", flight);
+    let notifications = direct.notifications + bridged.notifications;
+    drop_peer(direct);
+    drop_peer(bridged);
+    print_pair("tools/list of 2000 tools, ms", long_list(&paths, 2000, 20)?);
+    print_pair("start to first result, ms", startup(&paths, 10)?);
+    if notifications > 0 {
+        println!(
+            "note: {notifications} notifications came between requests and responses (their parse is in the timings)"
+        );
+    }
+    Ok(())
+}
+
+/// The command line.
+struct Options {
+    iterations: usize,
+    bridge: Option<PathBuf>,
+    upstream: Option<PathBuf>,
+    build: bool,
+}
+
+impl Options {
+    /// `None` for `--help`.
+    fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>> {
+        let mut options = Options { iterations: 5000, bridge: None, upstream: None, build: true };
+        while let Some(arg) = args.next() {
+            let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value\n{USAGE}"));
+            match arg.as_str() {
+                "--iterations" => {
+                    let text = value("--iterations")?;
+                    options.iterations = match text.parse() {
+                        Ok(n) if n > 0 => n,
+                        _ => return Err(format!("--iterations needs a positive number, not {text:?}")),
+                    };
+                }
+                "--bridge" => options.bridge = Some(value("--bridge")?.into()),
+                "--upstream" => options.upstream = Some(value("--upstream")?.into()),
+                "--no-build" => options.build = false,
+                "-h" | "--help" => return Ok(None),
+                other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+            }
+        }
+        Ok(Some(options))
+    }
+}
+
+/// The two executables the bench runs.
+struct Paths {
+    bridge: PathBuf,
+    upstream: PathBuf,
+}
+
+impl Paths {
+    /// The given paths, or the binaries next to this executable, built
+    /// first when cargo started the bench.
+    fn locate(options: &Options) -> Result<Paths> {
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+        let dir = exe.parent().ok_or("this executable has no directory")?.to_path_buf();
+        let sibling = |name: &str| dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+        let mut targets = Vec::new();
+        if options.bridge.is_none() {
+            targets.push(("mcp-bridge-vscode", "mcp-bridge-vscode"));
+        }
+        if options.upstream.is_none() {
+            targets.push(("mcp-bridge-bench", "fast-upstream"));
+        }
+        if options.build && !targets.is_empty() {
+            if let Ok(cargo) = std::env::var("CARGO") {
+                build(&cargo, &dir, &targets)?;
+            }
+        }
+        let paths = Paths {
+            bridge: options.bridge.clone().unwrap_or_else(|| sibling("mcp-bridge-vscode")),
+            upstream: options.upstream.clone().unwrap_or_else(|| sibling("fast-upstream")),
+        };
+        for path in [&paths.bridge, &paths.upstream] {
+            if !path.is_file() {
+                return Err(format!(
+                    "{} is missing: run `cargo build --release --workspace` first (or give --bridge and --upstream)",
+                    path.display()
+                ));
+            }
+        }
+        Ok(paths)
     }
 
-    /// The first exchange: `server/discover` directly, `initialize` through
-    /// the bridge.
-    fn open(&mut self) {
-        if self.modern {
-            self.request("server/discover", json!({}));
-        } else {
-            self.request(
-                "initialize",
-                json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}),
-            );
-            self.write(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    fn describe(&self) {
+        let age = |path: &Path| {
+            let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+            match modified.and_then(|m| m.elapsed().ok()) {
+                Some(age) => format!("built {} s ago", age.as_secs()),
+                None => "age unknown".into(),
+            }
+        };
+        println!("bridge:   {} ({})", self.bridge.display(), age(&self.bridge));
+        println!("upstream: {} ({})", self.upstream.display(), age(&self.upstream));
+        if self.bridge.parent().and_then(Path::file_name).is_some_and(|name| name == "debug") {
+            println!("warning: this is a debug build; its figures say little about the release");
         }
     }
+}
 
-    fn message(&mut self, method: &str, mut params: Value) -> (u64, Value) {
-        self.next_id += 1;
-        if self.modern {
+/// Builds the binaries `targets` (package, binary) in the profile whose
+/// output directory is `dir`, as `cargo run` leaves the bench in it.
+fn build(cargo: &str, dir: &Path, targets: &[(&str, &str)]) -> Result<()> {
+    let mut command = Command::new(cargo);
+    command.arg("build");
+    match dir.file_name().and_then(|name| name.to_str()) {
+        Some("debug") => {}
+        Some("release") => {
+            command.arg("--release");
+        }
+        Some(profile) => {
+            command.args(["--profile", profile]);
+        }
+        None => return Err(format!("cannot tell the cargo profile of {}", dir.display())),
+    }
+    if let Ok(manifest) = std::env::var("CARGO_MANIFEST_DIR") {
+        command.arg("--manifest-path").arg(Path::new(&manifest).join("Cargo.toml"));
+    }
+    for (package, binary) in targets {
+        command.args(["-p", package, "--bin", binary]);
+    }
+    eprintln!("mcp-bridge-bench: building {} first", targets.iter().map(|t| t.1).collect::<Vec<_>>().join(" and "));
+    let status = command.status().map_err(|e| format!("cannot run {cargo}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("cargo build failed ({status}); build by hand, or give --no-build"))
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Side {
+    /// `fast-upstream`, spoken to as a 2026-07-28 client.
+    Direct,
+    /// `mcp-bridge-vscode -- fast-upstream`, spoken to as a 2025-11-25 client.
+    Bridged,
+}
+
+/// A request prepared once: only the id changes between round trips, so
+/// that building it costs the client almost nothing inside the timing.
+struct Request {
+    method: String,
+    params: String,
+}
+
+impl Request {
+    /// Directly, `params._meta` carries what a 2026-07-28 client sends on
+    /// every request; through the bridge, the bridge adds it.
+    fn new(side: Side, method: &str, mut params: Value) -> Request {
+        if side == Side::Direct {
             params["_meta"] = json!({
                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",
                 "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
                 "io.modelcontextprotocol/clientCapabilities": {}
             });
         }
-        (self.next_id, json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}))
+        Request { method: Value::from(method).to_string(), params: params.to_string() }
     }
 
-    fn write(&mut self, message: &Value) {
-        let mut line = message.to_string().into_bytes();
-        line.push(b'\n');
-        self.stdin.write_all(&line).and_then(|()| self.stdin.flush()).expect("the peer reads its stdin");
+    fn line(&self, id: u64) -> Vec<u8> {
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":{},\"params\":{}}}\n", self.method, self.params)
+            .into_bytes()
+    }
+}
+
+/// The outcome of one round trip.
+struct Exchange {
+    /// From before the write of the request to the end of the response
+    /// line, before its parse: the client's JSON work is not in it.
+    elapsed: Duration,
+    /// The length of the response line.
+    bytes: usize,
+    result: Value,
+}
+
+/// One connection: a child process spoken to line by line.
+struct Peer {
+    side: Side,
+    child: Child,
+    /// `None` once closed, which is the child's end of input.
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    /// The last lines of the child's stderr, for error messages.
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    next_id: u64,
+    line: Vec<u8>,
+    /// Notifications read while waiting for responses (none are expected).
+    notifications: u64,
+}
+
+impl Peer {
+    /// Starts the side and opens the session: `server/discover` directly,
+    /// `initialize` and `notifications/initialized` through the bridge.
+    fn start(side: Side, paths: &Paths, upstream_args: &[&str]) -> Result<Peer> {
+        let mut command = match side {
+            Side::Direct => Command::new(&paths.upstream),
+            Side::Bridged => {
+                let mut command = Command::new(&paths.bridge);
+                command.arg("--").arg(&paths.upstream);
+                command
+            }
+        };
+        let program = match side {
+            Side::Direct => &paths.upstream,
+            Side::Bridged => &paths.bridge,
+        };
+        let mut child = command
+            .args(upstream_args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err("the pipes of the child are missing".into());
+        };
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let keep = Arc::clone(&tail);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(std::result::Result::ok) {
+                let mut tail = keep.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                if tail.len() == 20 {
+                    tail.pop_front();
+                }
+                tail.push_back(line);
+            }
+        });
+        let mut peer = Peer {
+            side,
+            child,
+            stdin: Some(stdin),
+            // Large enough that a big result is read in few calls.
+            stdout: BufReader::with_capacity(1 << 20, stdout),
+            stderr: tail,
+            next_id: 0,
+            line: Vec::new(),
+            notifications: 0,
+        };
+        peer.open()?;
+        Ok(peer)
     }
 
-    /// Reads lines until the response; returns the length of its line.
-    fn read_response(&mut self) -> usize {
+    fn open(&mut self) -> Result<()> {
+        match self.side {
+            Side::Direct => {
+                let result = self.exchange(&Request::new(self.side, "server/discover", json!({})))?.result;
+                if !result["supportedVersions"].as_array().is_some_and(|v| v.iter().any(|v| v == "2026-07-28")) {
+                    return Err(self.failure(format!("server/discover does not offer 2026-07-28: {result}")));
+                }
+            }
+            Side::Bridged => {
+                let params = json!({
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "bench", "version": "1"}
+                });
+                let result = self.exchange(&Request::new(self.side, "initialize", params))?.result;
+                if result["protocolVersion"] != "2025-11-25" {
+                    return Err(self.failure(format!("initialize did not agree on 2025-11-25: {result}")));
+                }
+                self.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn send(&mut self, line: &[u8]) -> Result<()> {
+        let written = match self.stdin.as_mut() {
+            Some(stdin) => stdin.write_all(line).and_then(|()| stdin.flush()),
+            None => return Err(self.failure("its stdin is closed")),
+        };
+        written.map_err(|e| self.failure(format!("cannot write to its stdin: {e}")))
+    }
+
+    /// Reads one line into `self.line`; returns its length.
+    fn read_line(&mut self) -> Result<usize> {
+        self.line.clear();
+        match self.stdout.read_until(b'\n', &mut self.line) {
+            Ok(0) => Err(self.failure("it closed its stdout")),
+            Ok(n) => Ok(n),
+            Err(e) => Err(self.failure(format!("cannot read its stdout: {e}"))),
+        }
+    }
+
+    /// Sends the request and waits for its response.
+    fn exchange(&mut self, request: &Request) -> Result<Exchange> {
+        self.next_id += 1;
+        let id = self.next_id;
+        let line = request.line(id);
+        let start = Instant::now();
+        self.send(&line)?;
         loop {
-            self.line.clear();
-            let n = self.stdout.read_line(&mut self.line).expect("the peer writes its stdout");
-            assert!(n > 0, "the peer closed its stdout");
-            let message: Value = serde_json::from_str(&self.line).expect("the peer writes JSON");
-            if message.get("id").is_some() {
-                assert!(
-                    message.get("result").is_some(),
-                    "the request failed: {}",
-                    &self.line[..self.line.len().min(300)]
-                );
-                return n;
+            let bytes = self.read_line()?;
+            let elapsed = start.elapsed();
+            if let Some(result) = self.response(id)? {
+                return Ok(Exchange { elapsed, bytes, result });
             }
         }
     }
 
-    fn request(&mut self, method: &str, params: Value) -> usize {
-        let (_, message) = self.message(method, params);
-        self.write(&message);
-        self.read_response()
+    /// The result in `self.line` if it is the response to `id`, `None` for
+    /// a notification, an error for anything else.
+    fn response(&mut self, id: u64) -> Result<Option<Value>> {
+        let message: Value = match serde_json::from_slice(&self.line) {
+            Ok(message) => message,
+            Err(e) => {
+                let excerpt = excerpt(&self.line);
+                return Err(self.failure(format!("it wrote a line that is not JSON ({e}): {excerpt}")));
+            }
+        };
+        let Value::Object(mut message) = message else {
+            let excerpt = excerpt(&self.line);
+            return Err(self.failure(format!("it wrote a message that is not an object: {excerpt}")));
+        };
+        match (message.get("id"), message.get("method")) {
+            (None, Some(_)) => {
+                self.notifications += 1;
+                return Ok(None);
+            }
+            (Some(got), None) if got.as_u64() == Some(id) => {}
+            _ => {
+                let excerpt = excerpt(&self.line);
+                return Err(self.failure(format!("waiting for the response to id {id}, it wrote: {excerpt}")));
+            }
+        }
+        if let Some(error) = message.get("error") {
+            return Err(self.failure(format!("request {id} failed: {error}")));
+        }
+        match message.remove("result") {
+            Some(result) => Ok(Some(result)),
+            None => {
+                let excerpt = excerpt(&self.line);
+                Err(self.failure(format!("a response without result or error: {excerpt}")))
+            }
+        }
     }
 
-    fn rss_kib(&self, field: &str) -> Option<u64> {
+    /// `message`, with the side, the exit status if the child ended, and
+    /// the end of its stderr.
+    fn failure(&mut self, message: impl Display) -> String {
+        let mut text = format!("{:?} side: {message}", self.side);
+        if let Ok(Some(status)) = self.child.try_wait() {
+            text.push_str(&format!("\n  the process ended: {status}"));
+        }
+        let tail = self.stderr.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !tail.is_empty() {
+            text.push_str("\n  the end of its stderr:");
+            for line in tail.iter() {
+                text.push_str("\n    ");
+                text.push_str(line);
+            }
+        }
+        text
+    }
+
+    /// A field of `/proc/<pid>/status` in KiB, such as `VmRSS` or `VmHWM`.
+    fn status_kib(&self, field: &str) -> Option<u64> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
-        let line = status.lines().find(|l| l.starts_with(field))?;
+        let line = status.lines().find(|line| line.strip_prefix(field).is_some_and(|rest| rest.starts_with(':')))?;
         line.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    fn threads(&self) -> Option<u64> {
+        self.status_kib("Threads")
+    }
+
+    /// The CPU time of all the process's threads so far, from
+    /// `/proc/<pid>/task/*/schedstat` (ns, unlike the 10 ms ticks of `stat`).
+    fn cpu(&self) -> Option<Duration> {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.child.id())).ok()?;
+        let mut total = 0u64;
+        for task in tasks {
+            let schedstat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+            total += schedstat.split_whitespace().next()?.parse::<u64>().ok()?;
+        }
+        Some(Duration::from_nanos(total))
+    }
+
+    /// Closes its stdin and waits for it to end, as a client that leaves
+    /// would; reports a process that does not end or ends with an error.
+    fn close(mut self) -> Option<String> {
+        self.stdin = None;
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < deadline {
+            match self.child.try_wait() {
+                Ok(Some(status)) if status.success() => return None,
+                Ok(Some(status)) => {
+                    return Some(format!("{:?} side ended with {status} at the end of its input", self.side))
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+                Err(e) => return Some(format!("{:?} side: cannot wait for it: {e}", self.side)),
+            }
+        }
+        Some(format!("{:?} side did not end within 3 s of the end of its input", self.side))
     }
 }
 
 impl Drop for Peer {
+    /// No child outlives the bench, whatever path it leaves by.
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+        }
         let _ = self.child.wait();
     }
 }
 
-fn percentile(samples: &mut [Duration], p: f64) -> Duration {
-    samples.sort();
-    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
-    samples.get(index).copied().unwrap_or_default()
+/// Closes the peer, printing a warning if it did not end cleanly.
+fn drop_peer(peer: Peer) {
+    if let Some(warning) = peer.close() {
+        println!("warning: {warning}");
+    }
+}
+
+/// The first 300 bytes of a line, for error messages.
+fn excerpt(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&line[..line.len().min(300)]);
+    let text = text.trim_end();
+    if line.len() > 300 {
+        format!("{text}… ({} bytes)", line.len())
+    } else {
+        text.to_owned()
+    }
+}
+
+/// A request timed on both sides, with a check of its first result on each.
+struct Operation {
+    name: &'static str,
+    method: &'static str,
+    params: Value,
+    check: fn(&Value) -> Result<()>,
+}
+
+impl Operation {
+    fn new(name: &'static str, method: &'static str, params: Value) -> Operation {
+        Operation { name, method, params, check: |_| Ok(()) }
+    }
+
+    fn with_check(self, check: fn(&Value) -> Result<()>) -> Operation {
+        Operation { check, ..self }
+    }
+
+    fn request(&self, side: Side) -> Request {
+        Request::new(side, self.method, self.params.clone())
+    }
+}
+
+fn expect_text(result: &Value, text: &str) -> Result<()> {
+    match result["content"][0]["text"].as_str() {
+        Some(got) if got == text => Ok(()),
+        _ => Err(format!("expected the text {text:?}, got {}", excerpt(result.to_string().as_bytes()))),
+    }
+}
+
+fn expect_tools(result: &Value, count: usize) -> Result<()> {
+    match result["tools"].as_array() {
+        Some(tools) if tools.len() == count => Ok(()),
+        _ => Err(format!("expected {count} tools, got {}", excerpt(result.to_string().as_bytes()))),
+    }
+}
+
+fn expect_big(result: &Value) -> Result<()> {
+    let content = result["content"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let lengths: Vec<usize> = content.iter().filter_map(|block| block["text"].as_str().map(str::len)).collect();
+    let structured = result["structuredContent"]["text"].as_str().map(str::len);
+    if lengths == [BIG_BYTES] && structured == Some(BIG_BYTES) {
+        Ok(())
+    } else {
+        Err(format!("expected one text of {BIG_BYTES} bytes and the same structuredContent, got text blocks of {lengths:?} bytes and structuredContent.text of {structured:?}"))
+    }
+}
+
+/// The figures of one operation.
+struct LatencyRow {
+    name: &'static str,
+    direct: Vec<Duration>,
+    bridged: Vec<Duration>,
+    /// The bridge's CPU time per round trip, warm-up included.
+    bridge_cpu: Option<Duration>,
+}
+
+/// `n` timed round trips per side after `warmup` untimed ones, in
+/// alternating blocks.
+fn latency(
+    direct: &mut Peer,
+    bridged: &mut Peer,
+    operation: &Operation,
+    n: usize,
+    warmup: usize,
+) -> Result<LatencyRow> {
+    let requests = [operation.request(Side::Direct), operation.request(Side::Bridged)];
+    let cpu_before = bridged.cpu();
+    for (peer, request) in [&mut *direct, &mut *bridged].into_iter().zip(&requests) {
+        let first = peer.exchange(request)?;
+        (operation.check)(&first.result).map_err(|e| format!("{:?} side, {}: {e}", peer.side, operation.name))?;
+        for _ in 0..warmup {
+            peer.exchange(request)?;
+        }
+    }
+    let mut samples = [Vec::with_capacity(n), Vec::with_capacity(n)];
+    while samples[1].len() < n {
+        for ((peer, request), samples) in [&mut *direct, &mut *bridged].into_iter().zip(&requests).zip(&mut samples) {
+            for _ in 0..BLOCK.min(n - samples.len()) {
+                samples.push(peer.exchange(request)?.elapsed);
+            }
+        }
+    }
+    let bridge_cpu = match (cpu_before, bridged.cpu()) {
+        (Some(before), Some(after)) => u32::try_from(n + warmup + 1).ok().map(|count| (after - before) / count),
+        _ => None,
+    };
+    let [direct, bridged] = samples;
+    Ok(LatencyRow { name: operation.name, direct, bridged, bridge_cpu })
+}
+
+/// The sample at rank `p` (nearest rank).
+fn percentile(samples: &[Duration], p: f64) -> Duration {
+    let mut sorted = samples.to_vec();
+    sorted.sort_unstable();
+    let rank = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len().max(1));
+    sorted.get(rank - 1).copied().unwrap_or_default()
 }
 
 fn micros(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
-fn time_requests(peer: &mut Peer, n: usize, method: &str, params: &Value) -> Vec<Duration> {
-    for _ in 0..n / 10 {
-        peer.request(method, params.clone());
-    }
-    (0..n)
-        .map(|_| {
-            let start = Instant::now();
-            peer.request(method, params.clone());
-            start.elapsed()
-        })
-        .collect()
+fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
 }
 
-struct Setup {
-    bridge: PathBuf,
-    upstream: PathBuf,
-}
-
-impl Setup {
-    fn direct(&self, args: &[&str]) -> Peer {
-        let mut peer = Peer::spawn(&self.upstream, args, true);
-        peer.open();
-        peer
-    }
-
-    fn bridged(&self, args: &[&str]) -> Peer {
-        let upstream = self.upstream.to_string_lossy().into_owned();
-        let mut all = vec!["--", upstream.as_str()];
-        all.extend_from_slice(args);
-        let mut peer = Peer::spawn(&self.bridge, &all, false);
-        peer.open();
-        peer
-    }
-}
-
-fn row(name: &str, unit: &str, direct: f64, bridged: f64) {
-    println!("{name:<34} {direct:>12.1} {bridged:>12.1} {:>8.2}  {unit}", bridged / direct);
-}
-
-fn latency(setup: &Setup, n: usize) {
-    let cases = [
-        ("tools/call echo", "tools/call", json!({"name": "echo", "arguments": {"text": "hello"}})),
-        ("tools/list (3 tools)", "tools/list", json!({})),
-    ];
-    for (name, method, params) in cases {
-        let mut direct = time_requests(&mut setup.direct(&[]), n, method, &params);
-        let mut bridged = time_requests(&mut setup.bridged(&[]), n, method, &params);
-        let (d50, b50) = (percentile(&mut direct, 0.5), percentile(&mut bridged, 0.5));
-        let (d99, b99) = (percentile(&mut direct, 0.99), percentile(&mut bridged, 0.99));
-        row(&format!("{name} p50"), "µs", micros(d50), micros(b50));
-        row(&format!("{name} p99"), "µs", micros(d99), micros(b99));
-        println!("{:<34} {:>12} {:>12.1}", format!("{name} added at p50"), "", micros(b50) - micros(d50));
-    }
-}
-
-/// MB/s of `rounds` results of `bytes` each; returns the bridge's peak RSS.
-fn throughput(setup: &Setup, bytes: usize, rounds: usize) -> Option<u64> {
-    let params = json!({"name": "big", "arguments": {"bytes": bytes}});
-    let mut rates = Vec::new();
-    let mut peak = None;
-    for bridged in [false, true] {
-        let mut peer = if bridged { setup.bridged(&[]) } else { setup.direct(&[]) };
-        peer.request("tools/call", params.clone());
-        let start = Instant::now();
-        let mut total = 0;
-        for _ in 0..rounds {
-            total += peer.request("tools/call", params.clone());
-        }
-        rates.push(total as f64 / start.elapsed().as_secs_f64() / 1e6);
-        if bridged {
-            peak = peer.rss_kib("VmHWM:");
-        }
-    }
-    row(&format!("tools/call result of {} MiB", bytes >> 20), "MB/s", rates[0], rates[1]);
-    peak
-}
-
-fn big_list(setup: &Setup, tools: usize, n: usize) {
-    let count = tools.to_string();
-    let args = ["--tools", count.as_str()];
-    let mut direct = time_requests(&mut setup.direct(&args), n, "tools/list", &json!({}));
-    let mut bridged = time_requests(&mut setup.bridged(&args), n, "tools/list", &json!({}));
-    row(
-        &format!("tools/list of {tools} tools p50"),
-        "ms",
-        micros(percentile(&mut direct, 0.5)) / 1e3,
-        micros(percentile(&mut bridged, 0.5)) / 1e3,
+fn print_latency(rows: &[LatencyRow], n: usize, warmup: usize) {
+    println!();
+    println!("latency of sequential round trips, µs ({n} timed per operation and side, after {warmup} for warm-up)");
+    println!(
+        "{:<22} {:>10} {:>10} {:>11} {:>11} {:>9} {:>9} {:>10} {:>10}",
+        "operation",
+        "direct p50",
+        "direct p99",
+        "bridged p50",
+        "bridged p99",
+        "ratio p50",
+        "ratio p99",
+        "added p50",
+        "bridge CPU"
     );
+    for row in rows {
+        let (d50, d99) = (micros(percentile(&row.direct, 0.5)), micros(percentile(&row.direct, 0.99)));
+        let (b50, b99) = (micros(percentile(&row.bridged, 0.5)), micros(percentile(&row.bridged, 0.99)));
+        let cpu = row.bridge_cpu.map_or("?".into(), |cpu| format!("{:.1}", micros(cpu)));
+        println!(
+            "{:<22} {d50:>10.1} {d99:>10.1} {b50:>11.1} {b99:>11.1} {:>9.2} {:>9.2} {:>10.1} {cpu:>10}",
+            row.name,
+            b50 / d50,
+            b99 / d99,
+            b50 - d50
+        );
+    }
+    println!("(bridge CPU: CPU time of the bridge process per round trip, all threads)");
 }
 
-/// Time to send 256 requests at once and read all the responses.
-fn concurrency(setup: &Setup, in_flight: usize, rounds: usize) {
-    let mut times = Vec::new();
-    for bridged in [false, true] {
-        let mut peer = if bridged { setup.bridged(&[]) } else { setup.direct(&[]) };
-        let mut samples = Vec::new();
-        for _ in 0..rounds {
+fn kib(value: Option<u64>) -> String {
+    value.map_or("?".into(), |kib| format!("{kib} KiB"))
+}
+
+fn file_kib(path: &Path) -> Option<u64> {
+    std::fs::metadata(path).ok().map(|m| m.len() / 1024)
+}
+
+/// Per side: the time and length of each timed big result.
+struct Throughput {
+    line_bytes: [usize; 2],
+    times: [Vec<Duration>; 2],
+}
+
+fn throughput(direct: &mut Peer, bridged: &mut Peer) -> Result<Throughput> {
+    let params = json!({"name": "big", "arguments": {"bytes": BIG_BYTES}});
+    let requests =
+        [Request::new(Side::Direct, "tools/call", params.clone()), Request::new(Side::Bridged, "tools/call", params)];
+    let mut line_bytes = [0; 2];
+    for ((peer, request), bytes) in [&mut *direct, &mut *bridged].into_iter().zip(&requests).zip(&mut line_bytes) {
+        let first = peer.exchange(request)?;
+        expect_big(&first.result).map_err(|e| format!("{:?} side, big: {e}", peer.side))?;
+        *bytes = first.bytes;
+    }
+    let mut times = [Vec::new(), Vec::new()];
+    for _ in 0..BIG_ROUNDS {
+        for ((peer, request), times) in [&mut *direct, &mut *bridged].into_iter().zip(&requests).zip(&mut times) {
+            times.push(peer.exchange(request)?.elapsed);
+        }
+    }
+    Ok(Throughput { line_bytes, times })
+}
+
+fn print_throughput(big: &Throughput) {
+    println!(
+        "throughput of a big tools/call result: {} MiB of text + the same as structuredContent, {BIG_ROUNDS} rounds",
+        BIG_BYTES >> 20
+    );
+    println!("{:<44} {:>10} {:>10} {:>8}", "", "direct", "bridged", "ratio");
+    let median = [percentile(&big.times[0], 0.5), percentile(&big.times[1], 0.5)];
+    let rate = |side: usize| big.line_bytes[side] as f64 / median[side].as_secs_f64() / 1e6;
+    println!("  {:<42} {:>10} {:>10}", "response line, bytes", big.line_bytes[0], big.line_bytes[1]);
+    println!(
+        "  {:<42} {:>10.1} {:>10.1} {:>8.2}",
+        "time per result p50, ms",
+        millis(median[0]),
+        millis(median[1]),
+        millis(median[1]) / millis(median[0])
+    );
+    println!("  {:<42} {:>10.1} {:>10.1} {:>8.2}", "throughput at p50, MB/s", rate(0), rate(1), rate(1) / rate(0));
+}
+
+fn print_pair(name: &str, [direct, bridged]: [f64; 2]) {
+    println!("  {name:<42} {direct:>10.2} {bridged:>10.2} {:>8.2}", bridged / direct);
+}
+
+/// The p50 time, in ms, to write `count` echo requests at once and read all
+/// the responses, in any order. A thread writes while this one reads, as a
+/// client with requests in flight does, so that no pipe fills.
+fn in_flight(direct: &mut Peer, bridged: &mut Peer, count: usize, rounds: usize) -> Result<[f64; 2]> {
+    let mut medians = [0.0; 2];
+    for (peer, median) in [direct, bridged].into_iter().zip(&mut medians) {
+        let request = Request::new(peer.side, "tools/call", json!({"name": "echo", "arguments": {"text": "x"}}));
+        let mut samples = Vec::with_capacity(rounds);
+        for round in 0..=rounds {
+            let first = peer.next_id + 1;
+            peer.next_id += count as u64;
+            let lines: Vec<Vec<u8>> = (first..=peer.next_id).map(|id| request.line(id)).collect();
             let start = Instant::now();
-            for _ in 0..in_flight {
-                let (_, message) = peer.message("tools/call", json!({"name": "echo", "arguments": {"text": "x"}}));
-                peer.write(&message);
+            burst(peer, &lines, first)?;
+            // Round 0 is the warm-up.
+            if round > 0 {
+                samples.push(start.elapsed());
             }
-            for _ in 0..in_flight {
-                peer.read_response();
+        }
+        *median = millis(percentile(&samples, 0.5));
+    }
+    Ok(medians)
+}
+
+fn burst(peer: &mut Peer, lines: &[Vec<u8>], first: u64) -> Result<()> {
+    let Some(stdin) = peer.stdin.as_mut() else { return Err(peer.failure("its stdin is closed")) };
+    let mut waiting: HashSet<u64> = (first..first + lines.len() as u64).collect();
+    let written = std::thread::scope(|scope| {
+        let writer =
+            scope.spawn(|| lines.iter().try_for_each(|line| stdin.write_all(line).and_then(|()| stdin.flush())));
+        let mut read = || -> Result<()> {
+            while !waiting.is_empty() {
+                peer.line.clear();
+                match peer.stdout.read_until(b'\n', &mut peer.line) {
+                    Ok(0) => return Err("it closed its stdout".into()),
+                    Ok(_) => {}
+                    Err(e) => return Err(format!("cannot read its stdout: {e}")),
+                }
+                let message: Value = serde_json::from_slice(&peer.line)
+                    .map_err(|e| format!("it wrote a line that is not JSON ({e}): {}", excerpt(&peer.line)))?;
+                let Some(id) = message.get("id").and_then(Value::as_u64) else { continue };
+                if message.get("result").is_none() || !waiting.remove(&id) {
+                    return Err(format!("an unexpected response: {}", excerpt(&peer.line)));
+                }
             }
+            Ok(())
+        };
+        let read = read();
+        let write = writer.join().unwrap_or_else(|_| Err(std::io::Error::other("the writer thread panicked")));
+        read.and(write.map_err(|e| format!("cannot write to its stdin: {e}")))
+    });
+    written.map_err(|e| peer.failure(e))
+}
+
+/// The p50 time, in ms, of a `tools/list` of `count` tools with nested
+/// schemas, on fresh processes started with `--tools`.
+fn long_list(paths: &Paths, count: usize, rounds: usize) -> Result<[f64; 2]> {
+    let tools = count.to_string();
+    let args = ["--tools", tools.as_str()];
+    let mut peers = [Peer::start(Side::Direct, paths, &args)?, Peer::start(Side::Bridged, paths, &args)?];
+    let requests =
+        [Request::new(Side::Direct, "tools/list", json!({})), Request::new(Side::Bridged, "tools/list", json!({}))];
+    for (peer, request) in peers.iter_mut().zip(&requests) {
+        let first = peer.exchange(request)?;
+        expect_tools(&first.result, count + 3).map_err(|e| format!("{:?} side, long list: {e}", peer.side))?;
+    }
+    let mut samples = [Vec::new(), Vec::new()];
+    for _ in 0..rounds {
+        for ((peer, request), samples) in peers.iter_mut().zip(&requests).zip(&mut samples) {
+            samples.push(peer.exchange(request)?.elapsed);
+        }
+    }
+    for peer in peers {
+        drop_peer(peer);
+    }
+    Ok([millis(percentile(&samples[0], 0.5)), millis(percentile(&samples[1], 0.5))])
+}
+
+/// The p50 time, in ms, from the spawn of the process to the result of
+/// its first exchange (discover directly; initialize, which waits for the
+/// upstream's discover, through the bridge).
+fn startup(paths: &Paths, rounds: usize) -> Result<[f64; 2]> {
+    let mut samples = [Vec::new(), Vec::new()];
+    for _ in 0..rounds {
+        for (side, samples) in [Side::Direct, Side::Bridged].into_iter().zip(&mut samples) {
+            let start = Instant::now();
+            let peer = Peer::start(side, paths, &[])?;
             samples.push(start.elapsed());
-        }
-        times.push(micros(percentile(&mut samples, 0.5)) / 1e3);
-    }
-    row(&format!("{in_flight} requests in flight, p50"), "ms", times[0], times[1]);
-}
-
-fn startup(setup: &Setup, rounds: usize) {
-    let mut times = Vec::new();
-    for bridged in [false, true] {
-        let mut samples: Vec<Duration> = (0..rounds)
-            .map(|_| {
-                let start = Instant::now();
-                let peer = if bridged { setup.bridged(&[]) } else { setup.direct(&[]) };
-                let elapsed = start.elapsed();
-                drop(peer);
-                elapsed
-            })
-            .collect();
-        times.push(micros(percentile(&mut samples, 0.5)) / 1e3);
-    }
-    row("start to discover/initialize result", "ms", times[0], times[1]);
-}
-
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let iterations = args
-        .iter()
-        .position(|a| a == "--iterations")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(5000);
-    let dir = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf)).unwrap_or_default();
-    let setup = Setup { bridge: dir.join("mcp-bridge-vscode"), upstream: dir.join("fast-upstream") };
-    for path in [&setup.bridge, &setup.upstream] {
-        if !path.exists() {
-            eprintln!("{} is missing: run `cargo build --release --workspace` first", path.display());
-            std::process::exit(2);
+            drop_peer(peer);
         }
     }
-    println!("{:<34} {:>12} {:>12} {:>8}", "measure", "direct", "bridged", "ratio");
-    latency(&setup, iterations);
-    big_list(&setup, 2000, 20);
-    concurrency(&setup, 256, 20);
-    startup(&setup, 10);
-    let peak = throughput(&setup, 16 << 20, 5);
-    let idle = {
-        let peer = setup.bridged(&[]);
-        std::thread::sleep(Duration::from_millis(500));
-        peer.rss_kib("VmRSS:")
-    };
-    println!("bridge idle RSS: {} KiB", idle.map_or("?".into(), |k| k.to_string()));
-    println!("bridge peak RSS after 16 MiB results: {} KiB", peak.map_or("?".into(), |k| k.to_string()));
-    let size = std::fs::metadata(&setup.bridge).map(|m| m.len()).unwrap_or(0);
-    println!("bridge binary size: {} KiB", size / 1024);
+    Ok([millis(percentile(&samples[0], 0.5)), millis(percentile(&samples[1], 0.5))])
 }

@@ -45,6 +45,9 @@ pub struct BridgeArgs {
     /// For tests: one time limit for every forwarded request, in ms.
     #[arg(long, hide = true, value_name = "MS")]
     pub test_request_timeout_ms: Option<u64>,
+    /// For tests: the time limit of the answers of one round of input requests, in ms.
+    #[arg(long, hide = true, value_name = "MS")]
+    pub test_input_timeout_ms: Option<u64>,
     /// For tests: the grace period of the end, in ms.
     #[arg(long, hide = true, value_name = "MS")]
     pub test_shutdown_grace_ms: Option<u64>,

@@ -1,9 +1,24 @@
 //! The demo server: a small MCP server of revision 2026-07-28, written with
 //! the official Rust SDK `rmcp`, that `check` runs when no upstream is
-//! given. Its tools are chosen to show the bridge's repairs: an array
-//! without `items` (R6), `items: false` with `prefixItems`, an outputSchema
-//! whose root is an array, structured results, and a slow tool with
-//! progress.
+//! given (`mcp-bridge-vscode demo-server`).
+//!
+//! It is deliberately imperfect for VS Code, so that `check` has repairs to
+//! show:
+//!
+//! - `tag_items` has array schemas without `items` (at the root of a
+//!   property and inside `anyOf`) and one with `items: false` after
+//!   `prefixItems` (in `$defs`): the items rule, R6;
+//! - `list_primes` has an `outputSchema` whose root is an array, and its
+//!   `structuredContent` is an array: the bridge removes the schema;
+//! - `add` and `list_primes` answer with `structuredContent` and an empty
+//!   `content`: the bridge adds the text mirror;
+//! - every result has the members of 2026-07-28 (`resultType`, and `ttlMs`
+//!   with `cacheScope` on lists and reads), which the bridge removes;
+//! - `slow_count` sends progress and can be cancelled.
+//!
+//! `rmcp` speaks 2026-07-28 on stdio as it is: it answers `server/discover`
+//! from [`ServerHandler::get_info`], checks the `_meta` of each request,
+//! and adds `resultType` and the caching hints itself.
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, CompletionInfo,
@@ -11,20 +26,52 @@ use rmcp::model::{
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ProgressNotificationParam, Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, Reference, Resource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
-    ServerConfig, Tool,
+    ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, ServerInitializeError};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
 
-/// The names the prompt completes.
+/// The names the prompt `greet` completes.
 const NAMES: [&str; 4] = ["Ada", "Alan", "Grace", "Linus"];
+/// The items of the template `demo://items/{id}`: id and text.
+const ITEMS: [(&str, &str); 3] = [("1", "The first item."), ("2", "The second item."), ("3", "The third item.")];
+const README_URI: &str = "demo://readme";
+const ITEM_TEMPLATE: &str = "demo://items/{id}";
+const ITEM_PREFIX: &str = "demo://items/";
+const README: &str = "mcp-bridge demo server\n\n\
+    A server of MCP revision 2026-07-28 that ships inside mcp-bridge-vscode. \
+    `mcp-bridge-vscode check` runs it behind the bridge to show what VS Code \
+    (MCP 2025-11-25) sees of such a server, and which repairs the bridge makes.\n";
+/// The largest `limit` of `list_primes`.
+const MAX_PRIME_LIMIT: u64 = 100_000;
+/// The bounds of `slow_count`.
+const MAX_STEPS: u64 = 1000;
+const MAX_DELAY_MS: u64 = 60_000;
 
-/// Serves one client on stdin/stdout until the input ends.
+/// Serves one client on stdin and stdout until the input ends.
 pub async fn serve_stdio() -> std::io::Result<()> {
-    let service = Demo.serve(rmcp::transport::stdio()).await.map_err(std::io::Error::other)?;
+    // The pipe driver of Tokio where stdin and stdout are pipes, as the
+    // bridge starts its upstream; the blocking handles otherwise.
+    let (read, write) = rmcp::transport::stdio_pipes();
+    serve(read, write).await
+}
+
+/// Serves one client on `read` and `write` until `read` ends.
+async fn serve<R, W>(read: R, write: W) -> std::io::Result<()>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let service = match Demo.serve((read, write)).await {
+        Ok(service) => service,
+        // The input ended before any request: nothing to serve.
+        Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(err) => return Err(std::io::Error::other(err)),
+    };
     service.waiting().await.map_err(std::io::Error::other)?;
     Ok(())
 }
@@ -32,6 +79,8 @@ pub async fn serve_stdio() -> std::io::Result<()> {
 #[derive(Clone, Copy)]
 struct Demo;
 
+/// A hand-written schema: the macros of `rmcp` could not write the broken
+/// ones, and the demo needs them broken.
 fn schema(value: Value) -> Arc<JsonObject> {
     match value {
         Value::Object(map) => Arc::new(map),
@@ -40,14 +89,27 @@ fn schema(value: Value) -> Arc<JsonObject> {
 }
 
 fn tools() -> Vec<Tool> {
+    let pure = ToolAnnotations::new().read_only(true).idempotent(true).open_world(false);
     vec![
         Tool::new(
             "add",
-            "Add two numbers; the result is structured.",
-            schema(json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]})),
+            "Add two numbers; the result is structured ({\"sum\": ...}).",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "a": {"type": "number", "description": "The first number"},
+                    "b": {"type": "number", "description": "The second number"}
+                },
+                "required": ["a", "b"]
+            })),
         )
         .with_title("Add")
-        .with_raw_output_schema(schema(json!({"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]}))),
+        .with_annotations(pure.clone())
+        .with_raw_output_schema(schema(json!({
+            "type": "object",
+            "properties": {"sum": {"type": "number"}},
+            "required": ["sum"]
+        }))),
         Tool::new(
             "tag_items",
             "Tag items. Its schema has arrays that the Copilot extension refuses.",
@@ -55,52 +117,127 @@ fn tools() -> Vec<Tool> {
                 "type": "object",
                 "properties": {
                     "tags": {"type": "array", "description": "Tags, without an items schema"},
+                    "labels": {
+                        "description": "Labels: a list (without an items schema) or one string",
+                        "anyOf": [{"type": "array"}, {"type": "string"}]
+                    },
                     "pair": {"$ref": "#/$defs/pair"}
                 },
-                "$defs": {"pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}], "items": false}}
+                "$defs": {
+                    "pair": {
+                        "type": "array",
+                        "description": "A name and a weight, and nothing after them",
+                        "prefixItems": [{"type": "string"}, {"type": "number"}],
+                        "items": false
+                    }
+                }
             })),
         )
-        .with_title("Tag items"),
+        .with_title("Tag items")
+        .with_annotations(pure.clone()),
         Tool::new(
             "list_primes",
-            "The primes up to a limit, as an array.",
-            schema(json!({"type": "object", "properties": {"limit": {"type": "integer", "minimum": 2}}, "required": ["limit"]})),
+            "The primes up to a limit; the structured result is an array.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "limit": {"type": "integer", "minimum": 0, "maximum": MAX_PRIME_LIMIT, "description": "The largest number to test"}
+                },
+                "required": ["limit"]
+            })),
         )
+        .with_title("List primes")
+        .with_annotations(pure)
         .with_raw_output_schema(schema(json!({"type": "array", "items": {"type": "integer"}}))),
         Tool::new(
             "slow_count",
-            "Count slowly and report progress; it can be canceled.",
-            schema(json!({"type": "object", "properties": {"steps": {"type": "integer"}, "delay_ms": {"type": "integer"}}})),
-        ),
+            "Count slowly and report progress at each step; it can be cancelled.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "steps": {"type": "integer", "minimum": 1, "maximum": MAX_STEPS, "default": 5, "description": "How many steps"},
+                    "delay_ms": {"type": "integer", "minimum": 0, "maximum": MAX_DELAY_MS, "default": 200, "description": "The wait before each step, in milliseconds"}
+                }
+            })),
+        )
+        .with_title("Slow count")
+        .with_annotations(ToolAnnotations::new().read_only(true).open_world(false)),
     ]
 }
 
-fn number(args: Option<&JsonObject>, name: &str, default: f64) -> f64 {
-    args.and_then(|a| a.get(name)).and_then(Value::as_f64).unwrap_or(default)
+/// A tool error the model can read and correct.
+fn tool_error(text: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text.into())])
+}
+
+/// A structured result with an empty `content`, as a 2026-07-28 server may
+/// send: the bridge adds the text mirror that VS Code's model reads.
+fn structured(value: Value) -> CallToolResult {
+    let mut result = CallToolResult::structured(value);
+    result.content.clear();
+    result
+}
+
+fn number(args: Option<&JsonObject>, name: &str) -> Result<f64, CallToolResult> {
+    match args.and_then(|a| a.get(name)) {
+        Some(value) => value.as_f64().ok_or_else(|| tool_error(format!("`{name}` must be a number"))),
+        None => Err(tool_error(format!("`{name}` is required"))),
+    }
+}
+
+/// An integer argument within `0..=max`, or `default` when it is absent.
+fn integer(args: Option<&JsonObject>, name: &str, default: Option<u64>, max: u64) -> Result<u64, CallToolResult> {
+    let value = match (args.and_then(|a| a.get(name)), default) {
+        (Some(value), _) => value.as_u64(),
+        (None, Some(default)) => Some(default),
+        (None, None) => return Err(tool_error(format!("`{name}` is required"))),
+    };
+    value.filter(|v| *v <= max).ok_or_else(|| tool_error(format!("`{name}` must be an integer from 0 to {max}")))
 }
 
 fn primes(limit: u64) -> Vec<u64> {
-    (2..=limit.min(100_000)).filter(|n| (2..).take_while(|d| d * d <= *n).all(|d| n % d != 0)).collect()
+    (2..=limit).filter(|n| (2..).take_while(|d| d * d <= *n).all(|d| n % d != 0)).collect()
 }
 
 impl Demo {
-    async fn slow_count(&self, args: Option<&JsonObject>, context: RequestContext<RoleServer>) -> CallToolResult {
-        let steps = number(args, "steps", 5.0).clamp(1.0, 1000.0) as u32;
-        let delay = Duration::from_millis(number(args, "delay_ms", 200.0).clamp(0.0, 60_000.0) as u64);
+    async fn slow_count(
+        &self,
+        args: Option<&JsonObject>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, CallToolResult> {
+        let steps = integer(args, "steps", Some(5), MAX_STEPS)?.max(1);
+        let delay = Duration::from_millis(integer(args, "delay_ms", Some(200), MAX_DELAY_MS)?);
         let token = context.meta.get_progress_token();
         for step in 1..=steps {
             tokio::select! {
-                _ = context.ct.cancelled() => return CallToolResult::error(vec![ContentBlock::text("canceled")]),
+                // rmcp drops the answer of a cancelled request; this one
+                // only ends the work.
+                _ = context.ct.cancelled() => return Err(tool_error("cancelled")),
                 _ = tokio::time::sleep(delay) => {}
             }
             if let Some(token) = token.clone() {
-                let progress = ProgressNotificationParam::new(token, f64::from(step))
-                    .with_total(f64::from(steps))
+                let progress = ProgressNotificationParam::new(token, step as f64)
+                    .with_total(steps as f64)
                     .with_message(format!("step {step} of {steps}"));
                 let _ = context.peer.notify_progress(progress).await;
             }
         }
-        CallToolResult::success(vec![ContentBlock::text(format!("counted to {steps}"))])
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!("counted to {steps}"))]))
+    }
+
+    async fn call(&self, request: &CallToolRequestParams, context: RequestContext<RoleServer>) -> Option<CallToolResult> {
+        let args = request.arguments.as_ref();
+        let result = match request.name.as_ref() {
+            "add" => (|| Ok(structured(json!({"sum": number(args, "a")? + number(args, "b")?}))))(),
+            "tag_items" => {
+                let tags = args.and_then(|a| a.get("tags")).cloned().unwrap_or(json!([]));
+                Ok(CallToolResult::success(vec![ContentBlock::text(format!("tagged with {tags}"))]))
+            }
+            "list_primes" => integer(args, "limit", None, MAX_PRIME_LIMIT).map(|limit| structured(json!(primes(limit)))),
+            "slow_count" => self.slow_count(args, context).await,
+            _ => return None,
+        };
+        Some(result.unwrap_or_else(|error| error))
     }
 }
 
@@ -115,7 +252,11 @@ impl ServerHandler for Demo {
         let mut info = ServerConfig::new(capabilities);
         info.server_info =
             Implementation::new("mcp-bridge-demo", env!("CARGO_PKG_VERSION")).with_title("mcp-bridge demo server");
-        info.instructions = Some("A demo server of revision 2026-07-28 that ships with mcp-bridge.".into());
+        info.instructions = Some(
+            "A demo server of revision 2026-07-28 that ships with mcp-bridge. \
+             Try `add`, `list_primes` and `slow_count`; `tag_items` shows the schema repairs."
+                .into(),
+        );
         info
     }
 
@@ -132,18 +273,10 @@ impl ServerHandler for Demo {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let args = request.arguments.as_ref();
-        let result = match request.name.as_ref() {
-            "add" => CallToolResult::structured(json!({"sum": number(args, "a", 0.0) + number(args, "b", 0.0)})),
-            "tag_items" => {
-                let tags = args.and_then(|a| a.get("tags")).cloned().unwrap_or(json!([]));
-                CallToolResult::success(vec![ContentBlock::text(format!("tagged with {tags}"))])
-            }
-            "list_primes" => CallToolResult::structured(json!(primes(number(args, "limit", 10.0) as u64))),
-            "slow_count" => self.slow_count(args, context).await,
-            other => return Err(McpError::invalid_params(format!("no tool named {other}"), None)),
-        };
-        Ok(result.into())
+        match self.call(&request, context).await {
+            Some(result) => Ok(result.into()),
+            None => Err(McpError::invalid_params(format!("no tool named {}", request.name), None)),
+        }
     }
 
     async fn list_prompts(
@@ -151,12 +284,9 @@ impl ServerHandler for Demo {
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        let argument = PromptArgument::new("name").with_description("Who to greet").with_required(true);
-        Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
-            "greet",
-            Some("Greet someone by name"),
-            Some(vec![argument]),
-        )]))
+        let argument = PromptArgument::new("name").with_description("Who to greet (completes)").with_required(true);
+        let greet = Prompt::new("greet", Some("Greet someone by name"), Some(vec![argument])).with_title("Greet");
+        Ok(ListPromptsResult::with_all_items(vec![greet]))
     }
 
     async fn get_prompt(
@@ -164,14 +294,15 @@ impl ServerHandler for Demo {
         request: GetPromptRequestParams,
         _: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        let name = request
-            .arguments
-            .as_ref()
-            .and_then(|a| a.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or("world")
-            .to_owned();
-        Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, format!("Hello, {name}!"))]).into())
+        if request.name != "greet" {
+            return Err(McpError::invalid_params(format!("no prompt named {}", request.name), None));
+        }
+        let name = request.arguments.as_ref().and_then(|a| a.get("name")).and_then(Value::as_str);
+        let Some(name) = name.filter(|n| !n.is_empty()) else {
+            return Err(McpError::invalid_params("the prompt greet needs the argument name", None));
+        };
+        let message = PromptMessage::new_text(Role::User, format!("Say hello to {name}, in one friendly sentence."));
+        Ok(GetPromptResult::new(vec![message]).with_description(format!("Greet {name}")).into())
     }
 
     async fn list_resources(
@@ -179,7 +310,11 @@ impl ServerHandler for Demo {
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        let readme = Resource::new("demo://readme", "readme").with_mime_type("text/plain");
+        let readme = Resource::new(README_URI, "readme")
+            .with_title("Read me")
+            .with_description("What this demo server is for")
+            .with_mime_type("text/plain")
+            .with_size(README.len() as u64);
         Ok(ListResourcesResult::with_all_items(vec![readme]))
     }
 
@@ -188,7 +323,10 @@ impl ServerHandler for Demo {
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        let template = ResourceTemplate::new("demo://items/{id}", "item").with_mime_type("text/plain");
+        let template = ResourceTemplate::new(ITEM_TEMPLATE, "item")
+            .with_title("Item")
+            .with_description("One item by its id (the id completes)")
+            .with_mime_type("text/plain");
         Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
     }
 
@@ -197,14 +335,23 @@ impl ServerHandler for Demo {
         request: ReadResourceRequestParams,
         _: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let text = match request.uri.as_str() {
-            "demo://readme" => "This server shows what mcp-bridge repairs for VS Code.".to_owned(),
-            uri => match uri.strip_prefix("demo://items/") {
-                Some(id) => format!("Item {id}"),
-                None => return Err(McpError::invalid_params(format!("no resource {uri}"), None)),
-            },
+        let text = if request.uri == README_URI {
+            Some(README)
+        } else {
+            request
+                .uri
+                .strip_prefix(ITEM_PREFIX)
+                .and_then(|id| ITEMS.iter().find(|(item, _)| *item == id))
+                .map(|(_, text)| *text)
         };
-        Ok(ReadResourceResult::new(vec![ResourceContents::text(text, request.uri)]).into())
+        let Some(text) = text else {
+            return Err(McpError::resource_not_found(
+                format!("no resource {}", request.uri),
+                Some(json!({"uri": request.uri})),
+            ));
+        };
+        let contents = ResourceContents::text(text, request.uri).with_mime_type("text/plain");
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
     async fn complete(
@@ -212,11 +359,95 @@ impl ServerHandler for Demo {
         request: CompleteRequestParams,
         _: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        let value = request.argument.value.as_str();
-        let values: Vec<String> = match &request.r#ref {
-            Reference::Prompt(_) => NAMES.iter().filter(|n| n.starts_with(value)).map(|n| n.to_string()).collect(),
-            _ => (1..=3).map(|i| i.to_string()).filter(|i| i.starts_with(value)).collect(),
+        let argument = &request.argument;
+        let candidates: Vec<&str> = match &request.r#ref {
+            Reference::Prompt(prompt) if prompt.name == "greet" && argument.name == "name" => NAMES.to_vec(),
+            Reference::Resource(template) if template.uri == ITEM_TEMPLATE && argument.name == "id" => {
+                ITEMS.iter().map(|(id, _)| *id).collect()
+            }
+            _ => Vec::new(),
         };
-        Ok(CompleteResult::new(CompletionInfo::new(values).unwrap_or_default()))
+        let prefix = argument.value.to_lowercase();
+        let values =
+            candidates.into_iter().filter(|c| c.to_lowercase().starts_with(&prefix)).map(str::to_owned).collect();
+        Ok(CompleteResult::new(CompletionInfo::with_all_values(values).unwrap_or_default()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
+
+    /// A raw client of revision 2026-07-28 on an in-memory pipe.
+    struct Wire {
+        lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
+        write: WriteHalf<DuplexStream>,
+        server: tokio::task::JoinHandle<std::io::Result<()>>,
+    }
+
+    fn meta() -> Value {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}
+        })
+    }
+
+    impl Wire {
+        fn start() -> Self {
+            let (client, server) = tokio::io::duplex(1 << 16);
+            let (server_read, server_write) = tokio::io::split(server);
+            let server = tokio::spawn(serve(server_read, server_write));
+            let (read, write) = tokio::io::split(client);
+            Wire { lines: BufReader::new(read).lines(), write, server }
+        }
+
+        async fn send(&mut self, message: Value) {
+            let mut line = message.to_string().into_bytes();
+            line.push(b'\n');
+            self.write.write_all(&line).await.expect("the server reads");
+        }
+
+        async fn recv(&mut self) -> Value {
+            let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
+                .await
+                .expect("a line within 10 s")
+                .expect("the server writes")
+                .expect("the server's output is open");
+            eprintln!("<- {line}");
+            serde_json::from_str(&line).expect("a JSON line")
+        }
+
+        /// Sends a request with the inline `_meta` of 2026-07-28 and returns
+        /// the whole answer.
+        async fn request(&mut self, id: u64, method: &str, mut params: Value) -> Value {
+            params["_meta"] = meta();
+            self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+            self.recv().await
+        }
+    }
+
+    #[tokio::test]
+    async fn dump() {
+        let mut wire = Wire::start();
+        wire.request(1, "server/discover", json!({})).await;
+        wire.request(2, "tools/list", json!({})).await;
+        wire.request(3, "tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3}})).await;
+        wire.request(4, "tools/call", json!({"name": "list_primes", "arguments": {"limit": 12}})).await;
+        wire.request(5, "tools/call", json!({"name": "add", "arguments": {"a": 2}})).await;
+        wire.request(6, "prompts/list", json!({})).await;
+        wire.request(7, "prompts/get", json!({"name": "greet", "arguments": {"name": "Ada"}})).await;
+        wire.request(8, "completion/complete", json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": "a"}})).await;
+        wire.request(9, "completion/complete", json!({"ref": {"type": "ref/resource", "uri": "demo://items/{id}"}, "argument": {"name": "id", "value": ""}})).await;
+        wire.request(10, "resources/list", json!({})).await;
+        wire.request(11, "resources/templates/list", json!({})).await;
+        wire.request(12, "resources/read", json!({"uri": "demo://items/2"})).await;
+        wire.request(13, "resources/read", json!({"uri": "demo://items/9"})).await;
+        wire.send(json!({"jsonrpc": "2.0", "id": 14, "method": "tools/list", "params": {}})).await;
+        wire.recv().await;
+        drop(wire.write);
+        drop(wire.lines);
+        wire.server.await.unwrap().unwrap();
     }
 }

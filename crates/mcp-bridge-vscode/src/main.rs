@@ -115,6 +115,9 @@ fn config(args: &BridgeArgs) -> Result<Config, String> {
         let limit = Duration::from_millis(ms);
         (timeouts.list, timeouts.first_round, timeouts.later_round, timeouts.call) = (limit, limit, limit, limit);
     }
+    if let Some(ms) = args.test_input_timeout_ms {
+        timeouts.input = Duration::from_millis(ms);
+    }
     if let Some(ms) = args.test_shutdown_grace_ms {
         timeouts.shutdown_grace = Duration::from_millis(ms);
     }

@@ -504,9 +504,9 @@ fn an_input_required_result_never_reaches_the_client() {
         response["error"],
         bridge_error(
             -32603,
-            "The bridge cannot give the input that the upstream server asked for.",
-            "hook_failed",
-            None
+            "The upstream server asked for input that the client did not declare.",
+            "undeclared_input_request",
+            Some("input request 'q': the client did not declare roots")
         )
     );
     bridge.assert_alive();

@@ -14,11 +14,13 @@
 //     "initialize": {"ok": true, "protocolVersion", "serverVersion", "serverCapabilities",
 //                    "instructions", "wire": <the raw initialize result>}
 //                 | {"ok": false, "error": {code, message, data}, "sdkError": "..."},
-//     "steps": {"<step name>": {"ok": true, "result": <as the SDK parsed it>, "wire": <raw result>}
-//                            | {"ok": false, "error": {code, message, data}, "sdkError": "...", "wire": <raw result or null>}},
+//     "steps": {"<step name>": {"ok": true, "answered": true, "result": <as the SDK parsed it>, "wire": <raw result>}
+//                            | {"ok": false, "answered": <did the bridge send a response>, "error": {code, message, data},
+//                               "sdkError": "...", "wire": <raw result, when the SDK refused one, or null>}},
 //     "notifications": [<every notification from the bridge, raw, in order>],
 //     "clientRequests": [<every request from the bridge (elicitation, sampling, roots), raw>],
 //     "received": [<every message from the bridge, raw, in order>],
+//     "sent": [<every message of the client to the bridge, in order>],
 //     "bridgeExit": {"code": <int|null>, "signal": <string|null>} | null,
 //     "driverError": null | "<text>"
 //   }
@@ -41,8 +43,7 @@ import {
     CreateMessageRequestSchema,
     ElicitRequestSchema,
     ListRootsRequestSchema,
-    McpError,
-    ProgressNotificationSchema
+    McpError
 } from '@modelcontextprotocol/sdk/types.js';
 
 const STEP_TIMEOUT_MS = 20_000;
@@ -158,7 +159,6 @@ const SCENARIOS = {
     /** Cancel a slow call after its first progress; then the bridge still serves. */
     cancel: async (t) => {
         const controller = new AbortController();
-        t.onProgress = () => controller.abort('the test cancels');
         await t.step('slow cancelled', 'tools/call', () =>
             t.client.callTool({ name: 'slow', arguments: { seconds: 30, steps: 30 } }, undefined, {
                 signal: controller.signal,
@@ -166,7 +166,8 @@ const SCENARIOS = {
                 timeout: STEP_TIMEOUT_MS
             })
         );
-        // A canceled request gets no response: wait a little for a wrong one.
+        // A canceled request gets no response: wait a little for a wrong one
+        // (it would be in "received").
         await new Promise((resolve) => setTimeout(resolve, 500));
         await t.step('tools/call echo', 'tools/call', () => t.client.callTool({ name: 'echo', arguments: { text: 'still here' } }));
     }
@@ -194,6 +195,7 @@ async function main() {
         notifications: [],
         clientRequests: [],
         received: [],
+        sent: [],
         bridgeExit: null,
         driverError: null
     };
@@ -210,16 +212,21 @@ async function main() {
         client,
         transport,
         answers: { elicitation: { action: 'decline' }, roots: { roots: [] } },
-        onProgress: null,
         async step(name, method, fn) {
             const from = transport.sent.length;
             try {
                 const result = await fn();
                 const raw = transport.responseTo(method, from);
-                out.steps[name] = { ok: true, result, wire: raw?.result ?? null };
+                out.steps[name] = { ok: true, answered: raw !== null, result, wire: raw?.result ?? null };
             } catch (error) {
                 const raw = transport.responseTo(method, from);
-                out.steps[name] = { ok: false, error: errorObject(raw, error), sdkError: String(error?.message ?? error), wire: raw?.result ?? null };
+                out.steps[name] = {
+                    ok: false,
+                    answered: raw !== null,
+                    error: errorObject(raw, error),
+                    sdkError: String(error?.message ?? error),
+                    wire: raw?.result ?? null
+                };
             }
         }
     };
@@ -228,9 +235,6 @@ async function main() {
     client.setRequestHandler(CreateMessageRequestSchema, async () => {
         // VS Code refuses a sampling request it cannot serve with -32000.
         throw new McpError(-32000, 'The client refuses sampling in this scenario.');
-    });
-    client.setNotificationHandler(ProgressNotificationSchema, async (notification) => {
-        t.onProgress?.(notification);
     });
     client.fallbackNotificationHandler = async () => {};
 
@@ -275,6 +279,7 @@ async function finish(out, transport, client) {
     await Promise.race([transport.exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
     out.bridgeExit = transport.exit;
     out.received = transport.received;
+    out.sent = transport.sent;
     out.notifications = transport.received.filter((m) => m.method !== undefined && m.id === undefined);
     out.clientRequests = transport.received.filter((m) => m.method !== undefined && m.id !== undefined);
     process.stdout.write(JSON.stringify(out) + '\n');

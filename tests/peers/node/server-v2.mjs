@@ -167,7 +167,7 @@ function build() {
 
     server.registerTool(
         'fail',
-        { description: 'Fail with a JSON-RPC error.', inputSchema: z.object({ code: z.number().int(), message: z.string() }) },
+        { description: 'Fail with the given code and message.', inputSchema: z.object({ code: z.number().int(), message: z.string() }) },
         async ({ message }) => {
             throw new Error(message);
         }

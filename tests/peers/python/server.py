@@ -93,7 +93,6 @@ from mcp_types import (
     Completion,
     PromptReference,
     ResourceTemplateReference,
-    TextContent,
 )
 from pydantic import BaseModel
 
@@ -158,7 +157,7 @@ async def slow(seconds: float, ctx: Context, steps: int = 2) -> str:
     return f"slept {seconds:g} s"
 
 
-@mcp.tool(description="Fail with a JSON-RPC error.", structured_output=False)
+@mcp.tool(description="Fail with the given code and message.", structured_output=False)
 def fail(code: int, message: str) -> str:
     raise MCPError(code=code, message=message, data={"peer": "python"})
 

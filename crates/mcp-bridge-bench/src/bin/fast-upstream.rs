@@ -7,12 +7,14 @@
 //! `fast-upstream [--tools N]`
 //!
 //! - `server/discover`: revision 2026-07-28, capability `tools`.
-//! - `tools/list`: the tools `echo` and `big`; with `--tools N`, N more tools
-//!   with nested schemas, to measure the bridge's walk of large lists.
+//! - `tools/list`: the small tools `echo`, `big` and `noop`; with
+//!   `--tools N`, N more tools with nested schemas, to measure the bridge's
+//!   walk of large lists.
 //! - `tools/call`: `echo` returns `arguments.text` as one text block; `big`
 //!   returns `arguments.bytes` bytes of text in `content` and the same text
 //!   in `structuredContent` (`{"text": ...}`), so a result has both halves
-//!   the bridge looks at; any other tool is a `-32602` error.
+//!   the bridge looks at; `noop` returns no content; any other tool is a
+//!   `-32602` error.
 //! - any other request: `{"resultType":"complete"}`.
 //!
 //! Each response is one line, flushed at once: a client that waits for it
@@ -87,7 +89,7 @@ fn discover() -> Value {
     })
 }
 
-/// `echo` and `big`, then `extra` tools with nested schemas (arrays of
+/// `echo`, `big` and `noop`, then `extra` tools with nested schemas (arrays of
 /// objects, `anyOf`), the shapes a bridge has to walk.
 fn tools_list(extra: usize) -> Value {
     let mut tools = vec![
@@ -101,6 +103,7 @@ fn tools_list(extra: usize) -> Value {
             "description": "Returns arguments.bytes bytes of text, as content and as structuredContent.",
             "inputSchema": {"type": "object", "properties": {"bytes": {"type": "integer"}}, "required": ["bytes"]}
         }),
+        json!({"name": "noop", "description": "Returns no content.", "inputSchema": {"type": "object"}}),
     ];
     tools.extend((0..extra).map(|i| {
         json!({
@@ -145,6 +148,7 @@ fn call(id: &Value, params: &Value) -> Value {
                 }),
             )
         }
+        Some("noop") => result(id, json!({"resultType": "complete", "content": []})),
         other => error(id, &format!("unknown tool {other:?}")),
     }
 }

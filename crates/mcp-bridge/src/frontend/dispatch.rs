@@ -5,6 +5,7 @@ use super::level::parse_set_level;
 use super::state::{Phase, Shared};
 use super::{forward, initialize};
 use crate::framing::{self, Decoded, Frame, MAX_DEPTH};
+use crate::input::questions::Answer;
 use crate::jsonrpc::{self, BridgeError, Cause, Id, Message};
 use crate::translate::params::FORWARDED_METHODS;
 use crate::upstream::lock;
@@ -19,7 +20,7 @@ pub async fn frame(shared: &Arc<Shared>, frame: &Frame) {
     match decoded {
         Decoded::Message(Message::Request { id, method, params }) => request(shared, id, &method, params).await,
         Decoded::Message(Message::Notification { method, params }) => notification(shared, &method, params.as_ref()),
-        Decoded::Message(Message::Response { id, .. }) => response(shared, &id),
+        Decoded::Message(Message::Response { id, outcome }) => response(shared, &id, outcome),
         Decoded::Message(Message::Unanswerable) => {
             tracing::debug!("dropped a response of the client without a valid id");
         }
@@ -32,8 +33,9 @@ pub async fn frame(shared: &Arc<Shared>, frame: &Frame) {
 /// when the id is one of the bridge's own: then it is an answer that is not
 /// valid, and the client gets nothing.
 async fn bad_line(shared: &Shared, id: Option<Id>, error: BridgeError) {
-    if id.as_ref().is_some_and(|id| is_bridge_id(shared, id)) {
+    if let Some(bridge_id) = id.as_ref().filter(|id| is_bridge_id(shared, id)).and_then(Id::as_str) {
         tracing::debug!(cause = error.cause.name(), "an answer of the client to the bridge is not valid");
+        shared.asks.deliver(bridge_id, Answer::Invalid);
         return;
     }
     tracing::debug!(cause = error.cause.name(), "a line of the client is not valid");
@@ -46,9 +48,15 @@ fn is_bridge_id(shared: &Shared, id: &Id) -> bool {
 
 /// A response of the client: one to a request of the bridge goes to the
 /// table of pending requests (M2); each other one gets no answer.
-fn response(shared: &Shared, id: &Id) {
+fn response(shared: &Shared, id: &Id, outcome: Result<Value, Value>) {
     if is_bridge_id(shared, id) {
-        tracing::debug!(id = %id.key(), "dropped an answer to an unknown request of the bridge");
+        let answer = match outcome {
+            Ok(result) => Answer::Result(result),
+            Err(error) => Answer::Error(error),
+        };
+        if !id.as_str().is_some_and(|s| shared.asks.deliver(s, answer)) {
+            tracing::debug!(id = %id.key(), "dropped an answer to an unknown or answered request of the bridge");
+        }
     } else {
         tracing::debug!(id = %id.key(), "dropped a response of the client to no request");
     }
@@ -86,7 +94,7 @@ async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Valu
         },
         _ => match shared.phase() {
             Phase::Ready(ready) if FORWARDED_METHODS.contains(&method) => {
-                forward::start(shared, ready.client, id, method, params).await;
+                forward::start(shared, ready.client, ready.declared, id, method, params).await;
             }
             Phase::Ready(_) => reply_error(shared, Some(&id), &Cause::MethodNotFound.into()).await,
             Phase::Closing { upstream_lost } => closing(shared, &id, upstream_lost).await,

@@ -2,9 +2,11 @@
 //! rules (M1)", "Progress (M1)", "Cancellation (M1)").
 
 use super::dispatch::{reply, reply_error};
+use super::rounds::{self, Request};
 use super::state::Shared;
 use super::Timeouts;
-use crate::jsonrpc::{self, Cause, Id};
+use crate::input::checks::Declared;
+use crate::jsonrpc::{self, Id};
 use crate::translate::note::{Level, Note};
 use crate::translate::params::forwarded;
 use crate::translate::result::{is_input_required, translate_result};
@@ -17,7 +19,14 @@ use tokio_util::sync::CancellationToken;
 /// Starts a forwarded request in its own task. The place among the
 /// requests in flight is taken here, in the reader, so that a request over
 /// the limit gets its error at once.
-pub async fn start(shared: &Arc<Shared>, client: Client, id: Id, method: &str, params: Option<Value>) {
+pub async fn start(
+    shared: &Arc<Shared>,
+    client: Client,
+    declared: Declared,
+    id: Id,
+    method: &str,
+    params: Option<Value>,
+) {
     let slot = match client.reserve() {
         Ok(slot) => slot,
         Err(error) => return reply_error(shared, Some(&id), &error).await,
@@ -31,24 +40,34 @@ pub async fn start(shared: &Arc<Shared>, client: Client, id: Id, method: &str, p
         let progress = request.progress_token.map(|t| progress_sink(&shared, t, token.clone()));
         let call = Call {
             method: &method,
-            params: request.params,
-            meta: request.meta,
+            params: request.params.clone(),
+            meta: request.meta.clone(),
             timeout: time_limit(&shared.config.timeouts, &method),
-            progress,
+            progress: progress.clone(),
             cancel: &token,
-            slot,
+            slot: &slot,
         };
-        let outcome = client.call(call).await;
+        let outcome = match client.call(call).await {
+            Ok(result) if is_input_required(&result) => {
+                let rounds = Request {
+                    shared: &shared,
+                    client: &client,
+                    method: &method,
+                    params: request.params,
+                    meta: request.meta,
+                    progress,
+                    cancel: &token,
+                    slot: &slot,
+                    declared,
+                };
+                rounds::run(rounds, result).await
+            }
+            other => other,
+        };
         if !shared.inflight.finish(&id, seq) {
             return;
         }
         match outcome {
-            Ok(result) if is_input_required(&result) => {
-                // Input requests come with issue M2; until then the request
-                // fails clearly instead of leaking the result to the client.
-                tracing::warn!(%method, "the upstream server asked for input, which this bridge cannot give yet");
-                reply_error(&shared, Some(&id), &Cause::HookFailed.into()).await;
-            }
             Ok(result) => {
                 let (result, notes) = translate_result(&method, cursor.as_ref(), result, &shared.config.profile);
                 for note in &notes {

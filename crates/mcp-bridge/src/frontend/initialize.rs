@@ -5,6 +5,7 @@ use super::dispatch::{reply, reply_error};
 use super::level;
 use super::state::{Phase, Ready, Shared};
 use super::UpstreamSpec;
+use crate::input::checks::Declared;
 use crate::jsonrpc::{self, BridgeError, Cause, Id};
 use crate::translate::capabilities::client_capabilities;
 use crate::translate::initialize::initialize_result;
@@ -26,15 +27,15 @@ pub fn start(shared: &Arc<Shared>, id: Id, params: Option<Value>) {
         let outcome = run(&shared, params, &token).await;
         let respond = shared.inflight.finish(&id, seq);
         match outcome {
-            Ok((client, result)) if respond => {
+            Ok((client, result, declared)) if respond => {
                 let capabilities = result.get("capabilities").and_then(Value::as_object).cloned().unwrap_or_default();
                 // Step 7: ready before the result goes out, because the next
                 // requests of the client can come at once.
-                shared.set_phase(Phase::Ready(Ready { client: client.clone(), capabilities }));
+                shared.set_phase(Phase::Ready(Ready { client: client.clone(), capabilities, declared }));
                 watch_upstream(&shared, client);
                 reply(&shared, &id, result).await;
             }
-            Ok((client, _)) => fail(&shared, Some(client), None, &id).await,
+            Ok((client, _, _)) => fail(&shared, Some(client), None, &id).await,
             Err((client, error)) => fail(&shared, client, respond.then_some(error), &id).await,
         }
     });
@@ -48,18 +49,20 @@ async fn run(
     shared: &Shared,
     params: Option<Value>,
     token: &tokio_util::sync::CancellationToken,
-) -> Result<(Client, Value), Failure> {
+) -> Result<(Client, Value, Declared), Failure> {
     let params = valid_params(params.as_ref()).ok_or((None, Cause::InvalidParams.into()))?;
     let identity = Identity {
         client_info: params.get("clientInfo").cloned().unwrap_or(Value::Null),
         capabilities: client_capabilities(params.get("capabilities").unwrap_or(&Value::Null)),
     };
+    let identity_capabilities = identity.capabilities.clone();
     let client = connect(shared, identity).map_err(|e| (None, e))?;
     if let Some(level) = *lock(&shared.log_level) {
         client.set_log_level(Some(level.to_owned()));
     }
     let limit = shared.config.timeouts.discover;
     let slot = client.reserve().map_err(|e| (Some(client.clone()), e))?;
+    let declared = Declared::from_capabilities(&identity_capabilities);
     let call = Call {
         method: "server/discover",
         params: Map::new(),
@@ -67,7 +70,7 @@ async fn run(
         timeout: limit,
         progress: None,
         cancel: token,
-        slot,
+        slot: &slot,
     };
     let discover = match client.call(call).await {
         Ok(result) if result.is_object() => result,
@@ -84,7 +87,7 @@ async fn run(
         Err(CallError::Canceled) => return Err((Some(client), Cause::Canceled.into())),
     };
     let result = initialize_result(&discover, &shared.config.profile, &shared.config.fallback_name);
-    Ok((client, result))
+    Ok((client, result, declared))
 }
 
 fn discover_error(code: Option<i64>, detail: String) -> BridgeError {

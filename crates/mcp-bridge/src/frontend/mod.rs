@@ -6,11 +6,13 @@
 //! once; every forwarded request and the initialize run in their own task
 //! with their own cancellation token. Only the writer task writes stdout.
 
+mod asks;
 mod dispatch;
 mod forward;
 mod initialize;
 mod level;
 mod output;
+mod rounds;
 mod state;
 
 pub use output::Output;
@@ -48,6 +50,8 @@ pub struct Timeouts {
     pub call: Duration,
     /// How long the end waits for requests, and for the child to exit.
     pub shutdown_grace: Duration,
+    /// The answers of the client to the input requests of one round.
+    pub input: Duration,
 }
 
 impl Default for Timeouts {
@@ -59,6 +63,7 @@ impl Default for Timeouts {
             later_round: Duration::from_secs(3600),
             call: Duration::from_secs(3600),
             shutdown_grace: Duration::from_secs(2),
+            input: Duration::from_secs(3600),
         }
     }
 }

@@ -1,6 +1,8 @@
 //! The state shared by the reader loop and the tasks of one connection.
 
+use super::asks::Asks;
 use super::{Config, Output};
+use crate::input::checks::Declared;
 use crate::jsonrpc::{Id, IdKey};
 use crate::upstream::{lock, Client};
 use serde_json::{Map, Value};
@@ -29,6 +31,8 @@ pub struct Ready {
     pub client: Client,
     /// The capabilities of the initialize result.
     pub capabilities: Map<String, Value>,
+    /// What the client declared for input requests.
+    pub declared: Declared,
 }
 
 /// The requests of the client in flight, each with its token. A sequence
@@ -86,10 +90,15 @@ pub struct Shared {
     pub log_level: Arc<Mutex<Option<&'static str>>>,
     /// Fired once when the upstream server stops in `ready`.
     pub upstream_lost: CancellationToken,
+    /// The questions of the bridge to the client.
+    pub asks: Asks,
+    /// The next `elicitation-<n>`, unique on the connection.
+    pub elicitation_ids: AtomicU64,
 }
 
 impl Shared {
     pub fn new(config: Config, out: Output) -> Self {
+        let config_prefix = config.profile.request_id_prefix.clone();
         Shared {
             config,
             out,
@@ -98,6 +107,8 @@ impl Shared {
             tracker: TaskTracker::new(),
             log_level: Arc::new(Mutex::new(None)),
             upstream_lost: CancellationToken::new(),
+            asks: Asks::new(&config_prefix),
+            elicitation_ids: AtomicU64::new(1),
         }
     }
 

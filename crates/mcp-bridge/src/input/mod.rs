@@ -3,5 +3,6 @@
 //! bridge to a 2025-11-25 client.
 
 pub mod checks;
+pub mod questions;
 pub mod schema;
 pub mod url;

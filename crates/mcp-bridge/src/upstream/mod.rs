@@ -72,8 +72,8 @@ pub struct Call<'a> {
     /// Where progress goes; `None` when the client gave no token.
     pub progress: Option<ProgressSink>,
     pub cancel: &'a CancellationToken,
-    /// The place of the request among those in flight.
-    pub slot: Slot,
+    /// The place of the request among those in flight, kept for all its rounds.
+    pub slot: &'a Slot,
 }
 
 /// A place among the [`MAX_IN_FLIGHT`] requests in flight. The reader of

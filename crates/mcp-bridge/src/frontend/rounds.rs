@@ -1,0 +1,270 @@
+//! The rounds of a multi round-trip request (behaviour spec, "Input
+//! requests (M2)"): the bridge answers each `InputRequiredResult` itself
+//! with questions to the client, and sends the request again with the
+//! `inputResponses` and the `requestState`.
+
+use super::asks::reason;
+use super::state::{Phase, Shared};
+use crate::input::checks::{check_round, Ask, Declared, InputRequest};
+use crate::input::questions::{self, continue_form, Answer, Expect, Question, CONTINUE_MESSAGE};
+use crate::input::{schema, url};
+use crate::jsonrpc::{self, code, Cause};
+use crate::translate::result::is_input_required;
+use crate::upstream::{Call, CallError, Client, ProgressSink, Slot};
+use serde_json::{json, Map, Value};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+/// One request has at most this many rounds (`mrtr_max_rounds_client`).
+pub const MAX_ROUNDS: usize = 10;
+
+/// A URL step: the elicitation id the client knows it by.
+struct Step {
+    url: String,
+    id: String,
+    accepted: bool,
+    complete: bool,
+}
+
+/// What one request needs for its rounds.
+pub struct Request<'a> {
+    pub shared: &'a Shared,
+    pub client: &'a Client,
+    pub method: &'a str,
+    pub params: Map<String, Value>,
+    pub meta: Map<String, Value>,
+    pub progress: Option<ProgressSink>,
+    pub cancel: &'a CancellationToken,
+    pub slot: &'a Slot,
+    pub declared: Declared,
+}
+
+/// Runs the rounds from the first `InputRequiredResult` to a complete
+/// result or an error.
+pub async fn run(request: Request<'_>, first: Value) -> Result<Value, CallError> {
+    let mut steps: Vec<Step> = Vec::new();
+    let outcome = rounds(&request, first, &mut steps).await;
+    if outcome.is_err() {
+        // The rounds stop without a result: VS Code hides each accepted URL.
+        complete_steps(&request, &mut steps, &[]).await;
+    }
+    outcome
+}
+
+async fn rounds(request: &Request<'_>, first: Value, steps: &mut Vec<Step>) -> Result<Value, CallError> {
+    let mut result = first;
+    let mut round_number = 1;
+    loop {
+        let asked = asked_urls(&result);
+        complete_steps(request, steps, &asked).await;
+        if !is_input_required(&result) {
+            return Ok(result);
+        }
+        if round_number >= MAX_ROUNDS {
+            return Err(Cause::TooManyRounds.into());
+        }
+        let round = check_round(&result, request.declared, schema::compiles).map_err(CallError::Bridge)?;
+        let waited = Instant::now();
+        let responses = answer_round(request, &round.requests, steps).await?;
+        let mut params = request.params.clone();
+        params.insert("inputResponses".into(), Value::Object(responses));
+        if let Some(state) = &round.request_state {
+            params.insert("requestState".into(), Value::from(state.as_str()));
+        }
+        let call = Call {
+            method: request.method,
+            params,
+            meta: request.meta.clone(),
+            timeout: later_limit(request.shared, request.method),
+            progress: request.progress.clone(),
+            cancel: request.cancel,
+            slot: request.slot,
+        };
+        result = match request.client.call(call).await {
+            Err(CallError::Upstream(error)) if round.request_state.is_some() && is_invalid_params(&error) => {
+                return request_state_rule(request.method, error, waited.elapsed());
+            }
+            other => other?,
+        };
+        round_number += 1;
+    }
+}
+
+/// The URLs that a result asks for, to know which steps are complete.
+fn asked_urls(result: &Value) -> Vec<String> {
+    let Some(requests) = result.get("inputRequests").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    requests
+        .values()
+        .filter(|r| r.get("params").and_then(|p| p.get("mode")).and_then(Value::as_str) == Some("url"))
+        .filter_map(|r| r.get("params").and_then(|p| p.get("url")).and_then(Value::as_str).map(str::to_owned))
+        .collect()
+}
+
+/// `notifications/elicitation/complete` for each accepted URL that the
+/// result no longer asks for.
+async fn complete_steps(request: &Request<'_>, steps: &mut [Step], asked: &[String]) {
+    for step in steps.iter_mut().filter(|s| s.accepted && !s.complete && !asked.contains(&s.url)) {
+        step.complete = true;
+        let params = json!({"elicitationId": step.id});
+        request.shared.out.send(&jsonrpc::notification("notifications/elicitation/complete", params)).await;
+    }
+}
+
+/// One question that went out, or a value known without asking.
+enum Pending {
+    Asked { key: String, id: String, expect: Expect, step: Option<usize>, rx: oneshot::Receiver<Answer> },
+    Known { key: String, value: Value },
+}
+
+/// Sends all questions of the round at once, waits for all answers, and
+/// makes the `inputResponses`.
+async fn answer_round(
+    request: &Request<'_>,
+    inputs: &[InputRequest],
+    steps: &mut Vec<Step>,
+) -> Result<Map<String, Value>, CallError> {
+    let mut pending = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let (question, step) = match &input.ask {
+            Ask::Url(params, url) => match url_question(request, params, url, steps) {
+                Some(pair) => pair,
+                None => {
+                    tracing::warn!(key = %input.key, "the bridge refused the URL of an input request; the server gets decline");
+                    pending.push(Pending::Known { key: input.key.clone(), value: json!({"action": "decline"}) });
+                    continue;
+                }
+            },
+            ask => match questions::question(ask) {
+                Some(question) => (question, None),
+                None => continue,
+            },
+        };
+        let (id, rx) = request.shared.asks.ask(&request.shared.out, question.method, question.params).await;
+        pending.push(Pending::Asked { key: input.key.clone(), id, expect: question.expect, step, rx });
+    }
+    let ids: Vec<String> = pending
+        .iter()
+        .filter_map(|p| match p {
+            Pending::Asked { id, .. } => Some(id.clone()),
+            Pending::Known { .. } => None,
+        })
+        .collect();
+    let mut responses = Map::new();
+    let deadline = tokio::time::sleep(request.shared.config.timeouts.input);
+    tokio::pin!(deadline);
+    for entry in pending {
+        let (key, expect, step, rx) = match entry {
+            Pending::Known { key, value } => {
+                responses.insert(key, value);
+                continue;
+            }
+            Pending::Asked { key, expect, step, rx, .. } => (key, expect, step, rx),
+        };
+        let answer = tokio::select! {
+            answer = rx => answer.unwrap_or(Answer::Invalid),
+            _ = request.cancel.cancelled() => {
+                let why = match request.shared.phase() {
+                    Phase::Closing { upstream_lost: false } => reason::INPUT_ENDED,
+                    _ => reason::CLIENT_CANCELED,
+                };
+                request.shared.asks.withdraw(&request.shared.out, &ids, why).await;
+                return Err(CallError::Canceled);
+            }
+            error = request.client.lost() => {
+                request.shared.asks.withdraw(&request.shared.out, &ids, reason::UPSTREAM_STOPPED).await;
+                return Err(CallError::Bridge(error));
+            }
+            _ = &mut deadline => {
+                request.shared.asks.withdraw(&request.shared.out, &ids, reason::NO_ANSWER).await;
+                return Err(Cause::InputTimeout.into());
+            }
+        };
+        let value = match questions::response(&key, &expect, answer) {
+            Ok(value) => value,
+            Err(failure) => {
+                request.shared.asks.withdraw(&request.shared.out, &ids, reason::CLIENT_CANCELED).await;
+                return Err(match failure {
+                    Ok(client_error) => CallError::Upstream(client_error),
+                    Err(error) => CallError::Bridge(error),
+                });
+            }
+        };
+        if let Some(index) = step {
+            if value.get("action").and_then(Value::as_str) == Some("accept") {
+                if let Some(step) = steps.get_mut(index) {
+                    step.accepted = true;
+                }
+            }
+        }
+        responses.insert(key, value);
+    }
+    Ok(responses)
+}
+
+/// The question of a URL, or `None` when the URL rule refuses it. A URL
+/// whose step is open keeps its elicitation id; once the user accepted it,
+/// it becomes the Continue form when the client declared forms.
+fn url_question(
+    request: &Request<'_>,
+    params: &Map<String, Value>,
+    url: &str,
+    steps: &mut Vec<Step>,
+) -> Option<(Question, Option<usize>)> {
+    if !url::is_allowed(url) {
+        return None;
+    }
+    let open = steps.iter().position(|s| s.url == url && !s.complete);
+    let index = match open {
+        Some(index) => index,
+        None => {
+            let n = request.shared.elicitation_ids.fetch_add(1, Ordering::Relaxed);
+            steps.push(Step { url: url.to_owned(), id: format!("elicitation-{n}"), accepted: false, complete: false });
+            steps.len() - 1
+        }
+    };
+    let step = &steps[index];
+    if step.accepted && request.declared.form {
+        return Some((
+            Question { method: "elicitation/create", params: continue_form(CONTINUE_MESSAGE), expect: Expect::Url },
+            Some(index),
+        ));
+    }
+    let mut params = params.clone();
+    params.insert("elicitationId".into(), Value::from(step.id.as_str()));
+    Some((Question { method: "elicitation/create", params: Value::Object(params), expect: Expect::Url }, Some(index)))
+}
+
+fn later_limit(shared: &Shared, method: &str) -> Duration {
+    match method {
+        "tools/call" => shared.config.timeouts.call,
+        _ => shared.config.timeouts.later_round,
+    }
+}
+
+fn is_invalid_params(error: &Value) -> bool {
+    error.get("code").and_then(Value::as_i64) == Some(code::INVALID_PARAMS)
+}
+
+/// The request-state rule: the server did not accept the saved state.
+fn request_state_rule(method: &str, error: Value, waited: Duration) -> Result<Value, CallError> {
+    let upstream_message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    tracing::warn!(%method, waited_s = waited.as_secs(), "the upstream server did not accept the saved state of the request");
+    let last = if method == "tools/call" { "Run the tool again." } else { "Send the request again." };
+    let text = format!(
+        "The upstream server did not accept the saved state of the request. The answer possibly came after the time limit of the state, or the server started again. Upstream message: {upstream_message}. {last}"
+    );
+    if method == "tools/call" {
+        return Ok(json!({"content": [{"type": "text", "text": text}], "isError": true}));
+    }
+    let mut out = Map::new();
+    out.insert("code".into(), error.get("code").cloned().unwrap_or(Value::from(code::INVALID_PARAMS)));
+    out.insert("message".into(), Value::from(text));
+    if let Some(data) = error.get("data") {
+        out.insert("data".into(), data.clone());
+    }
+    Err(CallError::Upstream(Value::Object(out)))
+}
