@@ -232,3 +232,33 @@ fn no_answer_in_the_limit_gives_input_timeout_and_withdraws_the_question() {
         )
     );
 }
+
+#[test]
+fn at_the_end_of_the_input_open_questions_are_withdrawn_with_their_reason() {
+    let mut bridge = bridge_with(&[]);
+    call_script(&mut bridge, json!(1), json!([input_required(json!({"who": form("Name?")}))]));
+    let question = bridge.recv();
+    bridge.close_stdin();
+    assert_eq!(
+        bridge.recv(),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": question["id"], "reason": "the client closed the connection"}})
+    );
+    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).code(), Some(0));
+}
+
+#[test]
+fn a_cancel_after_an_accepted_url_completes_the_url_step() {
+    let mut bridge = bridge_with(&[]);
+    let ask = input_required(json!({"login": url("https://example.com/login")}));
+    call_script(&mut bridge, json!("c"), json!([ask.clone(), ask]));
+    let first = bridge.recv();
+    answer(&mut bridge, &first["id"], json!({"action": "accept"}));
+    let again = bridge.recv();
+    bridge.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "c"}}));
+    assert_eq!(bridge.recv()["params"], json!({"requestId": again["id"], "reason": "the client canceled the request"}));
+    assert_eq!(
+        bridge.recv(),
+        json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete", "params": {"elicitationId": "elicitation-1"}})
+    );
+    bridge.expect_silence(Duration::from_millis(300));
+}
