@@ -178,21 +178,22 @@ fn structured(value: Value) -> CallToolResult {
     result
 }
 
-fn number(args: Option<&JsonObject>, name: &str) -> Result<f64, CallToolResult> {
+/// A number argument; the error is for the model to read.
+fn number(args: Option<&JsonObject>, name: &str) -> Result<f64, String> {
     match args.and_then(|a| a.get(name)) {
-        Some(value) => value.as_f64().ok_or_else(|| tool_error(format!("`{name}` must be a number"))),
-        None => Err(tool_error(format!("`{name}` is required"))),
+        Some(value) => value.as_f64().ok_or_else(|| format!("`{name}` must be a number")),
+        None => Err(format!("`{name}` is required")),
     }
 }
 
 /// An integer argument within `0..=max`, or `default` when it is absent.
-fn integer(args: Option<&JsonObject>, name: &str, default: Option<u64>, max: u64) -> Result<u64, CallToolResult> {
+fn integer(args: Option<&JsonObject>, name: &str, default: Option<u64>, max: u64) -> Result<u64, String> {
     let value = match (args.and_then(|a| a.get(name)), default) {
         (Some(value), _) => value.as_u64(),
         (None, Some(default)) => Some(default),
-        (None, None) => return Err(tool_error(format!("`{name}` is required"))),
+        (None, None) => return Err(format!("`{name}` is required")),
     };
-    value.filter(|v| *v <= max).ok_or_else(|| tool_error(format!("`{name}` must be an integer from 0 to {max}")))
+    value.filter(|v| *v <= max).ok_or_else(|| format!("`{name}` must be an integer from 0 to {max}"))
 }
 
 fn primes(limit: u64) -> Vec<u64> {
@@ -204,7 +205,7 @@ impl Demo {
         &self,
         args: Option<&JsonObject>,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, CallToolResult> {
+    ) -> Result<CallToolResult, String> {
         let steps = integer(args, "steps", Some(5), MAX_STEPS)?.max(1);
         let delay = Duration::from_millis(integer(args, "delay_ms", Some(200), MAX_DELAY_MS)?);
         let token = context.meta.get_progress_token();
@@ -212,7 +213,7 @@ impl Demo {
             tokio::select! {
                 // rmcp drops the answer of a cancelled request; this one
                 // only ends the work.
-                _ = context.ct.cancelled() => return Err(tool_error("cancelled")),
+                _ = context.ct.cancelled() => return Err("cancelled".into()),
                 _ = tokio::time::sleep(delay) => {}
             }
             if let Some(token) = token.clone() {
@@ -225,19 +226,27 @@ impl Demo {
         Ok(CallToolResult::success(vec![ContentBlock::text(format!("counted to {steps}"))]))
     }
 
-    async fn call(&self, request: &CallToolRequestParams, context: RequestContext<RoleServer>) -> Option<CallToolResult> {
+    async fn call(
+        &self,
+        request: &CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Option<CallToolResult> {
         let args = request.arguments.as_ref();
         let result = match request.name.as_ref() {
-            "add" => (|| Ok(structured(json!({"sum": number(args, "a")? + number(args, "b")?}))))(),
+            "add" => {
+                number(args, "a").and_then(|a| Ok(a + number(args, "b")?)).map(|sum| structured(json!({"sum": sum})))
+            }
             "tag_items" => {
                 let tags = args.and_then(|a| a.get("tags")).cloned().unwrap_or(json!([]));
                 Ok(CallToolResult::success(vec![ContentBlock::text(format!("tagged with {tags}"))]))
             }
-            "list_primes" => integer(args, "limit", None, MAX_PRIME_LIMIT).map(|limit| structured(json!(primes(limit)))),
+            "list_primes" => {
+                integer(args, "limit", None, MAX_PRIME_LIMIT).map(|limit| structured(json!(primes(limit))))
+            }
             "slow_count" => self.slow_count(args, context).await,
             _ => return None,
         };
-        Some(result.unwrap_or_else(|error| error))
+        Some(result.unwrap_or_else(tool_error))
     }
 }
 
@@ -311,7 +320,6 @@ impl ServerHandler for Demo {
         _: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let readme = Resource::new(README_URI, "readme")
-            .with_title("Read me")
             .with_description("What this demo server is for")
             .with_mime_type("text/plain")
             .with_size(README.len() as u64);
@@ -324,7 +332,6 @@ impl ServerHandler for Demo {
         _: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
         let template = ResourceTemplate::new(ITEM_TEMPLATE, "item")
-            .with_title("Item")
             .with_description("One item by its id (the id completes)")
             .with_mime_type("text/plain");
         Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
@@ -428,26 +435,162 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn dump() {
+    #[tokio::test(start_paused = true)]
+    async fn discover_answers_with_the_server_and_2026_07_28() {
         let mut wire = Wire::start();
-        wire.request(1, "server/discover", json!({})).await;
-        wire.request(2, "tools/list", json!({})).await;
-        wire.request(3, "tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3}})).await;
-        wire.request(4, "tools/call", json!({"name": "list_primes", "arguments": {"limit": 12}})).await;
-        wire.request(5, "tools/call", json!({"name": "add", "arguments": {"a": 2}})).await;
-        wire.request(6, "prompts/list", json!({})).await;
-        wire.request(7, "prompts/get", json!({"name": "greet", "arguments": {"name": "Ada"}})).await;
-        wire.request(8, "completion/complete", json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": "a"}})).await;
-        wire.request(9, "completion/complete", json!({"ref": {"type": "ref/resource", "uri": "demo://items/{id}"}, "argument": {"name": "id", "value": ""}})).await;
-        wire.request(10, "resources/list", json!({})).await;
-        wire.request(11, "resources/templates/list", json!({})).await;
-        wire.request(12, "resources/read", json!({"uri": "demo://items/2"})).await;
-        wire.request(13, "resources/read", json!({"uri": "demo://items/9"})).await;
-        wire.send(json!({"jsonrpc": "2.0", "id": 14, "method": "tools/list", "params": {}})).await;
-        wire.recv().await;
-        drop(wire.write);
-        drop(wire.lines);
-        wire.server.await.unwrap().unwrap();
+        let discover = wire.request(1, "server/discover", json!({})).await;
+        let result = &discover["result"];
+        assert_eq!(result["resultType"], "complete", "{discover}");
+        assert!(result["supportedVersions"].as_array().unwrap().contains(&json!("2026-07-28")), "{discover}");
+        assert_eq!(
+            result["_meta"]["io.modelcontextprotocol/serverInfo"],
+            json!({"name": "mcp-bridge-demo", "title": "mcp-bridge demo server", "version": env!("CARGO_PKG_VERSION")})
+        );
+        assert_eq!(result["capabilities"], json!({"completions": {}, "prompts": {}, "resources": {}, "tools": {}}));
+        assert!(result["instructions"].as_str().unwrap().starts_with("A demo server of revision 2026-07-28"));
+        // A request without the inline `_meta` is refused by rmcp.
+        wire.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})).await;
+        let refused = wire.recv().await;
+        assert_eq!(refused["id"], 2);
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_tools_keep_the_schemas_that_the_bridge_repairs() {
+        let mut wire = Wire::start();
+        let list = wire.request(1, "tools/list", json!({})).await;
+        let result = &list["result"];
+        assert_eq!(
+            (&result["resultType"], &result["ttlMs"], &result["cacheScope"]),
+            (&json!("complete"), &json!(0), &json!("private"))
+        );
+        let tools = result["tools"].as_array().unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["add", "tag_items", "list_primes", "slow_count"]);
+        let tag = &tools[1]["inputSchema"];
+        assert_eq!(tag["properties"]["tags"], json!({"type": "array", "description": "Tags, without an items schema"}));
+        assert_eq!(tag["properties"]["labels"]["anyOf"][0], json!({"type": "array"}));
+        assert_eq!(tag["$defs"]["pair"]["items"], false);
+        assert_eq!(tag["$defs"]["pair"]["prefixItems"].as_array().map(Vec::len), Some(2));
+        assert_eq!(tools[0]["outputSchema"]["type"], "object");
+        assert_eq!(tools[2]["outputSchema"], json!({"type": "array", "items": {"type": "integer"}}));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_structured_results_have_no_text_and_the_primes_are_an_array() {
+        let mut wire = Wire::start();
+        let add = wire.request(1, "tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3.5}})).await;
+        assert_eq!(
+            add["result"],
+            json!({"resultType": "complete", "content": [], "structuredContent": {"sum": 5.5}, "isError": false})
+        );
+        let primes = wire.request(2, "tools/call", json!({"name": "list_primes", "arguments": {"limit": 12}})).await;
+        assert_eq!(primes["result"]["structuredContent"], json!([2, 3, 5, 7, 11]));
+        assert_eq!(primes["result"]["content"], json!([]));
+        let bad = wire.request(3, "tools/call", json!({"name": "add", "arguments": {"a": 2}})).await;
+        assert_eq!(bad["result"]["isError"], true, "{bad}");
+        assert_eq!(bad["result"]["content"], json!([{"type": "text", "text": "`b` is required"}]));
+        let tagged = wire.request(4, "tools/call", json!({"name": "tag_items", "arguments": {"tags": ["x"]}})).await;
+        assert_eq!(tagged["result"]["content"], json!([{"type": "text", "text": "tagged with [\"x\"]"}]));
+        let unknown = wire.request(5, "tools/call", json!({"name": "nope", "arguments": {}})).await;
+        assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn slow_count_reports_each_step_with_the_progress_token() {
+        let mut wire = Wire::start();
+        let mut params = json!({"name": "slow_count", "arguments": {"steps": 3, "delay_ms": 10}});
+        params["_meta"] = meta();
+        params["_meta"]["progressToken"] = json!("p");
+        wire.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})).await;
+        for step in 1..=3 {
+            let progress = wire.recv().await;
+            assert_eq!(progress["method"], "notifications/progress", "{progress}");
+            assert_eq!(
+                progress["params"],
+                json!({"progressToken": "p", "progress": f64::from(step), "total": 3.0, "message": format!("step {step} of 3")})
+            );
+        }
+        let done = wire.recv().await;
+        assert_eq!(done["id"], 1);
+        assert_eq!(done["result"]["content"], json!([{"type": "text", "text": "counted to 3"}]));
+        // Without a token, no progress: the answer comes first.
+        let quiet = wire
+            .request(2, "tools/call", json!({"name": "slow_count", "arguments": {"steps": 2, "delay_ms": 0}}))
+            .await;
+        assert_eq!(quiet["result"]["content"], json!([{"type": "text", "text": "counted to 2"}]));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn slow_count_stops_when_cancelled_and_gets_no_answer() {
+        let start = tokio::time::Instant::now();
+        let mut wire = Wire::start();
+        let mut params = json!({"name": "slow_count", "arguments": {"steps": 3, "delay_ms": 60_000}});
+        params["_meta"] = meta();
+        params["_meta"]["progressToken"] = json!(7);
+        wire.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})).await;
+        wire.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "test"}}))
+            .await;
+        let list = wire.request(2, "tools/list", json!({})).await;
+        assert_eq!(list["id"], 2, "the cancelled call gets no answer and no progress: {list}");
+        // The end of the input ends the server; rmcp would wait up to 5 s
+        // for a handler still running.
+        let Wire { mut lines, mut write, server } = wire;
+        write.shutdown().await.expect("the input ends");
+        let rest = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await.expect("the output ends");
+        assert_eq!(rest.expect("the server writes"), None, "nothing more after the end of the input");
+        server.await.expect("the server task").expect("the server ends well");
+        assert!(start.elapsed() < Duration::from_secs(5), "the cancelled call stopped at once");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_prompt_the_resources_and_their_completions() {
+        let mut wire = Wire::start();
+        let prompts = wire.request(1, "prompts/list", json!({})).await;
+        assert_eq!(prompts["result"]["prompts"][0]["name"], "greet");
+        assert_eq!(prompts["result"]["prompts"][0]["arguments"][0]["name"], "name");
+        let greet = wire.request(2, "prompts/get", json!({"name": "greet", "arguments": {"name": "Ada"}})).await;
+        assert_eq!(
+            greet["result"]["messages"],
+            json!([{"role": "user", "content": {"type": "text", "text": "Say hello to Ada, in one friendly sentence."}}])
+        );
+        let no_name = wire.request(3, "prompts/get", json!({"name": "greet"})).await;
+        assert_eq!(no_name["error"]["code"], -32602, "{no_name}");
+        let names = wire
+            .request(
+                4,
+                "completion/complete",
+                json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": "a"}}),
+            )
+            .await;
+        assert_eq!(names["result"]["completion"]["values"], json!(["Ada", "Alan"]));
+        let ids = wire
+            .request(
+                5,
+                "completion/complete",
+                json!({"ref": {"type": "ref/resource", "uri": ITEM_TEMPLATE}, "argument": {"name": "id", "value": ""}}),
+            )
+            .await;
+        assert_eq!(ids["result"]["completion"]["values"], json!(["1", "2", "3"]));
+        let resources = wire.request(6, "resources/list", json!({})).await;
+        assert_eq!(resources["result"]["resources"][0]["uri"], README_URI);
+        let templates = wire.request(7, "resources/templates/list", json!({})).await;
+        assert_eq!(templates["result"]["resourceTemplates"][0]["uriTemplate"], ITEM_TEMPLATE);
+        let readme = wire.request(8, "resources/read", json!({"uri": README_URI})).await;
+        assert_eq!(readme["result"]["contents"][0]["text"], README);
+        let item = wire.request(9, "resources/read", json!({"uri": "demo://items/2"})).await;
+        assert_eq!(
+            item["result"]["contents"],
+            json!([{"uri": "demo://items/2", "mimeType": "text/plain", "text": "The second item."}])
+        );
+        let missing = wire.request(10, "resources/read", json!({"uri": "demo://items/9"})).await;
+        assert_eq!(missing["error"]["code"], -32602, "{missing}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_input_that_ends_at_once_ends_the_server_well() {
+        let Wire { lines, write, server } = Wire::start();
+        drop((lines, write));
+        server.await.expect("the server task").expect("no error");
     }
 }
