@@ -262,3 +262,31 @@ fn a_cancel_after_an_accepted_url_completes_the_url_step() {
     );
     bridge.expect_silence(Duration::from_millis(300));
 }
+
+#[test]
+fn seventeen_input_requests_in_one_round_fail_before_any_question() {
+    let mut bridge = bridge_with(&[]);
+    let requests: serde_json::Map<String, Value> = (0..17).map(|i| (format!("k{i:02}"), form("Name?"))).collect();
+    call_script(&mut bridge, json!(1), json!([input_required(Value::Object(requests))]));
+    assert_eq!(
+        bridge.recv(),
+        json!({"jsonrpc": "2.0", "id": 1, "error": bridge_error(
+            -32603,
+            "The upstream server asked for more inputs at one time than the limit of the bridge.",
+            "too_many_input_requests",
+            Some("17 input requests in one round, limit: 16")
+        )})
+    );
+}
+
+#[test]
+fn a_late_answer_after_the_time_limit_is_dropped() {
+    let mut bridge = bridge_with(&["--test-input-timeout-ms", "200"]);
+    call_script(&mut bridge, json!(1), json!([input_required(json!({"who": form("Name?")}))]));
+    let question = bridge.recv();
+    assert_eq!(bridge.recv()["params"]["reason"], "no answer in time");
+    assert_eq!(bridge.recv()["error"]["data"]["cause"], "input_timeout");
+    answer(&mut bridge, &question["id"], json!({"action": "accept", "content": {"name": "late"}}));
+    bridge.expect_silence(Duration::from_millis(300));
+    bridge.assert_alive();
+}
