@@ -24,7 +24,10 @@ fn main() -> ExitCode {
         None => {
             log::init(profile::NAME, "info");
             with_config(&cli.bridge, |config| async move {
-                match frontend::serve(config, tokio::io::stdin(), tokio::io::stdout()).await {
+                // Non-blocking pipes when VS Code gives pipes: reads and writes
+                // then run on the reactor, without a thread hand-off per line.
+                let (input, output) = rmcp::transport::stdio_pipes();
+                match frontend::serve(config, input, output).await {
                     Exit::EndOfInput => ExitCode::SUCCESS,
                     Exit::UpstreamLost => ExitCode::FAILURE,
                 }
