@@ -240,7 +240,7 @@ async function main() {
 
     const watchdog = setTimeout(() => {
         out.driverError = `the scenario did not end in ${timeoutMs} ms`;
-        finish(out, transport).then(() => process.exit(0));
+        void finish(out, transport);
     }, timeoutMs);
 
     try {
@@ -271,18 +271,32 @@ async function main() {
 }
 
 async function finish(out, transport, client) {
-    try {
-        await (client ? client.close() : transport.close());
-    } catch {
-        // The bridge may already be gone; its exit status says so.
+    // The end of stdin, as VS Code closes a server. The SDK's close() sends
+    // SIGTERM 2 s after it; a loaded machine can need more for the bridge to stop
+    // its upstream, and the exit status is part of the result: wait up to 15 s.
+    const child = transport.inner._process;
+    if (child && child.exitCode === null && child.signalCode === null) {
+        try {
+            child.stdin?.end();
+        } catch {
+            // Already closed.
+        }
+        await Promise.race([transport.exited, new Promise((resolve) => setTimeout(resolve, 15_000).unref())]);
     }
-    await Promise.race([transport.exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+    if (transport.exit === null) {
+        try {
+            await (client ? client.close() : transport.close());
+        } catch {
+            // The bridge may already be gone; its exit status says so.
+        }
+        await Promise.race([transport.exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+    }
     out.bridgeExit = transport.exit;
     out.received = transport.received;
     out.sent = transport.sent;
     out.notifications = transport.received.filter((m) => m.method !== undefined && m.id === undefined);
     out.clientRequests = transport.received.filter((m) => m.method !== undefined && m.id !== undefined);
-    process.stdout.write(JSON.stringify(out) + '\n');
+    process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0));
 }
 
 main().catch((error) => {

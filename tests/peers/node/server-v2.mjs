@@ -23,6 +23,10 @@
 //                                         outputSchema of type object.
 //   squares  {count: integer}          -> structuredContent [1, 4, ..., count^2], content [],
 //                                         outputSchema {"type":"array","items":{"type":"integer"}}.
+//                                         On the wire the SDK itself adds {type: text, text: "[1,4,9]"}:
+//                                         its 2026-07-28 codec mirrors a NON-object structuredContent
+//                                         when there is no text block (appendTextFallbackForNonObject),
+//                                         but not an object one (see add).
 //   tags     {tags: array}             -> inputSchema has an array WITHOUT items (rule R6);
 //                                         content [{type: text, text: "tags: a, b"}].
 //   slow     {seconds: number, steps?: integer = 2}
