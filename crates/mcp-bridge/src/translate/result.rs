@@ -161,14 +161,17 @@ fn content(result: &mut Map<String, Value>, notes: &mut Vec<Note>) {
 /// unless a text block is there already. The serialization keeps member
 /// order and the text of numbers (`preserve_order`, `arbitrary_precision`).
 fn text_mirror(result: &mut Map<String, Value>) {
+    // The text block check comes first: serializing a large structured
+    // result only to throw the text away is the cost of a big result.
+    let has_text = |content: &Vec<Value>| content.iter().any(|b| b.get("type").and_then(Value::as_str) == Some("text"));
+    if result.get("content").and_then(Value::as_array).is_none_or(has_text) {
+        return;
+    }
     let text = match result.get("structuredContent") {
         None | Some(Value::Null) => return,
         Some(structured) => structured.to_string(),
     };
     let Some(Value::Array(content)) = result.get_mut("content") else { return };
-    if content.iter().any(|block| block.get("type").and_then(Value::as_str) == Some("text")) {
-        return;
-    }
     let mut block = Map::new();
     block.insert("type".into(), Value::from("text"));
     block.insert("text".into(), Value::from(text));
