@@ -64,6 +64,7 @@ fn run() -> Result<()> {
     };
     let paths = Paths::locate(&options)?;
     paths.describe();
+    describe_machine();
     let n = options.iterations;
     let warmup = (n / 10).max(50);
 
@@ -181,13 +182,15 @@ impl Paths {
             bridge: options.bridge.clone().unwrap_or_else(|| sibling("mcp-bridge-vscode")),
             upstream: options.upstream.clone().unwrap_or_else(|| sibling("fast-upstream")),
         };
-        for path in [&paths.bridge, &paths.upstream] {
-            if !path.is_file() {
-                return Err(format!(
-                    "{} is missing: run `cargo build --release --workspace` first (or give --bridge and --upstream)",
-                    path.display()
-                ));
+        for (path, given) in [(&paths.bridge, &options.bridge), (&paths.upstream, &options.upstream)] {
+            if path.is_file() {
+                continue;
             }
+            return Err(if given.is_some() {
+                format!("{} is not a file", path.display())
+            } else {
+                format!("{} is missing: run `cargo build --release --workspace` first", path.display())
+            });
         }
         Ok(paths)
     }
@@ -205,6 +208,23 @@ impl Paths {
         if self.bridge.parent().and_then(Path::file_name).is_some_and(|name| name == "debug") {
             println!("warning: this is a debug build; its figures say little about the release");
         }
+    }
+}
+
+/// The CPUs and the load: on a small machine, other work in the same
+/// minute moves the figures more than the bridge does.
+fn describe_machine() {
+    let cpus = std::thread::available_parallelism().map_or(0, usize::from);
+    let load = std::fs::read_to_string("/proc/loadavg").ok();
+    let one_minute = load.as_deref().and_then(|l| l.split_whitespace().next()).and_then(|l| l.parse::<f64>().ok());
+    match one_minute {
+        Some(load) => {
+            println!("machine:  {cpus} CPUs, load average {load:.2} over the last minute");
+            if load > 0.5 {
+                println!("warning: the machine is busy; the figures will be slower and noisier than on an idle one");
+            }
+        }
+        None => println!("machine:  {cpus} CPUs"),
     }
 }
 
@@ -450,6 +470,12 @@ impl Peer {
     /// the end of its stderr.
     fn failure(&mut self, message: impl Display) -> String {
         let mut text = format!("{:?} side: {message}", self.side);
+        // A child that fails is often about to exit, and its last words
+        // still on their way through the stderr thread: give both a moment.
+        let deadline = Instant::now() + Duration::from_millis(200);
+        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         if let Ok(Some(status)) = self.child.try_wait() {
             text.push_str(&format!("\n  the process ended: {status}"));
         }

@@ -1,8 +1,10 @@
 //! `fast-upstream`: a minimal 2026-07-28 stdio server for the benchmarks.
 //!
-//! It answers each request at once, on the thread that read it, so that the
-//! benchmark measures the bridge and not the server: the same server runs in
-//! the direct and in the bridged measure, and whatever it costs is in both.
+//! It answers each request at once, on the thread that read it, and writes
+//! the large results (`tools/list`, `big`) from text serialized once, so
+//! that the benchmark measures the bridge and not the server: the same
+//! server runs in the direct and in the bridged measure, and whatever it
+//! costs is in both, where it shrinks the ratio.
 //!
 //! `fast-upstream [--tools N]`
 //!
@@ -31,10 +33,12 @@ fn main() {
             std::process::exit(2);
         }
     };
-    // Built once: `tools/list` then costs a clone and a serialization.
-    let list = tools_list(extra_tools);
+    // Serialized once: a `tools/list` then costs one write.
+    let list = tools_list(extra_tools).to_string();
+    let mut big = BigCache::default();
     let stdin = std::io::stdin().lock();
-    // Large enough that a big result goes out in few write calls.
+    // Large enough that small responses go out in one write; a big one
+    // bypasses it.
     let mut out = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
     for line in stdin.lines() {
         let Ok(line) = line else { break };
@@ -44,20 +48,67 @@ fn main() {
             continue;
         };
         let params = message.get("params").unwrap_or(&Value::Null);
-        let response = match method {
-            "server/discover" => result(id, discover()),
-            "tools/list" => result(id, list.clone()),
-            "tools/call" => call(id, params),
-            _ => result(id, json!({"resultType": "complete"})),
+        let reply = match method {
+            "server/discover" => Reply::Result(discover()),
+            "tools/list" => Reply::Raw(&list),
+            "tools/call" => call(params, &mut big),
+            _ => Reply::Result(json!({"resultType": "complete"})),
         };
-        let written = serde_json::to_writer(&mut out, &response)
-            .map_err(std::io::Error::from)
-            .and_then(|()| out.write_all(b"\n"))
-            .and_then(|()| out.flush());
-        if written.is_err() {
+        if write_response(&mut out, id, reply).is_err() {
             // The client is gone.
             break;
         }
+    }
+}
+
+/// What goes after the id of a response.
+enum Reply<'a> {
+    Result(Value),
+    /// A result serialized before.
+    Raw(&'a str),
+    Error(String),
+}
+
+/// Writes one response line and flushes it.
+fn write_response(out: &mut impl Write, id: &Value, reply: Reply) -> std::io::Result<()> {
+    out.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":")?;
+    serde_json::to_writer(&mut *out, id)?;
+    match reply {
+        Reply::Result(result) => {
+            out.write_all(b",\"result\":")?;
+            serde_json::to_writer(&mut *out, &result)?;
+        }
+        Reply::Raw(result) => {
+            out.write_all(b",\"result\":")?;
+            out.write_all(result.as_bytes())?;
+        }
+        Reply::Error(message) => {
+            out.write_all(b",\"error\":")?;
+            serde_json::to_writer(&mut *out, &json!({"code": -32602, "message": message}))?;
+        }
+    }
+    out.write_all(b"}\n")?;
+    out.flush()
+}
+
+/// The serialized result of the last `big` call, by its byte count: building
+/// megabytes of JSON (and faulting in fresh pages for it) on each call would
+/// cost the server more than the pipe, and hide what the bridge costs.
+#[derive(Default)]
+struct BigCache(Option<(usize, String)>);
+
+impl BigCache {
+    fn get(&mut self, bytes: usize) -> &str {
+        if self.0.as_ref().is_none_or(|(cached, _)| *cached != bytes) {
+            let text = "x".repeat(bytes);
+            let result = json!({
+                "resultType": "complete",
+                "content": [{"type": "text", "text": text}],
+                "structuredContent": {"text": text}
+            });
+            self.0 = Some((bytes, result.to_string()));
+        }
+        self.0.as_ref().map_or("", |(_, result)| result.as_str())
     }
 }
 
@@ -74,10 +125,6 @@ fn parse_tools(mut args: impl Iterator<Item = String>) -> Result<usize, String> 
         }
     }
     Ok(count)
-}
-
-fn result(id: &Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
 fn discover() -> Value {
@@ -127,32 +174,17 @@ fn tools_list(extra: usize) -> Value {
     json!({"resultType": "complete", "tools": tools})
 }
 
-fn call(id: &Value, params: &Value) -> Value {
+fn call<'a>(params: &Value, big: &'a mut BigCache) -> Reply<'a> {
     let arguments = &params["arguments"];
     match params["name"].as_str() {
-        Some("echo") => result(
-            id,
+        Some("echo") => Reply::Result(
             json!({"resultType": "complete", "content": [{"type": "text", "text": arguments["text"].clone()}]}),
         ),
-        Some("big") => {
-            let Some(bytes) = arguments["bytes"].as_u64().and_then(|b| usize::try_from(b).ok()) else {
-                return error(id, "big needs arguments.bytes, a byte count");
-            };
-            let text = "x".repeat(bytes);
-            result(
-                id,
-                json!({
-                    "resultType": "complete",
-                    "content": [{"type": "text", "text": text}],
-                    "structuredContent": {"text": text}
-                }),
-            )
-        }
-        Some("noop") => result(id, json!({"resultType": "complete", "content": []})),
-        other => error(id, &format!("unknown tool {other:?}")),
+        Some("big") => match arguments["bytes"].as_u64().and_then(|b| usize::try_from(b).ok()) {
+            Some(bytes) => Reply::Raw(big.get(bytes)),
+            None => Reply::Error("big needs arguments.bytes, a byte count".into()),
+        },
+        Some("noop") => Reply::Result(json!({"resultType": "complete", "content": []})),
+        other => Reply::Error(format!("unknown tool {other:?}")),
     }
-}
-
-fn error(id: &Value, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": message}})
 }
