@@ -28,6 +28,7 @@ tools/call behaviour by tool name:
                 requestState received (0 without one); an input_required step without a
                 requestState gets requestState str(i+1); the step "echo" answers a text block
                 with the inputResponses received; the step "reject" answers -32602
+prompts/get of the prompt "script" behaves as the tool "script".
 Every other method answers {"resultType":"complete","method":<method>}.
 """
 import argparse
@@ -167,7 +168,7 @@ for line in sys.stdin:
     method = msg["method"]
     if method == "server/discover":
         discover(msg)
-    elif method == "tools/call":
+    elif method == "tools/call" or (method == "prompts/get" and msg.get("params", {}).get("name") == "script"):
         call(msg, line)
     elif method == "tools/list" and opts.tools_list:
         result(msg["id"], json.loads(opts.tools_list))

@@ -290,3 +290,20 @@ fn a_late_answer_after_the_time_limit_is_dropped() {
     bridge.expect_silence(Duration::from_millis(300));
     bridge.assert_alive();
 }
+
+#[test]
+fn the_request_state_rule_for_another_method_gives_the_upstream_code_and_data() {
+    let mut bridge = bridge_with(&[]);
+    let steps = json!([input_required(json!({"r": {"method": "roots/list"}})), "reject"]);
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {"name": "script", "arguments": {"steps": steps}}}));
+    let question = bridge.recv();
+    answer(&mut bridge, &question["id"], json!({"roots": []}));
+    assert_eq!(
+        bridge.recv()["error"],
+        json!({
+            "code": -32602,
+            "message": "The upstream server did not accept the saved state of the request. The answer possibly came after the time limit of the state, or the server started again. Upstream message: state expired. Send the request again.",
+            "data": {"reason": "expired"}
+        })
+    );
+}
