@@ -48,6 +48,10 @@ pub struct BridgeArgs {
     /// For tests: the time limit of the answers of one round of input requests, in ms.
     #[arg(long, hide = true, value_name = "MS")]
     pub test_input_timeout_ms: Option<u64>,
+    /// For tests: the listen stream's first back-off, longest back-off,
+    /// stable life and acknowledgment limit, in ms.
+    #[arg(long, hide = true, value_name = "MS,MS,MS,MS", value_parser = parse_listen_ms)]
+    pub test_listen_ms: Option<[u64; 4]>,
     /// For tests: the grace period of the end, in ms.
     #[arg(long, hide = true, value_name = "MS")]
     pub test_shutdown_grace_ms: Option<u64>,
@@ -55,4 +59,11 @@ pub struct BridgeArgs {
     /// as given, without a shell.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
+}
+
+/// Four numbers separated by commas.
+fn parse_listen_ms(text: &str) -> Result<[u64; 4], String> {
+    let numbers: Vec<u64> =
+        text.split(',').map(|n| n.trim().parse::<u64>()).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
+    numbers.try_into().map_err(|_| "expected four numbers: BACKOFF,MAX,STABLE,ACK".to_string())
 }

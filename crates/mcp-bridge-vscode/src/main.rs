@@ -10,6 +10,7 @@ mod profile;
 use clap::Parser;
 use cli::{BridgeArgs, Cli, Command};
 use mcp_bridge::frontend::{self, Config, Exit, Timeouts, UpstreamSpec};
+use mcp_bridge::listen::ListenTimings;
 use mcp_bridge::upstream::StdioCommand;
 use std::path::Path;
 use std::process::ExitCode;
@@ -120,6 +121,14 @@ fn config(args: &BridgeArgs) -> Result<Config, String> {
     }
     if let Some(ms) = args.test_input_timeout_ms {
         timeouts.input = Duration::from_millis(ms);
+    }
+    if let Some([backoff, max_backoff, stable, ack_timeout]) = args.test_listen_ms {
+        timeouts.listen = ListenTimings {
+            backoff: Duration::from_millis(backoff),
+            max_backoff: Duration::from_millis(max_backoff),
+            stable: Duration::from_millis(stable),
+            ack_timeout: Duration::from_millis(ack_timeout),
+        };
     }
     if let Some(ms) = args.test_shutdown_grace_ms {
         timeouts.shutdown_grace = Duration::from_millis(ms);

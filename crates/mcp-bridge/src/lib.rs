@@ -12,4 +12,5 @@ pub mod framing;
 pub mod frontend;
 pub mod input;
 pub mod jsonrpc;
+pub mod listen;
 pub mod upstream;

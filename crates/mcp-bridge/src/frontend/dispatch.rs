@@ -3,7 +3,7 @@
 
 use super::level::parse_set_level;
 use super::state::{Phase, Shared};
-use super::{forward, initialize};
+use super::{forward, initialize, listen};
 use crate::framing::{self, Decoded, Frame, MAX_DEPTH};
 use crate::input::questions::Answer;
 use crate::jsonrpc::{self, BridgeError, Cause, Id, Message};
@@ -11,6 +11,9 @@ use crate::translate::params::FORWARDED_METHODS;
 use crate::upstream::lock;
 use serde_json::{json, Value};
 use std::sync::Arc;
+
+/// The methods that change the subscriptions of the listen stream.
+const SUBSCRIPTION_METHODS: [&str; 2] = ["resources/subscribe", "resources/unsubscribe"];
 
 /// Handles one line of the client.
 pub async fn frame(shared: &Arc<Shared>, frame: &Frame) {
@@ -74,7 +77,7 @@ fn notification(shared: &Shared, method: &str, params: Option<&Value>) {
                 None => tracing::debug!("a cancellation without requestId cancels nothing"),
             }
         }
-        "notifications/initialized" => tracing::debug!("the client finished its initialize"),
+        "notifications/initialized" => listen::initialized(shared),
         "notifications/roots/list_changed" => {}
         _ => tracing::debug!(%method, "ignored a notification of the client"),
     }
@@ -93,6 +96,9 @@ async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Valu
             }
         },
         _ => match shared.phase() {
+            Phase::Ready(ready) if SUBSCRIPTION_METHODS.contains(&method) => {
+                listen::change(shared, &ready, id, method, params.as_ref()).await;
+            }
             Phase::Ready(ready) if FORWARDED_METHODS.contains(&method) => {
                 forward::start(shared, ready.client, ready.declared, id, method, params).await;
             }

@@ -11,6 +11,7 @@ mod dispatch;
 mod forward;
 mod initialize;
 mod level;
+mod listen;
 mod output;
 mod rounds;
 mod state;
@@ -19,6 +20,7 @@ pub use output::Output;
 pub use state::Phase;
 
 use crate::framing::LineReader;
+use crate::listen::ListenTimings;
 use crate::translate::note::Note;
 use crate::upstream::StdioCommand;
 use crate::Profile;
@@ -52,6 +54,8 @@ pub struct Timeouts {
     pub shutdown_grace: Duration,
     /// The answers of the client to the input requests of one round.
     pub input: Duration,
+    /// The waits and the time limit of the listen streams.
+    pub listen: ListenTimings,
 }
 
 impl Default for Timeouts {
@@ -64,6 +68,7 @@ impl Default for Timeouts {
             call: Duration::from_secs(3600),
             shutdown_grace: Duration::from_secs(2),
             input: Duration::from_secs(3600),
+            listen: ListenTimings::default(),
         }
     }
 }
@@ -140,11 +145,13 @@ where
     exit
 }
 
-/// The end: requests in flight are canceled without a response, the
-/// front end waits for them at most the grace, then closes the upstream.
+/// The end: the listener cancels each stream, requests in flight are
+/// canceled without a response, the front end waits for the listener and
+/// the requests at most the grace, then closes the upstream.
 async fn shutdown(shared: &Shared, exit: Exit) {
     let client = shared.take_client();
     shared.set_phase(Phase::Closing { upstream_lost: exit == Exit::UpstreamLost });
+    shared.stop_listener();
     shared.inflight.cancel_all();
     shared.tracker.close();
     let grace = shared.config.timeouts.shutdown_grace;

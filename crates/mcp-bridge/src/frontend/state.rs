@@ -4,6 +4,7 @@ use super::asks::Asks;
 use super::{Config, Output};
 use crate::input::checks::Declared;
 use crate::jsonrpc::{Id, IdKey};
+use crate::listen::Listener;
 use crate::upstream::{lock, Client};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -94,6 +95,17 @@ pub struct Shared {
     pub asks: Asks,
     /// The next `elicitation-<n>`, unique on the connection.
     pub elicitation_ids: AtomicU64,
+    /// The listen stream, opened once after `notifications/initialized`.
+    pub listener: Mutex<ListenSlot>,
+}
+
+/// The listen stream of the connection.
+pub enum ListenSlot {
+    /// `notifications/initialized` did not come in `ready` yet.
+    NotOpened,
+    /// The initialize result declares no list change and no subscribe.
+    NotWanted,
+    Open(Listener),
 }
 
 impl Shared {
@@ -109,6 +121,7 @@ impl Shared {
             upstream_lost: CancellationToken::new(),
             asks: Asks::new(&config_prefix),
             elicitation_ids: AtomicU64::new(1),
+            listener: Mutex::new(ListenSlot::NotOpened),
         }
     }
 
@@ -129,6 +142,13 @@ impl Shared {
         }
         *phase = to;
         true
+    }
+
+    /// Stops the listener, when there is one.
+    pub fn stop_listener(&self) {
+        if let ListenSlot::Open(listener) = &*lock(&self.listener) {
+            listener.stop();
+        }
     }
 
     /// The upstream client, for the end of the connection.

@@ -7,9 +7,14 @@
 //! progress and log messages reach their callbacks before the reader reads
 //! the next line, so they keep their order relative to the responses.
 
+mod listen;
 mod pending;
 mod stdio;
 
+pub use listen::{
+    Listen, SinkFuture, StreamEnd, StreamEvent, StreamSink, StreamStop, ACKNOWLEDGED, LISTEN_METHOD,
+    SUBSCRIPTION_ID_KEY,
+};
 pub use pending::{ProgressSink, Reply, PROGRESS_PER_SECOND};
 pub use stdio::StdioCommand;
 
@@ -98,6 +103,8 @@ enum Transport {
 struct Inner {
     transport: Transport,
     table: Mutex<Table>,
+    /// The open listen streams.
+    routes: Mutex<listen::Routes>,
     next_id: AtomicU64,
     /// The slots taken; at most [`MAX_IN_FLIGHT`].
     in_flight: AtomicUsize,
@@ -130,6 +137,7 @@ impl Client {
             inner: Arc::new(Inner {
                 transport: Transport::Stdio(stdio),
                 table: Mutex::new(Table::default()),
+                routes: Mutex::new(listen::Routes::default()),
                 next_id: AtomicU64::new(1),
                 in_flight: AtomicUsize::new(0),
                 identity,
@@ -230,6 +238,15 @@ impl Client {
             // progress of the round with that id as the token.
             meta.insert("progressToken".into(), Value::from(id));
         }
+        meta.extend(self.base_meta());
+        meta
+    }
+
+    /// The keys of the upstream client on every request and stream: the
+    /// version, the client, its capabilities, and the log level when the
+    /// client chose one.
+    fn base_meta(&self) -> Map<String, Value> {
+        let mut meta = Map::new();
         meta.insert("io.modelcontextprotocol/protocolVersion".into(), Value::from(PROTOCOL_VERSION));
         meta.insert("io.modelcontextprotocol/clientInfo".into(), self.inner.identity.client_info.clone());
         meta.insert("io.modelcontextprotocol/clientCapabilities".into(), self.inner.identity.capabilities.clone());
@@ -244,6 +261,11 @@ impl Client {
         if lock(&self.inner.table).remove(id).is_none() {
             return;
         }
+        self.cancel_upstream(id, reason).await;
+    }
+
+    /// `notifications/cancelled` for one of our requests.
+    async fn cancel_upstream(&self, id: u64, reason: &str) {
         let params = serde_json::json!({ "requestId": id, "reason": reason });
         let _ = self.send(&jsonrpc::notification("notifications/cancelled", params)).await;
     }
@@ -255,8 +277,9 @@ impl Client {
         }
     }
 
-    /// Handles one frame of the upstream server, inline in the reader.
-    fn dispatch(&self, frame: &Frame) {
+    /// Handles one frame of the upstream server, inline in the reader: the
+    /// reader reads the next frame only when this returns.
+    async fn dispatch(&self, frame: &Frame) {
         let Some(decoded) = framing::decode(frame, self.inner.max_line_bytes, UPSTREAM_MAX_DEPTH) else {
             return;
         };
@@ -271,7 +294,11 @@ impl Client {
                     tracing::debug!(id = %id.key(), "dropped an upstream response with an unknown id");
                 }
             }
-            Decoded::Message(Message::Notification { method, params }) => self.notification(&method, params),
+            Decoded::Message(Message::Notification { method, params }) => {
+                if !self.route_stream(&method, params.as_ref()).await {
+                    self.notification(&method, params);
+                }
+            }
             Decoded::Message(Message::Request { method, .. }) => {
                 tracing::warn!(%method, "dropped a request of the upstream server: revision 2026-07-28 has none");
             }

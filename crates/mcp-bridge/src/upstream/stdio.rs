@@ -97,7 +97,7 @@ impl Pipes {
             let mut reader = LineReader::new(self.stdout, max);
             loop {
                 match reader.next_frame().await {
-                    Ok(Some(frame)) => client.dispatch(&frame),
+                    Ok(Some(frame)) => client.dispatch(&frame).await,
                     Ok(None) => break,
                     Err(err) => {
                         tracing::warn!(error = %err, "cannot read the stdout of the upstream command");
