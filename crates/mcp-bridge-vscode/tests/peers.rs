@@ -91,7 +91,9 @@ fn assert_common_basic_results(doc: &Value) {
     // Lifecycle: ping gets {} in each state, from the bridge itself (2026-07-28 has no ping).
     assert_json("ping", accepted(doc, "ping"), &json!({}));
     // Cancellation: a stdio upstream's notifications that belong to no request do not reach the client.
-    assert_json("notifications", &doc["notifications"], &json!([]));
+    // Listen stream (M3): both peers declare the three list changes, so the acknowledgment of the
+    // first stream gives one list change for each ("Events after a gap"), and nothing else comes.
+    assert_json("notifications", &doc["notifications"], &json!(gap_events()));
     assert_json("requests of the bridge", &doc["clientRequests"], &json!([]));
     assert_clean_exit(doc);
 }
@@ -283,6 +285,29 @@ fn after_a_failed_discover_the_bridge_stays_open_and_initialize_can_be_sent_agai
     assert_eq!(bridge.wait_exit(Duration::from_secs(15)).code(), Some(0));
 }
 
+/// The events after the acknowledgment of the first listen stream, for a
+/// peer that declares the three list changes and no subscribed URI.
+fn gap_events() -> Vec<Value> {
+    ["tools", "prompts", "resources"]
+        .iter()
+        .map(|list| json!({"jsonrpc": "2.0", "method": format!("notifications/{list}/list_changed"), "params": {}}))
+        .collect()
+}
+
+/// Only the messages of `doc` that are not events of the listen stream.
+fn without_list_changes(messages: &Value) -> Vec<Value> {
+    let is_event = |m: &&Value| m["method"].as_str().is_some_and(|m| m.ends_with("/list_changed"));
+    messages.as_array().map(|all| all.iter().filter(|m| !is_event(m)).cloned().collect()).unwrap_or_default()
+}
+
+/// Reads the three events after the first acknowledgment of the listen
+/// stream, which come at once after `notifications/initialized`.
+fn take_gap_events(bridge: &mut Bridge) {
+    for expected in gap_events() {
+        assert_json("an event after the first acknowledgment", &bridge.recv(), &expected);
+    }
+}
+
 /// Progress (M1): token 0 is a token; the bridge keys progress by request,
 /// and sends it with the client's token, only before the response.
 fn assert_progress_with_token_zero(doc: &Value) {
@@ -293,21 +318,17 @@ fn assert_progress_with_token_zero(doc: &Value) {
     }
     let progress = |i: u32| json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 0, "progress": i, "total": 3, "message": format!("step {i} of 3")}});
     let expected: Vec<Value> = (0..=3).chain(0..=3).map(progress).collect();
-    assert_json("the progress notifications", &doc["notifications"], &Value::Array(expected));
+    let progress_only = without_list_changes(&doc["notifications"]);
+    assert_json("the progress notifications", &Value::Array(progress_only), &Value::Array(expected));
     // The order on the wire: each request's 4 progress, then its response.
-    let order: Vec<String> = doc["received"]
-        .as_array()
-        .map(|messages| {
-            messages
-                .iter()
-                .skip(1) // the initialize result
-                .map(|m| match m.get("method") {
-                    Some(method) => method.as_str().unwrap_or("?").to_string(),
-                    None => format!("response {}", m["id"]),
-                })
-                .collect()
+    let order: Vec<String> = without_list_changes(&doc["received"])
+        .iter()
+        .skip(1) // the initialize result
+        .map(|m| match m.get("method") {
+            Some(method) => method.as_str().unwrap_or("?").to_string(),
+            None => format!("response {}", m["id"]),
         })
-        .unwrap_or_default();
+        .collect();
     let p = "notifications/progress".to_string();
     let ids: Vec<Value> = doc["sent"]
         .as_array()
@@ -375,6 +396,7 @@ fn raw_lines_progress_token_0_then_the_result_from_the_python_server() {
     // total and message, no _meta; the response after the last progress.
     let mut bridge = Bridge::start(&[], &python_server());
     bridge.initialize();
+    take_gap_events(&mut bridge);
     bridge.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "slow", "arguments": {"seconds": 0.1, "steps": 1}, "_meta": {"progressToken": 0}}}));
     for i in 0..=1 {
         assert_json(
@@ -404,6 +426,7 @@ fn raw_lines_a_canceled_call_to_the_python_server_gets_no_response() {
     // Cancellation (M1): "A canceled request gets no response", also with a string id.
     let mut bridge = Bridge::start(&[], &python_server());
     bridge.initialize();
+    take_gap_events(&mut bridge);
     bridge.send(&json!({"jsonrpc": "2.0", "id": "long", "method": "tools/call", "params": {"name": "slow", "arguments": {"seconds": 20}}}));
     std::thread::sleep(Duration::from_millis(500));
     bridge.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "long", "reason": "test"}}));
