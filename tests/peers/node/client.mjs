@@ -156,6 +156,46 @@ const SCENARIOS = {
         }
     },
 
+    /**
+     * Live updates against tests/peers/python/live_server.py: a tool that adds a tool, a
+     * subscription and an update, and log messages at four levels after logging/setLevel.
+     * Each step waits for the notification it causes (up to 5 s) before the next one.
+     */
+    live: async (t) => {
+        const seen = (predicate) =>
+            new Promise((resolve) => {
+                const deadline = Date.now() + 5000;
+                const poll = () => {
+                    if (t.transport.received.some(predicate) || Date.now() > deadline) resolve();
+                    else setTimeout(poll, 20);
+                };
+                poll();
+            });
+        const listChanges = () => t.transport.received.filter((m) => m.method === 'notifications/tools/list_changed').length;
+        // The events after the first acknowledgment of the listen stream.
+        await seen((m) => m.method === 'notifications/resources/list_changed');
+        const before = listChanges();
+        await t.step('tools/call add_tool', 'tools/call', () => t.client.callTool({ name: 'add_tool', arguments: { name: 'extra' } }));
+        await new Promise((resolve) => {
+            const poll = () => (listChanges() > before ? resolve() : setTimeout(poll, 20));
+            poll();
+            setTimeout(resolve, 5000).unref();
+        });
+        await t.step('tools/list', 'tools/list', () => t.client.listTools());
+        await t.step('tools/call extra', 'tools/call', () => t.client.callTool({ name: 'extra', arguments: {} }));
+        await t.step('resources/subscribe', 'resources/subscribe', () => t.client.subscribeResource({ uri: 'live://counter' }));
+        await t.step('tools/call touch', 'tools/call', () => t.client.callTool({ name: 'touch', arguments: { uri: 'live://counter' } }));
+        await seen((m) => m.method === 'notifications/resources/updated');
+        await t.step('logging/setLevel', 'logging/setLevel', () => t.client.setLoggingLevel('warning'));
+        await t.step('tools/call chatty', 'tools/call', () => t.client.callTool({ name: 'chatty', arguments: {} }));
+        await t.step('resources/unsubscribe', 'resources/unsubscribe', () => t.client.unsubscribeResource({ uri: 'live://counter' }));
+        await t.step('tools/call touch again', 'tools/call', () =>
+            t.client.callTool({ name: 'touch', arguments: { uri: 'live://counter' } })
+        );
+        // An update after the unsubscribe would come now: give it a moment to show.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+    },
+
     /** Cancel a slow call after its first progress; then the bridge still serves. */
     cancel: async (t) => {
         const controller = new AbortController();

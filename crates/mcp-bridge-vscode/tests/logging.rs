@@ -1,0 +1,76 @@
+//! Logging (behaviour spec, "Logging (M3)"): `logging/setLevel` keeps the
+//! level and answers `{}` in each state, and the level goes upstream.
+
+mod harness;
+
+use harness::{bridge_error, fake_upstream, Bridge};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+fn invalid_params() -> Value {
+    bridge_error(-32602, "The parameters of the request are not valid.", "invalid_params", None)
+}
+
+#[track_caller]
+fn assert_set_level(bridge: &mut Bridge, id: &str) {
+    assert_eq!(bridge.request(json!(id), "logging/setLevel", json!({"level": "notice"}))["result"], json!({}));
+    for (i, params) in [json!({"level": "loud"}), json!({}), json!([]), json!({"level": 3})].into_iter().enumerate() {
+        let bad = format!("{id}-bad-{i}");
+        assert_eq!(bridge.request(json!(bad), "logging/setLevel", params)["error"], invalid_params());
+    }
+}
+
+#[test]
+fn set_level_answers_in_initializing_and_in_closing_and_refuses_invalid_params() {
+    // initializing: the upstream does not answer server/discover.
+    let mut bridge = Bridge::start(&["--discover-timeout", "3"], &fake_upstream(&["--discover", "stall"]));
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}}}));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_set_level(&mut bridge, "initializing");
+    drop(bridge);
+
+    // closing, after the loss of the upstream server.
+    let mut bridge = Bridge::start(&["--test-shutdown-grace-ms", "3000"], &fake_upstream(&[]));
+    bridge.initialize();
+    let lost = bridge.request(json!(1), "tools/call", json!({"name": "exit"}));
+    assert_eq!(lost["error"]["data"]["cause"], "upstream_exited");
+    assert_set_level(&mut bridge, "closing");
+    bridge.close_stdin();
+    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).code(), Some(1));
+}
+
+#[test]
+fn a_level_chosen_before_initialize_goes_with_the_first_requests() {
+    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    assert_eq!(bridge.request(json!(1), "logging/setLevel", json!({"level": "alert"}))["result"], json!({}));
+    bridge.initialize();
+    let response = bridge.request(json!(2), "tools/call", json!({"name": "echo"}));
+    let raw = response["result"]["structuredContent"]["raw"].as_str().unwrap_or_default();
+    let line: Value = serde_json::from_str(raw).unwrap_or_default();
+    assert_eq!(line["params"]["_meta"]["io.modelcontextprotocol/logLevel"], "alert", "{line}");
+}
+
+#[test]
+fn each_log_message_at_or_above_the_level_goes_to_the_client_without_the_upstream_meta() {
+    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    bridge.initialize();
+    assert_eq!(bridge.request(json!(1), "logging/setLevel", json!({"level": "warning"}))["result"], json!({}));
+    let levels = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+    for (i, level) in levels.iter().enumerate() {
+        let id = json!(10 + i);
+        bridge.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "log", "arguments": {"level": level, "data": {"n": i}}}}));
+        let first = bridge.recv();
+        if i >= 3 {
+            assert_eq!(
+                first,
+                json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": level, "logger": "fake", "data": {"n": i}}}),
+                "{level}"
+            );
+            assert_eq!(bridge.recv()["id"], id);
+        } else {
+            assert_eq!(first["id"], id, "{level} is below warning: dropped");
+        }
+    }
+}
