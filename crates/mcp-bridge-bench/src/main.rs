@@ -73,7 +73,7 @@ fn run() -> Result<()> {
     let mut direct = Peer::start(Side::Direct, &paths, &[])?;
     let mut bridged = Peer::start(Side::Bridged, &paths, &[])?;
     std::thread::sleep(SETTLE);
-    let rss_initialized = bridged.status_kib("VmRSS");
+    let rss_initialized = [direct.status_kib("VmRSS"), bridged.status_kib("VmRSS")];
 
     // (1) and (2): latency of small round trips.
     let echo = Operation::new("tools/call echo", "tools/call", json!({"name": "echo", "arguments": {"text": "hello"}}))
@@ -85,24 +85,25 @@ fn run() -> Result<()> {
         rows.push(latency(&mut direct, &mut bridged, operation, n, warmup)?);
     }
     std::thread::sleep(SETTLE);
-    let rss_idle = bridged.status_kib("VmRSS");
+    let rss_idle = [direct.status_kib("VmRSS"), bridged.status_kib("VmRSS")];
     print_latency(&rows, n, warmup);
     println!();
-    println!("bridge memory and size");
-    println!("  {:<44} {:>10}", "idle RSS after initialize (VmRSS)", kib(rss_initialized));
-    println!("  {:<44} {:>10}", "idle RSS after the round trips (VmRSS)", kib(rss_idle));
-    println!("  {:<44} {:>10}", "threads", bridged.threads().map_or("?".into(), |t| t.to_string()));
-    println!("  {:<44} {:>10}", "binary size", kib(file_kib(&paths.bridge)));
+    println!("{:<44} {:>10} {:>10} {:>8}", "memory (KiB) and size", "direct", "bridged", "ratio");
+    println!("  (direct: the upstream process alone; bridged: the same upstream plus the bridge process)");
+    print_memory("idle RSS after initialize (VmRSS)", rss_initialized);
+    print_memory("idle RSS after the round trips (VmRSS)", rss_idle);
+    println!("  {:<42} {:>21}", "bridge threads", bridged.threads().map_or("?".into(), |t| t.to_string()));
+    println!("  {:<42} {:>21}", "bridge binary size, KiB", kib(file_kib(&paths.bridge)));
 
     // (3): throughput of big results, then the peak memory they cost.
     let big = throughput(&mut direct, &mut bridged)?;
-    let rss_peak = bridged.status_kib("VmHWM");
+    let rss_peak = [direct.status_kib("VmHWM"), bridged.status_kib("VmHWM")];
     std::thread::sleep(SETTLE);
-    let rss_after_big = bridged.status_kib("VmRSS");
+    let rss_after_big = [direct.status_kib("VmRSS"), bridged.status_kib("VmRSS")];
     println!();
     print_throughput(&big);
-    println!("  {:<44} {:>10}", "bridge peak RSS after it (VmHWM)", kib(rss_peak));
-    println!("  {:<44} {:>10}", "bridge RSS 1 s later (VmRSS)", kib(rss_after_big));
+    print_memory("peak RSS after it (VmHWM), KiB", rss_peak);
+    print_memory("RSS 1 s later (VmRSS), KiB", rss_after_big);
 
     // More shapes: a long list, a burst, the start.
     println!();
@@ -113,7 +114,9 @@ fn run() -> Result<()> {
     drop_peer(direct);
     drop_peer(bridged);
     print_pair("tools/list of 2000 tools, ms", long_list(&paths, 2000, 20)?);
-    print_pair("start to first result, ms", startup(&paths, 10)?);
+    let start = startup(&paths, 10)?;
+    print_pair("start to first result, ms", start);
+    println!("  {:<42} {:>21.2}", "  beyond the upstream's own discover, ms", start[1] - start[0]);
     if notifications > 0 {
         println!(
             "note: {notifications} notifications came between requests and responses (their parse is in the timings)"
@@ -765,6 +768,19 @@ fn print_throughput(big: &Throughput) {
         println!("  {label:<42} {direct:>10.1} {bridged:>10.1} {:>8.2}", bridged / direct);
         let label = format!("throughput at {name}, MB/s");
         println!("  {label:<42} {:>10.1} {:>10.1} {:>8.2}", rates[0], rates[1], rates[1] / rates[0]);
+    }
+}
+
+/// A memory row: the upstream alone, and the upstream with the bridge (the
+/// bridged side's upstream is the same program in the same state, so its
+/// own figure stands for it).
+fn print_memory(name: &str, [upstream, bridge]: [Option<u64>; 2]) {
+    match (upstream, bridge) {
+        (Some(upstream), Some(bridge)) => {
+            let stack = upstream + bridge;
+            println!("  {name:<42} {upstream:>10} {stack:>10} {:>8.2}", stack as f64 / upstream.max(1) as f64);
+        }
+        _ => println!("  {name:<42} {:>10} {:>10}", kib(upstream), kib(bridge)),
     }
 }
 
