@@ -7,7 +7,7 @@
 
 use super::board::{Board, StreamKey};
 use super::events::{self, Lists};
-use super::policy::{self, After, Backoff, MAX_LOST_STREAM_RETRIES};
+use super::policy::{self, After, Backoff};
 use super::{Change, ListenTimings, Setup};
 use crate::frontend::Output;
 use crate::jsonrpc::{self, BridgeError, Cause};
@@ -156,25 +156,15 @@ impl Owner {
         let signals = self.signals.clone();
         let ack_timeout = self.timings.ack_timeout;
         self.tasks.spawn(async move {
-            let mut lost = 0;
-            let end = loop {
-                let listen =
-                    Listen { notifications: notifications.clone(), sink: sink.clone(), ack_timeout, stop: &stop };
-                match client.listen(listen).await {
-                    // The upstream client opens a lost stream again at once,
-                    // a few times; a later acknowledgment of the same stream
-                    // then gives the events of the gap.
-                    StreamEnd::Lost(err) if lost < MAX_LOST_STREAM_RETRIES => {
-                        lost += 1;
-                        tracing::info!(
-                            stream = key,
-                            cause = err.cause.name(),
-                            "the listen stream was lost; opening it again"
-                        );
-                    }
-                    end => break end,
-                }
-            };
+            let end = policy::retry_lost(|| {
+                client.listen(Listen {
+                    notifications: notifications.clone(),
+                    sink: sink.clone(),
+                    ack_timeout,
+                    stop: &stop,
+                })
+            })
+            .await;
             let _ = signals.send(Signal::Ended(key, end));
         });
         key

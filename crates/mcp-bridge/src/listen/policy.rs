@@ -3,6 +3,7 @@
 //! the upstream client. Pure, so that the timing is tested without a clock.
 
 use crate::upstream::StreamEnd;
+use std::future::Future;
 use std::time::Duration;
 
 /// The upstream client opens a lost stream again at once at most this
@@ -27,6 +28,27 @@ pub fn after(end: &StreamEnd) -> After {
         StreamEnd::Timeout | StreamEnd::Lost(_) | StreamEnd::Result(_) => After::ReopenAfterWait,
         StreamEnd::Canceled | StreamEnd::Error(_) | StreamEnd::UpstreamEnded(_) | StreamEnd::Failed(_) => {
             After::NoReopen
+        }
+    }
+}
+
+/// Serves one stream as the upstream client does: a stream that the
+/// transport lost opens again at once, at most [`MAX_LOST_STREAM_RETRIES`]
+/// times; every other end, and the loss after the last retry, is the end.
+/// A later acknowledgment of the stream then gives the events of the gap.
+pub async fn retry_lost<F, Fut>(mut open: F) -> StreamEnd
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = StreamEnd>,
+{
+    let mut retries = 0;
+    loop {
+        match open().await {
+            StreamEnd::Lost(err) if retries < MAX_LOST_STREAM_RETRIES => {
+                retries += 1;
+                tracing::info!(cause = err.cause.name(), retries, "the listen stream was lost; opening it again");
+            }
+            end => return end,
         }
     }
 }
@@ -81,6 +103,44 @@ mod tests {
         for (end, expected) in cases {
             assert_eq!(after(&end), expected, "{end:?}");
         }
+    }
+
+    /// Runs `retry_lost` over scripted ends; returns the end and how many
+    /// times the stream opened.
+    fn serve(script: Vec<StreamEnd>) -> (StreamEnd, usize) {
+        let mut ends = script.into_iter();
+        let mut opened = 0;
+        let end = block_on(retry_lost(|| {
+            opened += 1;
+            let end = ends.next().unwrap_or(StreamEnd::Canceled);
+            async move { end }
+        }));
+        (end, opened)
+    }
+
+    fn block_on<F: Future>(future: F) -> F::Output {
+        match tokio::runtime::Builder::new_current_thread().build() {
+            Ok(runtime) => runtime.block_on(future),
+            Err(err) => panic!("no runtime: {err}"),
+        }
+    }
+
+    fn lost() -> StreamEnd {
+        StreamEnd::Lost(BridgeError::new(Cause::Closed))
+    }
+
+    #[test]
+    fn a_lost_stream_opens_again_at_once_at_most_three_times() {
+        let (end, opened) = serve(vec![lost(), lost(), StreamEnd::Timeout]);
+        assert!(matches!(end, StreamEnd::Timeout), "{end:?}");
+        assert_eq!(opened, 3);
+        let (end, opened) = serve(vec![lost(), lost(), lost(), lost(), StreamEnd::Timeout]);
+        assert!(matches!(&end, StreamEnd::Lost(e) if e.cause == Cause::Closed), "the fourth loss is the end: {end:?}");
+        assert_eq!(opened, 4);
+        assert_eq!(after(&end), After::ReopenAfterWait);
+        let (end, opened) = serve(vec![StreamEnd::Error(json!({"code": 1, "message": "m"}))]);
+        assert!(matches!(end, StreamEnd::Error(_)));
+        assert_eq!(opened, 1);
     }
 
     #[test]
