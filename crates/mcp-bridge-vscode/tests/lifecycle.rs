@@ -168,3 +168,44 @@ fn the_stderr_of_the_child_never_reaches_a_message_to_the_client() {
     assert_eq!(response["error"]["data"], json!({"cause": "upstream_exited"}));
     assert!(!response.to_string().contains(secret));
 }
+
+/// A command that starts the server and exits itself (a wrapper), while
+/// the server it started keeps the stdout pipe open. `marker` names the
+/// server on its command line, for [`kill_lingering_server`].
+fn wrapper_of_a_lingering_server(exit_after_s: f64, marker: &str) -> Vec<String> {
+    let fake = fake_upstream(&["--linger", "--stderr", marker]);
+    let script = format!(
+        "import subprocess, sys, time; server = subprocess.Popen({fake:?}); time.sleep({exit_after_s}); sys.exit(3)"
+    );
+    vec!["python3".to_string(), "-c".to_string(), script]
+}
+
+/// Kills what a wrapper left behind, found by its marker.
+fn kill_lingering_server(marker: &str) {
+    let _ = Command::new("pkill").args(["-f", marker]).status();
+}
+
+#[test]
+fn a_child_that_exits_while_a_process_it_started_holds_its_stdout_is_lost_all_the_same() {
+    // upstream_exited: "The child process stopped. Each request in flight ... gets this error",
+    // and the exit code 1, also when the pipe does not close with the child.
+    let marker = format!("lingering-{}-lost", std::process::id());
+    let mut bridge = Bridge::start(&["--test-shutdown-grace-ms", "300"], &wrapper_of_a_lingering_server(2.0, &marker));
+    bridge.initialize();
+    let response = bridge.request(json!(1), "tools/call", json!({"name": "stall"}));
+    assert_eq!(response["error"], bridge_error(-32603, UPSTREAM_STOPPED, "upstream_exited", None));
+    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).code(), Some(1));
+    kill_lingering_server(&marker);
+}
+
+#[test]
+fn the_end_of_the_input_exits_0_when_a_process_the_child_started_holds_its_stdout() {
+    // Exit code 0 at the end of stdin: the child is killed after the grace, and the bridge does
+    // not wait for a pipe that something else holds open.
+    let marker = format!("lingering-{}-end", std::process::id());
+    let mut bridge = Bridge::start(&["--test-shutdown-grace-ms", "300"], &wrapper_of_a_lingering_server(60.0, &marker));
+    bridge.initialize();
+    bridge.close_stdin();
+    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).code(), Some(0));
+    kill_lingering_server(&marker);
+}

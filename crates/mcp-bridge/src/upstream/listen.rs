@@ -160,11 +160,18 @@ impl Client {
         let mut params = Map::new();
         params.insert("_meta".into(), Value::Object(self.base_meta()));
         params.insert("notifications".into(), listen.notifications);
-        if let Err(err) = self.send(&jsonrpc::request(&Id::number(id), LISTEN_METHOD, Value::Object(params))).await {
-            return ended(Reply::Failed(err));
-        }
+        let line = jsonrpc::request(&Id::number(id), LISTEN_METHOD, Value::Object(params));
         let deadline = tokio::time::sleep(listen.ack_timeout);
         tokio::pin!(deadline);
+        // The stop and the time limit also cover the write.
+        tokio::select! {
+            biased;
+            sent = self.send(&line) => if let Err(err) = sent {
+                return ended(Reply::Failed(err));
+            },
+            _ = listen.stop.token.cancelled() => return StreamEnd::Canceled,
+            _ = &mut deadline => return StreamEnd::Timeout,
+        }
         let mut waiting_for_ack = true;
         let mut reply = reply;
         loop {
@@ -178,7 +185,7 @@ impl Client {
                 }
                 _ = listen.stop.token.cancelled() => {
                     drop(registration);
-                    self.cancel_upstream(id, listen.stop.reason()).await;
+                    self.cancel_upstream(id, listen.stop.reason());
                     return StreamEnd::Canceled;
                 }
                 changed = acked.changed(), if waiting_for_ack => {
@@ -186,7 +193,7 @@ impl Client {
                 }
                 _ = &mut deadline, if waiting_for_ack => {
                     drop(registration);
-                    self.cancel_upstream(id, REASON_NO_ACKNOWLEDGMENT).await;
+                    self.cancel_upstream(id, REASON_NO_ACKNOWLEDGMENT);
                     return StreamEnd::Timeout;
                 }
             }

@@ -184,31 +184,49 @@ impl Client {
 
     /// Sends one request and waits for its answer, its time limit or its
     /// cancellation. A canceled or timed-out request is canceled upstream.
+    /// The time limit and the cancellation also cover the write: an
+    /// upstream server that stops reading cannot hold a request forever.
     pub async fn call(&self, call: Call<'_>) -> Result<Value, CallError> {
-        let (id, rx) = self.start(&call).await?;
+        let deadline = tokio::time::sleep(call.timeout);
+        tokio::pin!(deadline);
+        let (id, line, reply) = self.register(&call)?;
+        let sent = tokio::select! {
+            biased;
+            sent = self.send(&line) => sent,
+            _ = call.cancel.cancelled() => Err(BridgeError::new(Cause::Canceled)),
+            _ = &mut deadline => Err(BridgeError::new(Cause::Timeout)),
+        };
+        if let Err(err) = sent {
+            // The line did not go out: there is nothing to cancel upstream.
+            lock(&self.inner.table).remove(id);
+            return Err(match err.cause {
+                Cause::Canceled => CallError::Canceled,
+                Cause::Timeout => timeout_error(call.method, call.timeout),
+                _ => CallError::Bridge(err),
+            });
+        }
         tokio::select! {
             biased;
-            reply = rx => match reply {
+            reply = reply => match reply {
                 Ok(Reply::Result(result)) => Ok(result),
                 Ok(Reply::Error(error)) => Err(CallError::Upstream(error)),
                 Ok(Reply::Failed(error)) => Err(CallError::Bridge(error)),
                 Err(_) => Err(Cause::Closed.into()),
             },
             _ = call.cancel.cancelled() => {
-                self.abandon(id, REASON_CLIENT_CANCELED).await;
+                self.abandon(id, REASON_CLIENT_CANCELED);
                 Err(CallError::Canceled)
             }
-            _ = tokio::time::sleep(call.timeout) => {
-                self.abandon(id, "the request timed out").await;
-                let detail = format!("{}: no response in {}", call.method, format_limit(call.timeout));
-                Err(CallError::Bridge(BridgeError::new(Cause::Timeout).with_detail(detail)))
+            _ = &mut deadline => {
+                self.abandon(id, "the request timed out");
+                Err(timeout_error(call.method, call.timeout))
             }
         }
     }
 
-    /// Registers the request and writes it. The entry goes into the table
-    /// before the line goes out, so no answer can come first.
-    async fn start(&self, call: &Call<'_>) -> Result<(u64, oneshot::Receiver<Reply>), CallError> {
+    /// Registers the request and makes its line. The entry goes into the
+    /// table before the line goes out, so no answer can come first.
+    fn register(&self, call: &Call<'_>) -> Result<(u64, Value, oneshot::Receiver<Reply>), CallError> {
         if let Some(err) = self.inner.lost.borrow().clone() {
             return Err(CallError::Bridge(err));
         }
@@ -221,12 +239,7 @@ impl Client {
         }
         let mut params = call.params.clone();
         params.insert("_meta".into(), Value::Object(self.request_meta(id, call)));
-        let line = jsonrpc::request(&Id::number(id), call.method, Value::Object(params));
-        if let Err(err) = self.send(&line).await {
-            lock(&self.inner.table).remove(id);
-            return Err(CallError::Bridge(err));
-        }
-        Ok((id, rx))
+        Ok((id, jsonrpc::request(&Id::number(id), call.method, Value::Object(params)), rx))
     }
 
     /// The `_meta` of a request: the passthrough keys of the client, then
@@ -257,17 +270,25 @@ impl Client {
     }
 
     /// Forgets a request and tells the upstream server to stop it.
-    async fn abandon(&self, id: u64, reason: &str) {
+    fn abandon(&self, id: u64, reason: &str) {
         if lock(&self.inner.table).remove(id).is_none() {
             return;
         }
-        self.cancel_upstream(id, reason).await;
+        self.cancel_upstream(id, reason);
     }
 
-    /// `notifications/cancelled` for one of our requests.
-    async fn cancel_upstream(&self, id: u64, reason: &str) {
+    /// `notifications/cancelled` for one of our requests. It never waits:
+    /// when the queue toward the upstream server is full (a server that
+    /// stopped reading), the notification is dropped.
+    fn cancel_upstream(&self, id: u64, reason: &str) {
         let params = serde_json::json!({ "requestId": id, "reason": reason });
-        let _ = self.send(&jsonrpc::notification("notifications/cancelled", params)).await;
+        let line = jsonrpc::notification("notifications/cancelled", params).to_string().into_bytes();
+        let sent = match &self.inner.transport {
+            Transport::Stdio(stdio) => stdio.try_send(line),
+        };
+        if sent.is_err() {
+            tracing::debug!(id, "dropped a cancellation: the upstream server does not read");
+        }
     }
 
     async fn send(&self, message: &Value) -> Result<(), BridgeError> {
@@ -355,6 +376,12 @@ impl Client {
             Transport::Stdio(stdio) => stdio.shutdown(grace).await,
         }
     }
+}
+
+/// The error of a request without a response in its time limit.
+fn timeout_error(method: &str, limit: Duration) -> CallError {
+    let detail = format!("{method}: no response in {}", format_limit(limit));
+    CallError::Bridge(BridgeError::new(Cause::Timeout).with_detail(detail))
 }
 
 /// A log message needs a valid `level` and a `data` member.

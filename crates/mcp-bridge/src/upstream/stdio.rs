@@ -13,10 +13,13 @@ use std::process::Stdio as Pipe;
 use std::sync::Mutex;
 use std::time::Duration;
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::{AbortHandle, JoinHandle};
 
 /// Lines waiting for the child's stdin.
 const WRITE_QUEUE: usize = 256;
+/// How long the reader may still read after the child exited by itself.
+const EXIT_DRAIN: Duration = Duration::from_secs(1);
 /// The longest stderr line kept for the log; the rest is cut.
 const STDERR_LINE_BYTES: usize = 16 * 1024;
 
@@ -30,15 +33,21 @@ pub struct StdioCommand {
 pub(super) struct Stdio {
     /// `None` once stdin is closed.
     writer: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
-    child: tokio::sync::Mutex<Child>,
+    /// Asks the supervisor to stop the child; `None` once asked.
+    stop: Mutex<Option<oneshot::Sender<Stop>>>,
 }
 
-/// The pipes that need tasks once the client exists.
+/// A request to stop the child: the grace, and where to say it is done.
+type Stop = (Duration, oneshot::Sender<()>);
+
+/// The child and its pipes, which need tasks once the client exists.
 pub(super) struct Pipes {
+    child: Child,
     stdout: ChildStdout,
     stderr: ChildStderr,
     stdin: ChildStdin,
     queue: mpsc::Receiver<Vec<u8>>,
+    stop: oneshot::Receiver<Stop>,
     max_line_bytes: usize,
 }
 
@@ -60,10 +69,12 @@ impl Stdio {
             return Err(BridgeError::new(Cause::SpawnFailed));
         };
         let (tx, queue) = mpsc::channel(WRITE_QUEUE);
-        let stdio = Stdio { writer: Mutex::new(Some(tx)), child: tokio::sync::Mutex::new(child) };
-        Ok((stdio, Pipes { stdout, stderr, stdin, queue, max_line_bytes }))
+        let (stop_tx, stop) = oneshot::channel();
+        let stdio = Stdio { writer: Mutex::new(Some(tx)), stop: Mutex::new(Some(stop_tx)) };
+        Ok((stdio, Pipes { child, stdout, stderr, stdin, queue, stop, max_line_bytes }))
     }
 
+    /// Queues a line, waiting while the queue is full.
     pub(super) async fn send(&self, line: Vec<u8>) -> Result<(), BridgeError> {
         let writer = lock(&self.writer).clone();
         match writer {
@@ -72,42 +83,121 @@ impl Stdio {
         }
     }
 
-    /// Closes stdin, waits `grace` for the child to exit, then kills it.
+    /// Queues a line without waiting; fails when the queue is full.
+    pub(super) fn try_send(&self, line: Vec<u8>) -> Result<(), BridgeError> {
+        match &*lock(&self.writer) {
+            Some(tx) => tx.try_send(line).map_err(|_| BridgeError::new(Cause::TransportFailed)),
+            None => Err(BridgeError::new(Cause::NotConnected)),
+        }
+    }
+
+    /// Closes stdin, waits `grace` for the child to exit, then kills it;
+    /// returns when the child is gone and its pipes are no longer read.
     pub(super) async fn shutdown(&self, grace: Duration) {
         lock(&self.writer).take();
-        let mut child = self.child.lock().await;
-        match tokio::time::timeout(grace, child.wait()).await {
-            Ok(Ok(status)) => tracing::info!(%status, "the upstream command exited"),
-            Ok(Err(err)) => tracing::warn!(error = %err, "cannot wait for the upstream command"),
-            Err(_) => {
-                tracing::warn!("the upstream command did not exit in time; killing it");
-                let _ = child.kill().await;
-            }
+        let Some(stop) = lock(&self.stop).take() else {
+            return;
+        };
+        let (done, gone) = oneshot::channel();
+        if stop.send((grace, done)).is_ok() {
+            let _ = gone.await;
         }
     }
 }
 
 impl Pipes {
-    /// Starts the writer, reader and stderr tasks.
+    /// Starts the writer, reader, stderr and supervisor tasks.
     pub(super) fn start(self, client: Client) {
-        tokio::spawn(write_lines(self.stdin, self.queue));
-        tokio::spawn(drain_stderr(self.stderr));
-        let max = self.max_line_bytes;
-        tokio::spawn(async move {
-            let mut reader = LineReader::new(self.stdout, max);
-            loop {
-                match reader.next_frame().await {
-                    Ok(Some(frame)) => client.dispatch(&frame).await,
-                    Ok(None) => break,
-                    Err(err) => {
-                        tracing::warn!(error = %err, "cannot read the stdout of the upstream command");
-                        break;
+        let writer = tokio::spawn(write_lines(self.stdin, self.queue));
+        let stderr = tokio::spawn(drain_stderr(self.stderr));
+        let reader = tokio::spawn(read_stdout(client.clone(), self.stdout, self.max_line_bytes));
+        let others = [writer.abort_handle(), stderr.abort_handle()];
+        tokio::spawn(supervise(self.child, self.stop, client, reader, others));
+    }
+}
+
+/// Reads the child's stdout and hands each line to the client inline; the
+/// end of stdout is the loss of the upstream server.
+async fn read_stdout(client: Client, stdout: ChildStdout, max_line_bytes: usize) {
+    let mut reader = LineReader::new(stdout, max_line_bytes);
+    loop {
+        match reader.next_frame().await {
+            Ok(Some(frame)) => client.dispatch(&frame).await,
+            Ok(None) => break,
+            Err(err) => {
+                tracing::warn!(error = %err, "cannot read the stdout of the upstream command");
+                break;
+            }
+        }
+    }
+    tracing::info!("the upstream command closed its stdout");
+    client.mark_lost(BridgeError::new(Cause::UpstreamExited));
+}
+
+/// Owns the child. When it exits by itself, the reader gets a moment to
+/// read what is left in the pipe; a process that the child left behind can
+/// hold the pipe open, so then the reader stops and the connection is lost
+/// all the same. When the client stops it, the child gets the grace, then
+/// it is killed, and its pipes are no longer read: nothing the child left
+/// behind can keep the bridge from ending.
+async fn supervise(
+    mut child: Child,
+    mut stop: oneshot::Receiver<Stop>,
+    client: Client,
+    mut reader: JoinHandle<()>,
+    others: [AbortHandle; 2],
+) {
+    let mut client = Some(client);
+    let request = tokio::select! {
+        status = child.wait() => {
+            log_exit(status);
+            if tokio::time::timeout(EXIT_DRAIN, &mut reader).await.is_err() {
+                tracing::warn!("the upstream command exited, but a process that it started keeps its stdout open");
+                reader.abort();
+                if let Some(client) = &client {
+                    client.mark_lost(BridgeError::new(Cause::UpstreamExited));
+                }
+            }
+            // The client holds the sender of `stop`: release it, so that a
+            // client that goes away without a stop ends this task.
+            client = None;
+            stop.await.ok()
+        }
+        request = &mut stop => {
+            if let Ok((grace, _)) = &request {
+                match tokio::time::timeout(*grace, child.wait()).await {
+                    Ok(status) => log_exit(status),
+                    Err(_) => {
+                        tracing::warn!("the upstream command did not exit in time; killing it");
+                        let _ = child.kill().await;
                     }
                 }
             }
-            tracing::info!("the upstream command closed its stdout");
-            client.mark_lost(BridgeError::new(Cause::UpstreamExited));
-        });
+            request.ok()
+        }
+    };
+    reader.abort();
+    for task in others {
+        task.abort();
+    }
+    // The connection is closed: whatever still waits on it (the watch of the
+    // front end) learns it now, not at an end of stdout that may never come.
+    if let Some(client) = client {
+        client.mark_lost(BridgeError::new(Cause::NotConnected));
+    }
+    if request.is_none() {
+        // The client went away without a stop: the child goes too.
+        let _ = child.kill().await;
+    }
+    if let Some((_, done)) = request {
+        let _ = done.send(());
+    }
+}
+
+fn log_exit(status: std::io::Result<std::process::ExitStatus>) {
+    match status {
+        Ok(status) => tracing::info!(%status, "the upstream command exited"),
+        Err(err) => tracing::warn!(error = %err, "cannot wait for the upstream command"),
     }
 }
 
