@@ -24,15 +24,45 @@ tools/call behaviour by tool name:
   log           sends notifications/message with arguments.level and data, then answers
   stray         sends notifications that belong to no request, then answers
   late          waits arguments.ms, then answers (to test timeouts and cancellation)
+  flood         sends arguments.count notifications of each kind in arguments.kinds
+                (default ["progress", "log", "stray"]), interleaved: "progress" with the
+                round's token (progress i+1, total count), "log" notifications/message at
+                arguments.level (default "info") with data i, "stray" one notification that
+                belongs to no request (progress for an unknown token, notifications/cancelled,
+                a list change, an unknown method, in turn) and, every 100th, a request of the
+                server; then answers a text block "flooded <count>"
+  gather        holds the request until arguments.count gather requests are held (default 2),
+                then answers all of them in the REVERSE order of their arrival (the last one
+                first); each result has a text block "gather <arguments.tag>"
+  after-cancel  does not answer until a notifications/cancelled for its id arrives, then
+                answers anyway with a text block "answered after the cancel" (a late response)
+  exit-after    sends arguments.progress progress notifications (with the token, when the
+                request has one) and a log message, then exits with code 3 without answering:
+                an exit in the middle of a request that already started to report
   script        multi round-trip: answers arguments.steps[i], where i is the int of the
                 requestState received (0 without one); an input_required step without a
                 requestState gets requestState str(i+1); the step "echo" answers a text block
                 with the inputResponses received; the step "reject" answers -32602
 prompts/get of the prompt "script" behaves as the tool "script".
 Every other method answers {"resultType":"complete","method":<method>}.
+A notifications/cancelled answers the after-cancel request with its requestId, if any;
+every other notification is ignored.
+
+The faults of issue 6 on command (crates/mcp-bridge-vscode/tests/faults.rs):
+  exit before answering discover   --discover exit
+  exit in the middle of a request  the tools exit and exit-after
+  a partial line, then the exit    the tool partial
+  invalid JSON                     the tool invalid-json
+  a line over the limit            the tool huge (with the bridge's --max-line-bytes)
+  a response with an unknown id    the tool unknown-id
+  stall forever                    the tool stall, --discover stall
+  a flood of notifications         the tool flood
+  answers out of order             the tool gather
+  a response after a cancellation  the tool after-cancel
 """
 import argparse
 import json
+import os
 import sys
 import threading
 import time
@@ -63,6 +93,41 @@ def send(msg):
 
 def result(id_, res):
     send({"jsonrpc": "2.0", "id": id_, "result": res})
+
+
+# The gather requests held so far: (id, tag) in the order of arrival.
+gathered = []
+# The after-cancel requests waiting for their notifications/cancelled, by id.
+awaiting_cancel = {}
+
+
+def text_result(id_, text):
+    result(id_, {"resultType": "complete", "content": [{"type": "text", "text": text}]})
+
+
+STRAY = [
+    {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 424242, "progress": 1}},
+    {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
+    {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"},
+    {"jsonrpc": "2.0", "method": "notifications/whatever", "params": {"x": 1}},
+]
+
+
+def flood(id_, a, token):
+    count = int(a.get("count", 100))
+    kinds = a.get("kinds", ["progress", "log", "stray"])
+    for i in range(count):
+        if "progress" in kinds and token is not None:
+            send({"jsonrpc": "2.0", "method": "notifications/progress",
+                  "params": {"progressToken": token, "progress": i + 1, "total": count}})
+        if "log" in kinds:
+            send({"jsonrpc": "2.0", "method": "notifications/message",
+                  "params": {"level": a.get("level", "info"), "logger": "flood", "data": i}})
+        if "stray" in kinds:
+            send(STRAY[i % len(STRAY)])
+            if i % 100 == 99:
+                send({"jsonrpc": "2.0", "id": "server-%d" % i, "method": "sampling/createMessage", "params": {}})
+    text_result(id_, "flooded %d" % count)
 
 
 def discover(msg):
@@ -96,7 +161,6 @@ def call(msg, line):
                      "structuredContent": {"raw": line}})
     elif name == "exit":
         sys.stdout.flush()
-        import os
         os._exit(3)
     elif name == "stall":
         return
@@ -107,7 +171,6 @@ def call(msg, line):
         result(id_, {"resultType": "complete", "content": [{"type": "text", "text": "done"}]})
     elif name == "partial":
         write_raw('{"jsonrpc":"2.0","id":%s,"res' % json.dumps(id_))
-        import os
         os._exit(3)
     elif name == "invalid-json":
         write_raw('{"jsonrpc":"2.0","id":%s,"result":{nope}\n' % json.dumps(id_))
@@ -143,6 +206,25 @@ def call(msg, line):
             if step.get("resultType") == "input_required" and "requestState" not in step:
                 step["requestState"] = str(i + 1)
             result(id_, step)
+    elif name == "flood":
+        flood(id_, a, token)
+    elif name == "gather":
+        gathered.append((id_, a.get("tag")))
+        if len(gathered) >= int(a.get("count", 2)):
+            held = list(reversed(gathered))
+            gathered.clear()
+            for held_id, tag in held:
+                text_result(held_id, "gather %s" % tag)
+    elif name == "after-cancel":
+        awaiting_cancel[json.dumps(id_)] = id_
+    elif name == "exit-after":
+        for i in range(int(a.get("progress", 2))):
+            if token is not None:
+                send({"jsonrpc": "2.0", "method": "notifications/progress",
+                      "params": {"progressToken": token, "progress": i + 1}})
+        send({"jsonrpc": "2.0", "method": "notifications/message",
+              "params": {"level": "error", "logger": "fake", "data": "about to exit"}})
+        os._exit(3)
     elif name == "late":
         def later():
             time.sleep(int(a.get("ms", 1000)) / 1000)
@@ -162,6 +244,12 @@ for line in sys.stdin:
     try:
         msg = json.loads(line)
     except ValueError:
+        continue
+    if msg.get("method") == "notifications/cancelled":
+        # A late response: the request was canceled, and it is answered anyway.
+        key = json.dumps((msg.get("params") or {}).get("requestId"))
+        if key in awaiting_cancel:
+            text_result(awaiting_cancel.pop(key), "answered after the cancel")
         continue
     if "id" not in msg or "method" not in msg:
         continue
