@@ -3,6 +3,8 @@
 //! wait is bounded, so a hang fails the test instead of stalling the suite.
 #![allow(dead_code)]
 
+pub mod driver;
+
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;

@@ -1,0 +1,356 @@
+//! A counting client driver of the real `mcp-bridge-vscode` binary, for the
+//! fault-injection and soak tests (issue 6).
+//!
+//! Unlike [`super::Bridge`], it keeps every message the bridge writes (so
+//! that the responses can be counted per id at the end), captures the
+//! bridge's stderr (to look for a panic), and runs the bridge in its own
+//! process group, so that the bridge and its upstream are both killed when
+//! the driver drops. Every wait has a deadline.
+
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// The longest wait of one step of a scenario.
+pub const STEP: Duration = Duration::from_secs(20);
+
+pub struct Driver {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Value>,
+    /// Every message the bridge wrote so far, in order.
+    pub seen: Vec<Value>,
+    /// How many messages of `seen` [`Driver::next`] handed out.
+    cursor: usize,
+    /// The bridge closed its stdout.
+    closed: bool,
+    stderr: Arc<Mutex<String>>,
+    stderr_thread: Option<JoinHandle<()>>,
+}
+
+/// How a run ended: the exit status and the bridge's whole stderr.
+pub struct Ended {
+    pub status: ExitStatus,
+    pub stderr: String,
+}
+
+impl Driver {
+    /// Starts the bridge with its options and, after `--`, the upstream.
+    pub fn start(options: &[&str], upstream: &[String]) -> Driver {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
+        cmd.args(options).arg("--").args(upstream);
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+        let mut child = cmd.spawn().expect("the bridge binary starts");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let value = serde_json::from_str(&line).unwrap_or_else(
+                    |e| json!({"NOT JSON": format!("{e}"), "line": line.chars().take(500).collect::<String>()}),
+                );
+                if tx.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        let stderr_thread = std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = stderr_pipe.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut text) = sink.lock() {
+                    text.push_str(&String::from_utf8_lossy(&buf[..n]));
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Driver {
+            child,
+            stdin,
+            lines,
+            seen: Vec::new(),
+            cursor: 0,
+            closed: false,
+            stderr,
+            stderr_thread: Some(stderr_thread),
+        }
+    }
+
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).expect("the bridge reads its stdin");
+        stdin.flush().expect("flush");
+    }
+
+    pub fn send(&mut self, message: &Value) {
+        self.send_raw(&line(message));
+    }
+
+    /// Sends many messages in one write, as a burst.
+    pub fn send_burst(&mut self, messages: &[Value]) {
+        let bytes: Vec<u8> = messages.iter().flat_map(line).collect();
+        self.send_raw(&bytes);
+    }
+
+    pub fn request(&mut self, id: Value, method: &str, params: Value) {
+        self.send(&request(id, method, params));
+    }
+
+    pub fn cancel(&mut self, id: &Value) {
+        self.send(&cancel(id));
+    }
+
+    /// Moves what the reader thread has into `seen`, waiting at most `wait`
+    /// for the first message; false when nothing came.
+    fn pull(&mut self, wait: Duration) -> bool {
+        match self.lines.recv_timeout(wait) {
+            Ok(value) => {
+                assert!(value.get("NOT JSON").is_none(), "the bridge wrote a line that is not JSON: {value}");
+                self.seen.push(value);
+                while let Ok(value) = self.lines.try_recv() {
+                    assert!(value.get("NOT JSON").is_none(), "the bridge wrote a line that is not JSON: {value}");
+                    self.seen.push(value);
+                }
+                true
+            }
+            Err(RecvTimeoutError::Timeout) => false,
+            Err(RecvTimeoutError::Disconnected) => {
+                self.closed = true;
+                false
+            }
+        }
+    }
+
+    /// The next message not handed out yet, waiting at most [`STEP`].
+    #[track_caller]
+    pub fn next(&mut self) -> Value {
+        let deadline = Instant::now() + STEP;
+        while self.cursor >= self.seen.len() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || self.closed {
+                panic!("no message from the bridge in {STEP:?}; stderr:\n{}", self.stderr_text());
+            }
+            self.pull(left);
+        }
+        self.cursor += 1;
+        self.seen[self.cursor - 1].clone()
+    }
+
+    /// Waits until the response to `id` is in `seen` and returns it (the
+    /// first one); the messages before it stay counted, and [`Driver::next`]
+    /// goes on after it. At most [`STEP`].
+    #[track_caller]
+    pub fn response(&mut self, id: &Value) -> Value {
+        self.wait_for(|m| is_response(m) && &m["id"] == id, &format!("the response to {id}"));
+        let at = self.seen.iter().position(|m| is_response(m) && &m["id"] == id).unwrap_or(0);
+        // [`Driver::next`] goes on after it.
+        self.cursor = self.cursor.max(at + 1);
+        self.seen[at].clone()
+    }
+
+    /// Sends a request and waits for its response.
+    #[track_caller]
+    pub fn call(&mut self, id: Value, method: &str, params: Value) -> Value {
+        self.request(id.clone(), method, params);
+        self.response(&id)
+    }
+
+    /// Waits until `seen` has a message that matches, at most [`STEP`].
+    #[track_caller]
+    pub fn wait_for(&mut self, matches: impl Fn(&Value) -> bool, what: &str) {
+        let deadline = Instant::now() + STEP;
+        while !self.seen.iter().any(&matches) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || self.closed {
+                panic!("{what}: not seen in {STEP:?}; stderr:\n{}", self.stderr_text());
+            }
+            self.pull(left.min(Duration::from_millis(200)));
+        }
+    }
+
+    /// Waits until `seen` has `count` responses whose ids are in `ids`.
+    #[track_caller]
+    pub fn wait_responses(&mut self, ids: &[Value], limit: Duration) {
+        let wanted: std::collections::HashSet<String> = ids.iter().map(Value::to_string).collect();
+        let deadline = Instant::now() + limit;
+        loop {
+            let have = responses_per_id(&self.seen).keys().filter(|k| wanted.contains(*k)).count();
+            if have == wanted.len() {
+                return;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || self.closed {
+                panic!("{have} of {} responses in {limit:?}; stderr:\n{}", wanted.len(), self.stderr_text());
+            }
+            self.pull(left.min(Duration::from_millis(200)));
+        }
+    }
+
+    /// Keeps reading for `wait` (a bounded window in which nothing more is
+    /// expected); what comes is kept in `seen` for the counts.
+    pub fn drain_for(&mut self, wait: Duration) {
+        let deadline = Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || self.closed {
+                return;
+            }
+            self.pull(left);
+        }
+    }
+
+    /// Sends a ping and waits for its exact answer: the reader still reads.
+    #[track_caller]
+    pub fn assert_alive(&mut self, id: &str) {
+        let response = self.call(json!(id), "ping", json!({}));
+        assert_eq!(response, json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+    }
+
+    /// Initializes with a client that declares `capabilities`; returns the
+    /// response.
+    #[track_caller]
+    pub fn initialize_with(&mut self, capabilities: Value) -> Value {
+        let response = self.call(
+            json!("init"),
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "driver", "version": "1.0"}}),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        response
+    }
+
+    #[track_caller]
+    pub fn initialize(&mut self) {
+        let response = self.initialize_with(json!({}));
+        assert!(response.get("result").is_some(), "initialize failed: {response}");
+    }
+
+    pub fn close_stdin(&mut self) {
+        self.stdin.take();
+    }
+
+    /// Waits for the bridge to exit (at most `limit`, else the test fails),
+    /// then reads the rest of its stdout into `seen` and its whole stderr.
+    #[track_caller]
+    pub fn wait_exit(&mut self, limit: Duration) -> Ended {
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                break status;
+            }
+            if start.elapsed() > limit {
+                self.kill_group();
+                panic!("the bridge did not exit in {limit:?}; stderr:\n{}", self.stderr_text());
+            }
+            self.pull(Duration::from_millis(20));
+        };
+        // The upstream may still hold the pipes of the group: end it.
+        self.kill_group();
+        // Stdout is closed: the reader thread ends after the last line.
+        while !self.closed && self.pull(Duration::from_millis(500)) {}
+        if let Some(thread) = self.stderr_thread.take() {
+            let _ = thread.join();
+        }
+        Ended { status, stderr: self.stderr_text() }
+    }
+
+    pub fn stderr_text(&self) -> String {
+        self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    fn kill_group(&mut self) {
+        let _ =
+            Command::new("kill").args(["-KILL", "--", &format!("-{}", self.child.id())]).stderr(Stdio::null()).status();
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        self.kill_group();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn line(message: &Value) -> Vec<u8> {
+    let mut line = message.to_string().into_bytes();
+    line.push(b'\n');
+    line
+}
+
+pub fn request(id: Value, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+pub fn call_tool(id: Value, name: &str, arguments: Value) -> Value {
+    request(id, "tools/call", json!({"name": name, "arguments": arguments}))
+}
+
+pub fn cancel(id: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "stop"}})
+}
+
+/// A response: a message with an id and a result or an error, and no method.
+pub fn is_response(message: &Value) -> bool {
+    message.get("method").is_none() && (message.get("result").is_some() || message.get("error").is_some())
+}
+
+/// The number of responses per id (the id's JSON text as the key).
+pub fn responses_per_id(messages: &[Value]) -> HashMap<String, usize> {
+    let mut counts = HashMap::new();
+    for message in messages.iter().filter(|m| is_response(m)) {
+        *counts.entry(message["id"].to_string()).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// The responses whose id is `id`.
+pub fn responses_to<'a>(messages: &'a [Value], id: &Value) -> Vec<&'a Value> {
+    messages.iter().filter(|m| is_response(m) && &m["id"] == id).collect()
+}
+
+/// No panic in the bridge: its stderr has no "panicked".
+#[track_caller]
+pub fn assert_no_panic(ended: &Ended) {
+    assert!(!ended.stderr.contains("panicked"), "the bridge panicked; stderr:\n{}", ended.stderr);
+}
+
+/// Each id of `ids` got exactly one response in `messages`.
+#[track_caller]
+pub fn assert_answered_once(messages: &[Value], ids: &[Value]) {
+    let counts = responses_per_id(messages);
+    for id in ids {
+        let n = counts.get(&id.to_string()).copied().unwrap_or(0);
+        assert_eq!(n, 1, "the request {id} got {n} responses, not exactly one");
+    }
+}
+
+/// No id of `ids` got a response in `messages`.
+#[track_caller]
+pub fn assert_never_answered(messages: &[Value], ids: &[Value]) {
+    let counts = responses_per_id(messages);
+    for id in ids {
+        let n = counts.get(&id.to_string()).copied().unwrap_or(0);
+        assert_eq!(n, 0, "the request {id} got {n} responses, where the spec gives none");
+    }
+}
+
+/// Every response in `messages` has an id of `ids`: nothing else was answered.
+#[track_caller]
+pub fn assert_only_answered(messages: &[Value], ids: &[Value]) {
+    let known: std::collections::HashSet<String> = ids.iter().map(Value::to_string).collect();
+    for (id, n) in responses_per_id(messages) {
+        assert!(known.contains(&id), "a response ({n}) to {id}, which is no request of the client");
+    }
+}
