@@ -132,6 +132,17 @@ impl Driver {
         }
     }
 
+    /// The messages that came since the last call of `take_new` or
+    /// [`Driver::next`], waiting at most `wait` when there are none.
+    pub fn take_new(&mut self, wait: Duration) -> Vec<Value> {
+        if self.cursor >= self.seen.len() && !self.closed {
+            self.pull(wait);
+        }
+        let new = self.seen[self.cursor..].to_vec();
+        self.cursor = self.seen.len();
+        new
+    }
+
     /// The next message not handed out yet, waiting at most [`STEP`].
     #[track_caller]
     pub fn next(&mut self) -> Value {
