@@ -85,7 +85,7 @@ const PIECES: [&str; 8] = ["a", "Z", "0", " ", "é", "日本", "🦀", "\"q\" \\
 fn text(rng: &mut Rng, len: usize) -> String {
     let mut s = String::with_capacity(len + 8);
     while s.len() < len {
-        let piece: &str = rng.pick(&PIECES);
+        let piece: &&str = rng.pick(&PIECES[..]);
         s.push_str(piece);
     }
     s
