@@ -21,6 +21,8 @@ tools/call behaviour by tool name:
   unknown-id    writes a response with an unknown id, then the real one
   error         answers with the JSON-RPC error in arguments.error
   result        answers with arguments.result as the result, unchanged
+  raw           answers with the text arguments.text, verbatim, as the JSON text of the
+                result (numbers such as 1e400 or -0 that Python would change keep their text)
   log           sends notifications/message with arguments.level and data, then answers
   stray         sends notifications that belong to no request, then answers
   late          waits arguments.ms, then answers (to test timeouts and cancellation)
@@ -184,6 +186,8 @@ def call(msg, line):
         send({"jsonrpc": "2.0", "id": id_, "error": a.get("error")})
     elif name == "result":
         result(id_, a.get("result"))
+    elif name == "raw":
+        write_raw('{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(id_), a.get("text")))
     elif name == "log":
         send({"jsonrpc": "2.0", "method": "notifications/message",
               "params": {"level": a.get("level", "info"), "logger": "fake", "data": a.get("data", "hello"), "_meta": {"x": 1}}})
