@@ -9,6 +9,8 @@ Standard library only. Options:
   --tools-list JSON    the result of every tools/list
   --linger             keep running after the end of stdin (the bridge must kill it)
   --stderr TEXT        write TEXT to stderr at the start
+  --deaf               after the discover answer, never read stdin again (the pipe to the
+                       upstream fills up: a stall that also blocks the bridge's writes)
 
 tools/call behaviour by tool name:
   echo          result: {"content":[...], "structuredContent": {"raw": <the line received>}}
@@ -57,7 +59,7 @@ The faults of issue 6 on command (crates/mcp-bridge-vscode/tests/faults.rs):
   invalid JSON                     the tool invalid-json
   a line over the limit            the tool huge (with the bridge's --max-line-bytes)
   a response with an unknown id    the tool unknown-id
-  stall forever                    the tool stall, --discover stall
+  stall forever                    the tool stall, --discover stall, --deaf
   a flood of notifications         the tool flood
   answers out of order             the tool gather
   a response after a cancellation  the tool after-cancel
@@ -75,6 +77,7 @@ args.add_argument("--record")
 args.add_argument("--server-info", default='{"name":"fake-upstream","version":"0.0.1"}')
 args.add_argument("--linger", action="store_true", help="keep running after the end of stdin")
 args.add_argument("--stderr", help="write this text to stderr at the start")
+args.add_argument("--deaf", action="store_true", help="stop reading stdin after the discover answer")
 args.add_argument("--tools-list", help="the result of tools/list, as JSON")
 args.add_argument("--capabilities", default='{"tools":{},"prompts":{},"resources":{},"completions":{},"logging":{}}')
 opts = args.parse_args()
@@ -260,6 +263,9 @@ for line in sys.stdin:
     method = msg["method"]
     if method == "server/discover":
         discover(msg)
+        if opts.deaf:
+            while True:
+                time.sleep(60)
     elif method == "tools/call" or (method == "prompts/get" and msg.get("params", {}).get("name") == "script"):
         call(msg, line)
     elif method == "tools/list" and opts.tools_list:

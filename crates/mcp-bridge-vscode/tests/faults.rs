@@ -719,3 +719,72 @@ fn bad_lines_during_requests_in_flight_do_not_disturb_them() {
     assert_answered_once(&driver.seen, &answered);
     assert_only_answered(&driver.seen, &answered);
 }
+
+/// "Pending requests of the bridge": on the loss of the upstream server the
+/// questions of the bridge are withdrawn with the reason `the upstream
+/// server stopped`, the original request gets upstream_exited once, a late
+/// answer to the question is dropped, and the bridge exits with 1.
+#[test]
+fn the_upstream_stops_while_a_question_waits_the_question_is_withdrawn_and_the_request_fails_once() {
+    let mut driver = Driver::start(&["--test-shutdown-grace-ms", "1500"], &fake_upstream(&[]));
+    let init = driver.initialize_with(json!({"elicitation": {"form": {}}}));
+    assert!(init.get("result").is_some(), "{init}");
+    let form = json!({"method": "elicitation/create", "params": {"mode": "form", "message": "Name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}});
+    let steps = json!([{"resultType": "input_required", "inputRequests": {"who": form}}]);
+    driver.send(&call_tool(json!("ask"), "script", json!({"steps": steps})));
+    let question = driver.next();
+    assert_eq!((question["id"].clone(), question["method"].clone()), (json!("b-1"), json!("elicitation/create")));
+    let dies = driver.call(json!("dies"), "tools/call", json!({"name": "exit"}));
+    assert_eq!(dies, upstream_exited(json!("dies")));
+    driver.wait_for(|m| m["method"] == "notifications/cancelled", "the withdrawal of b-1");
+    let withdrawn: Vec<&Value> = driver.seen.iter().filter(|m| m["method"] == "notifications/cancelled").collect();
+    assert_eq!(
+        withdrawn,
+        vec![
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "b-1", "reason": "the upstream server stopped"}})
+        ]
+    );
+    assert_eq!(driver.response(&json!("ask")), upstream_exited(json!("ask")));
+    driver.send(&json!({"jsonrpc": "2.0", "id": "b-1", "result": {"action": "accept", "content": {"name": "Late"}}}));
+    driver.assert_alive("p1");
+    let ended = driver.wait_exit(EXIT);
+    assert_no_panic(&ended);
+    assert_eq!(ended.status.code(), Some(1));
+    let all = [json!("init"), json!("ask"), json!("dies"), json!("p1")];
+    assert_answered_once(&driver.seen, &all);
+    assert_only_answered(&driver.seen, &all);
+}
+
+/// Error table, timeout: "The request had no response in its time limit."
+/// An upstream that stops reading its stdin fills the pipe and the
+/// bridge's write queue (256 lines); each request must still get its
+/// timeout, once, in a bounded time, and a cancel must still free its
+/// place.
+#[test]
+#[ignore = "bug in upstream (lead's area): Client::call awaits abandon() -> Stdio::send, which waits for \
+            room in the full 256-line stdin queue, so a timed-out or canceled request never ends: no \
+            timeout error, and its place stays taken (29 of 256 timeouts came in 20 s)"]
+fn an_upstream_that_stops_reading_still_gives_every_request_its_timeout() {
+    let mut driver = Driver::start(&["--test-request-timeout-ms", "500"], &fake_upstream(&["--deaf"]));
+    driver.initialize();
+    // 256 requests of 4 KiB: about 1 MiB, far more than a pipe holds.
+    let pad = "x".repeat(4096);
+    let burst: Vec<Value> = (0..256).map(|i| call_tool(json!(i), "echo", json!({"pad": pad}))).collect();
+    driver.send_burst(&burst);
+    let all = ids(0..256);
+    driver.wait_responses(&all, STEP);
+    let detail = "tools/call: no response in 500 ms";
+    for id in &all {
+        assert_eq!(
+            responses_to(&driver.seen, id),
+            vec![&error_response(id.clone(), bridge_error(-32603, TIMEOUT, "timeout", Some(detail)))]
+        );
+    }
+    driver.assert_alive("p1");
+    end_of_input(&mut driver, 0);
+    let mut answered = all;
+    answered.extend([json!("init"), json!("p1")]);
+    assert_answered_once(&driver.seen, &answered);
+    assert_only_answered(&driver.seen, &answered);
+}
