@@ -40,6 +40,9 @@ tools/call behaviour by tool name:
                 first); each result has a text block "gather <arguments.tag>"
   after-cancel  does not answer until a notifications/cancelled for its id arrives, then
                 answers anyway with a text block "answered after the cancel" (a late response)
+  at-eof        does not answer until the end of stdin; then answers it with a text block
+                "answered at the end of the input" before the fake exits (an upstream that
+                answers the requests in flight during the bridge's shutdown grace)
   exit-after    sends arguments.progress progress notifications (with the token, when the
                 request has one) and a log message, then exits with code 3 without answering:
                 an exit in the middle of a request that already started to report
@@ -104,6 +107,8 @@ def result(id_, res):
 gathered = []
 # The after-cancel requests waiting for their notifications/cancelled, by id.
 awaiting_cancel = {}
+# The at-eof requests, answered at the end of stdin.
+awaiting_eof = []
 
 
 def text_result(id_, text):
@@ -224,6 +229,8 @@ def call(msg, line):
                 text_result(held_id, "gather %s" % tag)
     elif name == "after-cancel":
         awaiting_cancel[json.dumps(id_)] = id_
+    elif name == "at-eof":
+        awaiting_eof.append(id_)
     elif name == "exit-after":
         for i in range(int(a.get("progress", 2))):
             if token is not None:
@@ -272,6 +279,9 @@ for line in sys.stdin:
         result(msg["id"], json.loads(opts.tools_list))
     else:
         result(msg["id"], {"resultType": "complete", "method": method, "params": msg.get("params")})
+
+for id_ in awaiting_eof:
+    text_result(id_, "answered at the end of the input")
 
 if opts.linger:
     while True:

@@ -413,11 +413,16 @@ fn a_response_after_a_cancellation_is_dropped() {
 
 /// "Cancellation (M1)": "At the end of the input, the front end cancels
 /// each request in flight. These requests get no response." Exit code 0.
-/// Half of them would be answered by the upstream within the grace.
+/// Half of them are answered by the upstream within the grace, when its
+/// stdin ends: those late answers are dropped too.
 #[test]
 fn closing_stdin_with_256_requests_in_flight_answers_none_of_them_and_exits_0() {
     let record = Record::new("close");
-    let mut driver = Driver::start(&["--test-shutdown-grace-ms", "1000"], &fake_upstream(&["--record", record.arg()]));
+    let mut driver = Driver::start_env(
+        &["--test-shutdown-grace-ms", "1000"],
+        &fake_upstream(&["--record", record.arg()]),
+        &[("MCP_BRIDGE_LOG", "debug")],
+    );
     driver.initialize();
     let in_flight = ids(0..256);
     let burst: Vec<Value> = in_flight
@@ -427,7 +432,7 @@ fn closing_stdin_with_256_requests_in_flight_answers_none_of_them_and_exits_0() 
             if n % 2 == 0 {
                 call_tool(id.clone(), "stall", json!({}))
             } else {
-                call_tool(id.clone(), "late", json!({"ms": 300}))
+                call_tool(id.clone(), "at-eof", json!({}))
             }
         })
         .collect();
@@ -436,9 +441,17 @@ fn closing_stdin_with_256_requests_in_flight_answers_none_of_them_and_exits_0() 
     // All 256 are upstream, so all are in flight at the end of the input.
     record.wait_calls(256);
     let started = Instant::now();
-    end_of_input(&mut driver, 0);
+    driver.close_stdin();
+    let ended = driver.wait_exit(EXIT);
+    assert_no_panic(&ended);
+    assert_eq!(ended.status.code(), Some(0), "exit code; stderr:\n{}", ended.stderr);
     assert!(started.elapsed() < EXIT);
+    // The 128 answers of the grace reached the bridge, which dropped them.
+    let dropped = ended.stderr.matches("dropped an upstream response with an unknown id").count();
+    assert_eq!(dropped, 128, "late answers the bridge read and dropped");
     assert_never_answered(&driver.seen, &in_flight);
+    // The upstream got one cancellation per call before its stdin ended.
+    assert_eq!(record.cancels().len(), 256, "notifications/cancelled upstream");
     assert_answered_once(&driver.seen, &[json!("init"), json!("p1")]);
     assert_only_answered(&driver.seen, &[json!("init"), json!("p1")]);
 }

@@ -43,8 +43,14 @@ pub struct Ended {
 impl Driver {
     /// Starts the bridge with its options and, after `--`, the upstream.
     pub fn start(options: &[&str], upstream: &[String]) -> Driver {
+        Driver::start_env(options, upstream, &[])
+    }
+
+    /// [`Driver::start`] with environment variables, e.g. `MCP_BRIDGE_LOG`.
+    pub fn start_env(options: &[&str], upstream: &[String], env: &[(&str, &str)]) -> Driver {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
         cmd.args(options).arg("--").args(upstream);
+        cmd.envs(env.iter().copied());
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
         let mut child = cmd.spawn().expect("the bridge binary starts");
         let stdout = child.stdout.take().expect("stdout is piped");
