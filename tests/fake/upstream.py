@@ -23,6 +23,10 @@ tools/call behaviour by tool name:
   unknown-id    writes a response with an unknown id, then the real one
   error         answers with the JSON-RPC error in arguments.error
   result        answers with arguments.result as the result, unchanged
+  line          writes arguments.line verbatim as one line, with each "ID" replaced by the
+                JSON of the request's id (malformed responses), then arguments.then_answer
+                (default false) decides whether a real answer follows
+  twice         answers twice with the same id (text blocks "first" and "second")
   raw           answers with the text arguments.text, verbatim, as the JSON text of the
                 result (numbers such as 1e400 or -0 that Python would change keep their text)
   log           sends notifications/message with arguments.level and data, then answers
@@ -194,6 +198,13 @@ def call(msg, line):
         send({"jsonrpc": "2.0", "id": id_, "error": a.get("error")})
     elif name == "result":
         result(id_, a.get("result"))
+    elif name == "line":
+        write_raw(a.get("line", "").replace("ID", json.dumps(id_)) + "\n")
+        if a.get("then_answer"):
+            text_result(id_, "real")
+    elif name == "twice":
+        text_result(id_, "first")
+        text_result(id_, "second")
     elif name == "raw":
         write_raw('{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(id_), a.get("text")))
     elif name == "log":

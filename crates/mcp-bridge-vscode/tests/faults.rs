@@ -820,3 +820,65 @@ fn the_end_of_the_input_exits_0_even_when_a_grandchild_keeps_the_upstream_stdout
     end_of_input(&mut driver, 0);
     assert_answered_once(&driver.seen, &[json!("init"), json!("p1")]);
 }
+
+/// "Pending requests"/`Client::dispatch`: a second response with the same
+/// id is dropped ("already resolved"): each request is answered once, with
+/// the first response.
+#[test]
+fn an_upstream_that_answers_twice_gets_its_first_answer_through_once() {
+    let mut driver = Driver::start(&[], &fake_upstream(&[]));
+    driver.initialize();
+    let burst: Vec<Value> = (0..50).map(|i| call_tool(json!(i), "twice", json!({}))).collect();
+    driver.send_burst(&burst);
+    let all = ids(0..50);
+    driver.wait_responses(&all, STEP);
+    driver.assert_alive("p1");
+    end_of_input(&mut driver, 0);
+    for id in &all {
+        assert_eq!(responses_to(&driver.seen, id), vec![&text_response(id.clone(), "first")]);
+    }
+    let mut answered = all;
+    answered.extend([json!("init"), json!("p1")]);
+    assert_answered_once(&driver.seen, &answered);
+    assert_only_answered(&driver.seen, &answered);
+}
+
+/// Error table, invalid_response: an upstream response that is JSON but
+/// not a valid JSON-RPC response (an error that is not an object, both
+/// result and error, another `jsonrpc`, neither result nor error) fails its
+/// request at once, once; it must not wait for the time limit. A line of
+/// JSON-RPC with the id as a string, or a float, belongs to no request: it
+/// is dropped, and the real answer that follows still comes.
+#[test]
+fn malformed_upstream_responses_fail_their_request_once_with_invalid_response() {
+    let mut driver = Driver::start(&["--test-request-timeout-ms", "5000"], &fake_upstream(&[]));
+    driver.initialize();
+    let shape = json!({"code": -32603, "message": INVALID_RESPONSE, "data": {"cause": "invalid_response", "detail": "invalid_request_shape"}});
+    let failing = [
+        r#"{"jsonrpc":"2.0","id":ID,"error":"oops"}"#,
+        r#"{"jsonrpc":"2.0","id":ID,"error":{"message":"no code"}}"#,
+        r#"{"jsonrpc":"2.0","id":ID,"result":{},"error":{"code":1,"message":"both"}}"#,
+        r#"{"jsonrpc":"1.0","id":ID,"result":{}}"#,
+        r#"{"id":ID,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":ID}"#,
+    ];
+    let mut outcomes = Vec::new();
+    for (i, line) in failing.iter().enumerate() {
+        let response = driver.call(json!(i), "tools/call", json!({"name": "line", "arguments": {"line": line}}));
+        outcomes.push((line, response["error"].clone()));
+    }
+    let unexpected: Vec<_> = outcomes.iter().filter(|(_, error)| error != &shape).collect();
+    assert!(unexpected.is_empty(), "these lines did not give invalid_response: {unexpected:#?}");
+    let dropped = [r#"{"jsonrpc":"2.0","id":"ID","result":{}}"#, r#"{"jsonrpc":"2.0","id":ID.0,"result":{}}"#];
+    for (i, line) in dropped.iter().enumerate() {
+        let id = json!(100 + i);
+        let args = json!({"line": line, "then_answer": true});
+        let response = driver.call(id.clone(), "tools/call", json!({"name": "line", "arguments": args}));
+        assert_eq!(response, text_response(id, "real"), "{line}");
+    }
+    end_of_input(&mut driver, 0);
+    let mut all: Vec<Value> = ids(0..failing.len() as i64);
+    all.extend([json!(100), json!(101), json!("init")]);
+    assert_answered_once(&driver.seen, &all);
+    assert_only_answered(&driver.seen, &all);
+}

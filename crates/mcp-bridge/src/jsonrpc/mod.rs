@@ -55,7 +55,7 @@ impl Message {
         }
         let outcome = match (obj.remove("result"), obj.remove("error")) {
             (Some(result), None) => Ok(result),
-            (None, Some(error)) if error.is_object() => Err(error),
+            (None, Some(error)) if is_error_object(&error) => Err(error),
             _ => return Message::Invalid { id: valid_id },
         };
         match valid_id {
@@ -63,6 +63,13 @@ impl Message {
             None => Message::Unanswerable,
         }
     }
+}
+
+/// A JSON-RPC 2.0 error object: an object with an integer `code` and a
+/// string `message`. Anything else cannot be read as an error, and must not
+/// reach a peer as one.
+fn is_error_object(error: &Value) -> bool {
+    error.get("code").and_then(Value::as_i64).is_some() && error.get("message").is_some_and(Value::is_string)
 }
 
 /// An envelope with its members in order. The values move in: `json!`
@@ -120,4 +127,30 @@ pub fn upstream_error_for_client(error: Value) -> Value {
     out.insert("code".into(), Value::from(code::INTERNAL_ERROR));
     out.insert("message".into(), error.get("message").cloned().unwrap_or(Value::from("")));
     Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_error_response_needs_an_integer_code_and_a_string_message() {
+        let valid = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32000, "message": "m", "data": [1]}});
+        assert_eq!(
+            Message::classify(valid),
+            Message::Response { id: Id::number(1), outcome: Err(json!({"code": -32000, "message": "m", "data": [1]})) }
+        );
+        for error in [
+            json!("oops"),
+            json!({"message": "no code"}),
+            json!({"code": "1", "message": "m"}),
+            json!({"code": 1.5, "message": "m"}),
+            json!({"code": 1}),
+            json!({"code": 1, "message": 2}),
+        ] {
+            let message = json!({"jsonrpc": "2.0", "id": 1, "error": error});
+            assert_eq!(Message::classify(message.clone()), Message::Invalid { id: Some(Id::number(1)) }, "{message}");
+        }
+    }
 }
