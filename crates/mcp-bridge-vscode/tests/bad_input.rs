@@ -304,3 +304,24 @@ fn a_response_of_the_client_to_a_request_it_never_got_gets_no_answer() {
     bridge.expect_silence(Duration::from_millis(300));
     bridge.assert_alive();
 }
+
+/// A "response" whose error is not a JSON-RPC error object (no integer
+/// code, no string message) is valid JSON that is not a valid JSON-RPC 2.0
+/// message: invalid_request_shape with its id, as for an error that is a
+/// string ("Error table"). With a `b-` id it is an answer that is not valid
+/// for that request of the bridge, and the client gets nothing.
+#[test]
+fn a_response_whose_error_is_not_an_error_object_gets_invalid_request_shape() {
+    let mut bridge = ready_bridge(&[]);
+    for (id, bad) in [
+        (json!("x"), json!({"message": "no code"})),
+        (json!(7), json!("text")),
+        (json!(8), json!({"code": 1.5, "message": "m"})),
+    ] {
+        bridge.send(&json!({"jsonrpc": "2.0", "id": id, "error": bad}));
+        assert_eq!(bridge.recv(), error(id, -32600, SHAPE, "invalid_request_shape", None));
+    }
+    bridge.send(&json!({"jsonrpc": "2.0", "id": "b-3", "error": {"message": "no code"}}));
+    bridge.expect_silence(Duration::from_millis(200));
+    bridge.assert_alive();
+}

@@ -882,3 +882,49 @@ fn malformed_upstream_responses_fail_their_request_once_with_invalid_response() 
     assert_answered_once(&driver.seen, &all);
     assert_only_answered(&driver.seen, &all);
 }
+
+/// "Pending requests of the bridge": "The reader puts each answer into the
+/// table at once, also at the limit of requests in flight." 256 requests
+/// each wait for an answer of the client; a 257th is refused; the 256
+/// answers all get through, and each request is answered once.
+#[test]
+fn answers_of_the_client_get_through_at_the_limit_of_requests_in_flight() {
+    let mut driver = Driver::start(&[], &fake_upstream(&[]));
+    let init = driver.initialize_with(json!({"elicitation": {"form": {}}}));
+    assert!(init.get("result").is_some(), "{init}");
+    let form = json!({"method": "elicitation/create", "params": {"mode": "form", "message": "Name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}});
+    let steps = json!([{"resultType": "input_required", "inputRequests": {"who": form}}]);
+    let burst: Vec<Value> = (0..256).map(|i| call_tool(json!(i), "script", json!({"steps": steps}))).collect();
+    driver.send_burst(&burst);
+    let deadline = Instant::now() + STEP;
+    let questions = loop {
+        let questions: Vec<Value> =
+            driver.seen.iter().filter(|m| m["method"] == "elicitation/create").map(|m| m["id"].clone()).collect();
+        if questions.len() == 256 {
+            break questions;
+        }
+        assert!(Instant::now() < deadline, "{} of 256 questions came", questions.len());
+        driver.drain_for(Duration::from_millis(50));
+    };
+    let extra = driver.call(json!("extra"), "tools/call", json!({"name": "unknown-id"}));
+    assert_eq!(extra, error_response(json!("extra"), bridge_error(-32603, TOO_MANY, "too_many_requests", None)));
+    let answers: Vec<Value> = questions
+        .iter()
+        .map(|q| json!({"jsonrpc": "2.0", "id": q, "result": {"action": "accept", "content": {"name": q}}}))
+        .collect();
+    driver.send_burst(&answers);
+    let all = ids(0..256);
+    driver.wait_responses(&all, STEP);
+    for id in &all {
+        let response = responses_to(&driver.seen, id)[0].clone();
+        let text = response["result"]["content"][0]["text"].as_str().unwrap_or_default();
+        let echoed: Value = serde_json::from_str(text).unwrap_or_default();
+        assert_eq!(echoed["who"]["action"], "accept", "{response}");
+    }
+    end_of_input(&mut driver, 0);
+    let mut answered = all;
+    answered.extend([json!("init"), json!("extra")]);
+    assert_answered_once(&driver.seen, &answered);
+    assert_only_answered(&driver.seen, &answered);
+}
