@@ -28,6 +28,7 @@ const NOT_VALID_JSON: &str = "The request is not valid JSON.";
 const NOT_JSONRPC: &str = "The message is not a valid JSON-RPC 2.0 request.";
 const LINE_TOO_LONG: &str = "The request is longer than the line limit of the bridge.";
 const TOO_DEEP: &str = "The request has more levels of nesting than the limit of the bridge.";
+const DISCOVER_FAILED: &str = "The upstream server did not answer server/discover. It is not an MCP server of revision 2026-07-28, or it does not respond. See the Output channel of the server.";
 
 fn error_response(id: Value, error: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": error})
@@ -927,4 +928,25 @@ fn answers_of_the_client_get_through_at_the_limit_of_requests_in_flight() {
     answered.extend([json!("init"), json!("extra")]);
     assert_answered_once(&driver.seen, &answered);
     assert_only_answered(&driver.seen, &answered);
+}
+
+/// Error table, discover_failed: an upstream that stalls before its
+/// discover answer fails the initialize once, with the limit in
+/// `data.detail`; the bridge stays open (awaiting_initialize), and exits 0
+/// at the end of stdin.
+#[test]
+fn an_upstream_that_stalls_on_discover_fails_initialize_once_and_the_bridge_stays_open() {
+    let mut driver = Driver::start(&["--discover-timeout", "1"], &fake_upstream(&["--discover", "stall"]));
+    let response = driver.initialize_with(json!({}));
+    assert_eq!(
+        response,
+        error_response(
+            json!("init"),
+            bridge_error(-32603, DISCOVER_FAILED, "discover_failed", Some("no response in 1 s"))
+        )
+    );
+    driver.assert_alive("p1");
+    end_of_input(&mut driver, 0);
+    assert_answered_once(&driver.seen, &[json!("init"), json!("p1")]);
+    assert_only_answered(&driver.seen, &[json!("init"), json!("p1")]);
 }
