@@ -28,6 +28,8 @@ const NOT_VALID_JSON: &str = "The request is not valid JSON.";
 const NOT_JSONRPC: &str = "The message is not a valid JSON-RPC 2.0 request.";
 const LINE_TOO_LONG: &str = "The request is longer than the line limit of the bridge.";
 const TOO_DEEP: &str = "The request has more levels of nesting than the limit of the bridge.";
+/// The debug line of the bridge for an upstream response it drops.
+const DROPPED_UNKNOWN: &str = "dropped an upstream response with an unknown id";
 const DISCOVER_FAILED: &str = "The upstream server did not answer server/discover. It is not an MCP server of revision 2026-07-28, or it does not respond. See the Output channel of the server.";
 
 fn error_response(id: Value, error: Value) -> Value {
@@ -277,7 +279,11 @@ fn a_response_with_an_unknown_id_is_dropped_and_the_real_one_answers_once() {
 #[test]
 fn an_upstream_that_stalls_gives_timeout_once_and_a_late_answer_after_the_timeout_is_dropped() {
     let record = Record::new("stall");
-    let mut driver = Driver::start(&["--test-request-timeout-ms", "300"], &fake_upstream(&["--record", record.arg()]));
+    let mut driver = Driver::start_env(
+        &["--test-request-timeout-ms", "300"],
+        &fake_upstream(&["--record", record.arg()]),
+        &[("MCP_BRIDGE_LOG", "debug")],
+    );
     driver.initialize();
     let mut burst: Vec<Value> = (0..10).map(|i| call_tool(json!(i), "stall", json!({}))).collect();
     burst.push(call_tool(json!("late"), "late", json!({"ms": 900})));
@@ -294,10 +300,9 @@ fn an_upstream_that_stalls_gives_timeout_once_and_a_late_answer_after_the_timeou
     }
     let cancels = record.wait_cancels(11);
     assert!(cancels.iter().all(|c| c["params"]["reason"] == "the request timed out"), "{cancels:?}");
-    // The late answer is written 600 ms after the timeout; a request sent
-    // after it proves the upstream wrote it (the fake answers in order of
-    // its output lock, and the bridge reads its output in order).
-    driver.drain_for(Duration::from_millis(800));
+    // The late answer comes 600 ms after the timeout: the bridge reads it
+    // and drops it (its debug line), and the client gets nothing more.
+    driver.wait_stderr(DROPPED_UNKNOWN, 1);
     let probe = driver.call(json!("probe"), "tools/call", json!({"name": "unknown-id"}));
     assert_eq!(probe, text_response(json!("probe"), "real"));
     end_of_input(&mut driver, 0);
@@ -387,7 +392,8 @@ fn answers_out_of_order_reach_their_own_requests() {
 #[test]
 fn a_response_after_a_cancellation_is_dropped() {
     let record = Record::new("after-cancel");
-    let mut driver = Driver::start(&[], &fake_upstream(&["--record", record.arg()]));
+    let mut driver =
+        Driver::start_env(&[], &fake_upstream(&["--record", record.arg()]), &[("MCP_BRIDGE_LOG", "debug")]);
     driver.initialize();
     let canceled = ids(0..20);
     let burst: Vec<Value> = canceled.iter().map(|id| call_tool(id.clone(), "after-cancel", json!({}))).collect();
@@ -402,6 +408,8 @@ fn a_response_after_a_cancellation_is_dropped() {
     // this request: the late responses were on the pipe before this one.
     let probe = driver.call(json!("probe"), "tools/call", json!({"name": "unknown-id"}));
     assert_eq!(probe, text_response(json!("probe"), "real"));
+    // The 20 late answers, and the unknown id of the probe's tool.
+    driver.wait_stderr(DROPPED_UNKNOWN, 21);
     driver.assert_alive("p1");
     end_of_input(&mut driver, 0);
     assert_never_answered(&driver.seen, &canceled);
@@ -448,7 +456,7 @@ fn closing_stdin_with_256_requests_in_flight_answers_none_of_them_and_exits_0() 
     assert_eq!(ended.status.code(), Some(0), "exit code; stderr:\n{}", ended.stderr);
     assert!(started.elapsed() < EXIT);
     // The 128 answers of the grace reached the bridge, which dropped them.
-    let dropped = ended.stderr.matches("dropped an upstream response with an unknown id").count();
+    let dropped = ended.stderr.matches(DROPPED_UNKNOWN).count();
     assert_eq!(dropped, 128, "late answers the bridge read and dropped");
     assert_never_answered(&driver.seen, &in_flight);
     // The upstream got one cancellation per call before its stdin ended.

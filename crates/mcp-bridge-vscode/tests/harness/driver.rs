@@ -282,6 +282,23 @@ impl Driver {
         Ended { status, stderr: self.stderr_text() }
     }
 
+    /// Waits until the bridge's stderr has `count` lines with `text` (a log
+    /// line of `MCP_BRIDGE_LOG=debug`, say), at most [`STEP`].
+    #[track_caller]
+    pub fn wait_stderr(&mut self, text: &str, count: usize) {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let seen = self.stderr_text().matches(text).count();
+            if seen >= count {
+                return;
+            }
+            if Instant::now() > deadline {
+                panic!("{seen} of {count} log lines {text:?} in {STEP:?}; stderr:\n{}", self.stderr_text());
+            }
+            self.pull(Duration::from_millis(20));
+        }
+    }
+
     pub fn stderr_text(&self) -> String {
         self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
     }
