@@ -958,3 +958,30 @@ fn an_upstream_that_stalls_on_discover_fails_initialize_once_and_the_bridge_stay
     assert_answered_once(&driver.seen, &[json!("init"), json!("p1")]);
     assert_only_answered(&driver.seen, &[json!("init"), json!("p1")]);
 }
+
+/// "Message of the client / What the front end does": after the loss of
+/// the upstream server the state is `closing` ("The input ended, or the
+/// upstream server stopped"), where "the request gets -32603" (the cause
+/// upstream_exited), whatever its method; only ping, logging/setLevel and
+/// server/discover keep their rules.
+#[test]
+fn after_the_loss_of_the_upstream_every_request_gets_upstream_exited_except_ping_set_level_and_discover() {
+    let mut driver = Driver::start(&["--test-shutdown-grace-ms", "3000"], &fake_upstream(&[]));
+    driver.initialize();
+    assert_eq!(driver.call(json!("dies"), "tools/call", json!({"name": "exit"})), upstream_exited(json!("dies")));
+    assert_eq!(driver.call(json!(1), "tools/list", json!({})), upstream_exited(json!(1)));
+    assert_eq!(driver.call(json!(2), "logging/setLevel", json!({"level": "info"}))["result"], json!({}));
+    assert_eq!(
+        driver.call(json!(3), "server/discover", json!({})),
+        error_response(
+            json!(3),
+            bridge_error(-32601, "The server does not have this method.", "method_not_found", None)
+        )
+    );
+    driver.assert_alive("p1");
+    let init =
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}});
+    assert_eq!(driver.call(json!(4), "initialize", init), upstream_exited(json!(4)));
+    assert_eq!(driver.call(json!(5), "tasks/list", json!({})), upstream_exited(json!(5)));
+    end_of_input(&mut driver, 1);
+}
