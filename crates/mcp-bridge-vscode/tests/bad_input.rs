@@ -309,7 +309,8 @@ fn a_response_of_the_client_to_a_request_it_never_got_gets_no_answer() {
 /// code, no string message) is valid JSON that is not a valid JSON-RPC 2.0
 /// message: invalid_request_shape with its id, as for an error that is a
 /// string ("Error table"). With a `b-` id it is an answer that is not valid
-/// for that request of the bridge, and the client gets nothing.
+/// for that request of the bridge, and without a valid id an error response
+/// "gets no answer": the client gets nothing.
 #[test]
 fn a_response_whose_error_is_not_an_error_object_gets_invalid_request_shape() {
     let mut bridge = ready_bridge(&[]);
@@ -321,7 +322,10 @@ fn a_response_whose_error_is_not_an_error_object_gets_invalid_request_shape() {
         bridge.send(&json!({"jsonrpc": "2.0", "id": id, "error": bad}));
         assert_eq!(bridge.recv(), error(id, -32600, SHAPE, "invalid_request_shape", None));
     }
+    // Without a valid id, an error response gets no answer, whatever its error.
     bridge.send(&json!({"jsonrpc": "2.0", "id": "b-3", "error": {"message": "no code"}}));
+    bridge.send(&json!({"jsonrpc": "2.0", "error": {"message": "no code"}}));
+    bridge.send(&json!({"jsonrpc": "2.0", "id": null, "error": "text"}));
     bridge.expect_silence(Duration::from_millis(200));
     bridge.assert_alive();
 }

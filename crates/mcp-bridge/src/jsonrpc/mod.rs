@@ -56,6 +56,9 @@ impl Message {
         let outcome = match (obj.remove("result"), obj.remove("error")) {
             (Some(result), None) => Ok(result),
             (None, Some(error)) if is_error_object(&error) => Err(error),
+            // An error response without a valid id gets no answer, whatever
+            // its error ("Lines that are not valid").
+            (None, Some(_)) if valid_id.is_none() => return Message::Unanswerable,
             _ => return Message::Invalid { id: valid_id },
         };
         match valid_id {
@@ -151,6 +154,13 @@ mod tests {
         ] {
             let message = json!({"jsonrpc": "2.0", "id": 1, "error": error});
             assert_eq!(Message::classify(message.clone()), Message::Invalid { id: Some(Id::number(1)) }, "{message}");
+            for id in [None, Some(json!(null)), Some(json!(1.5))] {
+                let mut message = json!({"jsonrpc": "2.0", "error": error});
+                if let Some(id) = id {
+                    message["id"] = id;
+                }
+                assert_eq!(Message::classify(message.clone()), Message::Unanswerable, "{message}");
+            }
         }
     }
 }
