@@ -7,11 +7,15 @@
 //! client did not cancel gets exactly one response, with the content the
 //! peer gives for its arguments); "Cancellation (M1)" (a canceled request
 //! gets no response, but a cancel that races the response may still see
-//! it: so at most one, and then with the right content); "Progress (M1)"
+//! it: so at most one, and then with the right content); "Error table"
+//! (an upstream error passes unchanged, `-32042` becomes `-32603`); "Progress (M1)"
 //! (progress only with a token the client gave, and never after the
 //! response of its request); the exit code 0 at the end of stdin; no panic.
 //!
 //! `MCP_BRIDGE_SOAK_REQUESTS` and `MCP_BRIDGE_SOAK_SEED` change the run.
+//! The seed fixes the requests and the cancellations the client means to
+//! send; a cancel is not sent when the response already came, so the count
+//! of cancellations can differ by a few from run to run.
 
 mod common;
 mod harness;
