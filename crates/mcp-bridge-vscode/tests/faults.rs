@@ -785,9 +785,6 @@ fn the_upstream_stops_while_a_question_waits_the_question_is_withdrawn_and_the_r
 /// timeout, once, in a bounded time, and a cancel must still free its
 /// place.
 #[test]
-#[ignore = "bug in upstream (lead's area): Client::call awaits abandon() -> Stdio::send, which waits for \
-            room in the full 256-line stdin queue, so a timed-out or canceled request never ends: no \
-            timeout error, and its place stays taken (29 of 256 timeouts came in 20 s)"]
 fn an_upstream_that_stops_reading_still_gives_every_request_its_timeout() {
     let mut driver = Driver::start(&["--test-request-timeout-ms", "500"], &fake_upstream(&["--deaf"]));
     driver.initialize();
@@ -817,10 +814,6 @@ fn an_upstream_that_stops_reading_still_gives_every_request_its_timeout() {
 /// as `sh -c` or `npx` whose child ignores the end of its stdin). The child
 /// is killed after the grace; the bridge must not wait for the pipe.
 #[test]
-#[ignore = "bug in frontend::serve / upstream::stdio (lead's area): after the kill of the child, serve \
-            awaits the writer task, which ends only when every Output clone drops; the log sink in \
-            upstream::Inner holds one, and the stdout reader task holds the Client until EOF, which \
-            the grandchild never gives: the bridge never exits"]
 fn the_end_of_the_input_exits_0_even_when_a_grandchild_keeps_the_upstream_stdout_open() {
     let fake = fake_upstream(&["--linger"]).join(" ");
     let upstream = vec!["sh".to_string(), "-c".to_string(), format!("{fake}; true")];
