@@ -13,3 +13,5 @@ pub mod frontend;
 pub mod input;
 pub mod jsonrpc;
 pub mod upstream;
+#[doc(hidden)]
+pub mod props;
