@@ -13,5 +13,7 @@ pub mod frontend;
 pub mod input;
 pub mod jsonrpc;
 pub mod upstream;
+
+// Test support for the fuzz targets and the property tests; not API.
 #[doc(hidden)]
 pub mod props;

@@ -35,7 +35,8 @@ fn object_text() -> impl Strategy<Value = String> {
     let value = prop_oneof![
         number().prop_map(|v| v.to_string()),
         json().prop_map(|v| v.to_string()),
-        select(&["\"b-1\"", "\"\\u0041\"", "true", "null", "{\"id\":9}", "[[[1]]]", "\"}\"", "\"a\\\\\""][..]).prop_map(str::to_owned),
+        select(&["\"b-1\"", "\"\\u0041\"", "true", "null", "{\"id\":9}", "[[[1]]]", "\"}\"", "\"a\\\\\""][..])
+            .prop_map(str::to_owned),
     ];
     let ws = select(&["", " ", "\t", "\r\n ", "\n"][..]);
     prop::collection::vec((key, ws.clone(), value, ws), 0..6).prop_map(|members| {
@@ -80,7 +81,9 @@ fn nested_text() -> impl Strategy<Value = Vec<u8>> {
 /// A message: each envelope member present or not, valid or not.
 fn message_text() -> impl Strategy<Value = Vec<u8>> {
     let jsonrpc = select(&["\"2.0\"", "\"1.0\"", "2.0", "null"][..]);
-    let id = select(&["1", "-0", "\"a\"", "\"b-3\"", "12345678901234567890123", "1.5", "1e3", "null", "true", "{}", "[]"][..]);
+    let id = select(
+        &["1", "-0", "\"a\"", "\"b-3\"", "12345678901234567890123", "1.5", "1e3", "null", "true", "{}", "[]"][..],
+    );
     let method = select(&["\"tools/list\"", "\"\"", "5", "null"][..]);
     let body = select(&["{}", "[1,2]", "null", "{\"code\":-32042,\"message\":\"m\"}", "\"x\"", "[[[[]]]]"][..]);
     let part = |name: &'static str, value: BoxedStrategy<&'static str>| {

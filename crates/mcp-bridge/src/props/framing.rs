@@ -97,7 +97,9 @@ pub fn line_reader(input: &[u8], max: usize, chunks: &[usize]) -> Checked {
     let frames = read_frames(input, max, chunks)?;
     for (index, frame) in frames.iter().enumerate() {
         match frame {
-            Frame::Line(line) => ensure!(line.len() <= max, "frame {index}: a line of {} bytes passed the limit {max}", line.len()),
+            Frame::Line(line) => {
+                ensure!(line.len() <= max, "frame {index}: a line of {} bytes passed the limit {max}", line.len())
+            }
             Frame::TooLong { head, tail } => ensure!(
                 head.len() <= EDGE_BYTES && tail.len() <= EDGE_BYTES,
                 "frame {index}: the ends of a line that is too long have {} and {} bytes, more than {EDGE_BYTES}",
@@ -109,7 +111,12 @@ pub fn line_reader(input: &[u8], max: usize, chunks: &[usize]) -> Checked {
     let expected = model_frames(input, max);
     ensure!(frames.len() == expected.len(), "{} frames, the model has {}", frames.len(), expected.len());
     for (index, (got, want)) in frames.iter().zip(&expected).enumerate() {
-        ensure!(got == want, "frame {index} (limit {max}, reads {chunks:?}): got {}, the model has {}", show(got), show(want));
+        ensure!(
+            got == want,
+            "frame {index} (limit {max}, reads {chunks:?}): got {}, the model has {}",
+            show(got),
+            show(want)
+        );
     }
     Ok(())
 }
@@ -179,7 +186,10 @@ pub fn sniff(line: &[u8]) -> Checked {
     let id = sniff_id(line);
     ensure!(id == start.clone().or(end.clone()), "sniff_id gave {id:?}, the start {start:?}, the end {end:?}");
     for found in [&start, &end].into_iter().flatten() {
-        ensure!(Id::from_value(found.as_value().clone()).as_ref() == Some(found), "the sniffed id {found:?} is not valid");
+        ensure!(
+            Id::from_value(found.as_value().clone()).as_ref() == Some(found),
+            "the sniffed id {found:?} is not valid"
+        );
     }
     if let Some(parsed) = parsed_id(line) {
         ensure!(start == parsed, "the walk from the start gave {start:?} for a valid object whose id is {parsed:?}");
@@ -206,14 +216,16 @@ pub fn decode_line(line: &[u8], max_depth: usize) -> Checked {
         return Ok(());
     }
     let Some(got) = got else { return Err("a line that is not blank gave no message".into()) };
-    let bad = |cause: Cause, id: Option<Id>| move |got: &Decoded| match got {
-        Decoded::Bad { id: got_id, error } => {
-            ensure!(error.cause == cause, "the cause is {}, expected {}", error.cause.name(), cause.name());
-            ensure!(error.code == cause.code(), "the code is {}", error.code);
-            ensure!(*got_id == id, "the id is {got_id:?}, expected {id:?}");
-            Ok(())
+    let bad = |cause: Cause, id: Option<Id>| {
+        move |got: &Decoded| match got {
+            Decoded::Bad { id: got_id, error } => {
+                ensure!(error.cause == cause, "the cause is {}, expected {}", error.cause.name(), cause.name());
+                ensure!(error.code == cause.code(), "the code is {}", error.code);
+                ensure!(*got_id == id, "the id is {got_id:?}, expected {id:?}");
+                Ok(())
+            }
+            Decoded::Message(message) => Err(format!("expected {}, got {message:?}", cause.name())),
         }
-        Decoded::Message(message) => Err(format!("expected {}, got {message:?}", cause.name())),
     };
     if exceeds_depth(line, max_depth) {
         return bad(Cause::TooDeep, sniff_id(line))(&got);

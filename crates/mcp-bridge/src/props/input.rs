@@ -66,21 +66,35 @@ pub fn round(result: &Value, declared: Declared) -> Checked {
             ensure!(result.is_object(), "a result that is not an object passed");
             let keys: Vec<&String> = requests.map(|r| r.keys().collect()).unwrap_or_default();
             ensure!(keys.len() <= MAX_INPUT_REQUESTS, "{} input requests passed", keys.len());
-            ensure!(round.requests.iter().map(|r| &r.key).eq(keys.iter().copied()), "the keys are not the server's, in order");
+            ensure!(
+                round.requests.iter().map(|r| &r.key).eq(keys.iter().copied()),
+                "the keys are not the server's, in order"
+            );
             let state = result.get("requestState");
-            ensure!(round.request_state.as_ref().map(|s| Value::from(s.as_str())).as_ref() == state, "the requestState is not the server's");
+            ensure!(
+                round.request_state.as_ref().map(|s| Value::from(s.as_str())).as_ref() == state,
+                "the requestState is not the server's"
+            );
             for checked in &round.requests {
                 let request = requests.and_then(|r| r.get(&checked.key)).cloned().unwrap_or_default();
                 ask(&checked.key, &request, &checked.ask, declared)?;
             }
         }
         Err(error) => {
-            ensure!(error.code == code::INTERNAL_ERROR && error.code == error.cause.code(), "the code is {}", error.code);
+            ensure!(
+                error.code == code::INTERNAL_ERROR && error.code == error.cause.code(),
+                "the code is {}",
+                error.code
+            );
             let detail = error.detail.clone().unwrap_or_default();
             let row = match detail.strip_prefix("input request '") {
                 Some(rest) => {
                     let known = requests.is_some_and(|r| {
-                        r.keys().any(|k| rest.strip_prefix(k.as_str()).and_then(|t| t.strip_prefix("': ")).is_some_and(|t| REQUEST_TEXTS.contains(&(error.cause, t))))
+                        r.keys().any(|k| {
+                            rest.strip_prefix(k.as_str())
+                                .and_then(|t| t.strip_prefix("': "))
+                                .is_some_and(|t| REQUEST_TEXTS.contains(&(error.cause, t)))
+                        })
                     });
                     known
                 }
@@ -97,9 +111,14 @@ pub fn round(result: &Value, declared: Declared) -> Checked {
     }
     let with_all = check_round(result, ALL, schema::compiles);
     match &got {
-        Ok(round) => ensure!(with_all.as_ref() == Ok(round), "declaring more changed a round that passed: {with_all:?}"),
+        Ok(round) => {
+            ensure!(with_all.as_ref() == Ok(round), "declaring more changed a round that passed: {with_all:?}")
+        }
         Err(error) if error.cause != Cause::UndeclaredInputRequest => {
-            ensure!(with_all.as_ref().err() == Some(error), "declaring more changed the failure {error:?} to {with_all:?}")
+            ensure!(
+                with_all.as_ref().err() == Some(error),
+                "declaring more changed the failure {error:?} to {with_all:?}"
+            )
         }
         Err(_) => ensure!(
             with_all.as_ref().err().is_none_or(|e| e.cause != Cause::UndeclaredInputRequest),
@@ -117,38 +136,68 @@ fn ask(key: &str, request: &Value, ask: &Ask, declared: Declared) -> Checked {
     let same = |p: &Map<String, Value>| text(&Value::Object(p.clone())) == text(&Value::Object(params.clone()));
     match ask {
         Ask::Form(p) => {
-            ensure!(method == "elicitation/create" && declared.form && same(p), "{key}: a form that is not the server's, or undeclared");
-            ensure!(matches!(p.get("mode"), None) || p.get("mode") == Some(&Value::from("form")), "{key}: the mode of a form");
+            ensure!(
+                method == "elicitation/create" && declared.form && same(p),
+                "{key}: a form that is not the server's, or undeclared"
+            );
+            ensure!(
+                p.get("mode").is_none() || p.get("mode") == Some(&Value::from("form")),
+                "{key}: the mode of a form"
+            );
             ensure!(p.get("message").is_some_and(Value::is_string), "{key}: a form without a message");
             let schema = p.get("requestedSchema").cloned().unwrap_or_default();
-            ensure!(schema.get("type") == Some(&Value::from("object")), "{key}: the requestedSchema is not type object");
-            ensure!(schema.get("properties").is_some_and(Value::is_object), "{key}: the requestedSchema has no properties");
+            ensure!(
+                schema.get("type") == Some(&Value::from("object")),
+                "{key}: the requestedSchema is not type object"
+            );
+            ensure!(
+                schema.get("properties").is_some_and(Value::is_object),
+                "{key}: the requestedSchema has no properties"
+            );
             ensure!(schema::compiles(&schema), "{key}: the requestedSchema does not compile");
         }
         Ask::Url(p, url) => {
-            ensure!(method == "elicitation/create" && declared.url && same(p), "{key}: a URL that is not the server's, or undeclared");
+            ensure!(
+                method == "elicitation/create" && declared.url && same(p),
+                "{key}: a URL that is not the server's, or undeclared"
+            );
             ensure!(p.get("mode") == Some(&Value::from("url")), "{key}: the mode of a URL");
             ensure!(p.get("url") == Some(&Value::from(url.as_str())), "{key}: the URL is not the params' url");
             ensure!(p.get("message").is_some_and(Value::is_string), "{key}: a URL without a message");
         }
         Ask::Sampling(p) => {
-            ensure!(method == "sampling/createMessage" && declared.sampling && same(p), "{key}: a sampling that is not the server's, or undeclared");
+            ensure!(
+                method == "sampling/createMessage" && declared.sampling && same(p),
+                "{key}: a sampling that is not the server's, or undeclared"
+            );
             let messages = p.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
             ensure!(p.get("messages").is_some_and(Value::is_array), "{key}: sampling without messages");
             ensure!(p.get("maxTokens").is_some_and(|m| m.is_i64() || m.is_u64()), "{key}: maxTokens is not an integer");
             for message in &messages {
-                ensure!(matches!(message.get("role").and_then(Value::as_str), Some("user" | "assistant")), "{key}: a message without a role");
+                ensure!(
+                    matches!(message.get("role").and_then(Value::as_str), Some("user" | "assistant")),
+                    "{key}: a message without a role"
+                );
                 let list = blocks(message);
                 ensure!(message.get("content").is_some(), "{key}: a message without content");
-                ensure!(list.iter().all(|b| b.get("type").is_some_and(Value::is_string)), "{key}: a block without a type");
+                ensure!(
+                    list.iter().all(|b| b.get("type").is_some_and(Value::is_string)),
+                    "{key}: a block without a type"
+                );
             }
-            let tool_blocks = messages.iter().flat_map(blocks).any(|b| matches!(b.get("type").and_then(Value::as_str), Some("tool_use" | "tool_result")));
+            let tool_blocks = messages
+                .iter()
+                .flat_map(blocks)
+                .any(|b| matches!(b.get("type").and_then(Value::as_str), Some("tool_use" | "tool_result")));
             let tools = p.contains_key("tools") || p.contains_key("toolChoice") || tool_blocks;
             ensure!(!tools || declared.sampling_tools, "{key}: sampling with tools passed without sampling.tools");
             ensure!(obeys_tool_result_rules(&messages), "{key}: messages that break the tool result rules passed");
         }
         Ask::Roots(p) => {
-            ensure!(method == "roots/list" && declared.roots && same(p), "{key}: a roots request that is not the server's, or undeclared");
+            ensure!(
+                method == "roots/list" && declared.roots && same(p),
+                "{key}: a roots request that is not the server's, or undeclared"
+            );
         }
     }
     let q = question(ask);
@@ -161,17 +210,31 @@ fn ask(key: &str, request: &Value, ask: &Ask, declared: Declared) -> Checked {
             let schema = p.get("requestedSchema").cloned().unwrap_or_default();
             let empty = schema.get("properties").and_then(Value::as_object).is_none_or(Map::is_empty);
             if empty {
-                ensure!(q.expect == Expect::EmptyForm, "{key}: a form without a property does not expect the Continue form");
+                ensure!(
+                    q.expect == Expect::EmptyForm,
+                    "{key}: a form without a property does not expect the Continue form"
+                );
                 ensure!(q.params.get("message") == p.get("message"), "{key}: the choice form lost the message");
                 let props = q.params.pointer("/requestedSchema/properties").and_then(Value::as_object);
-                ensure!(props.is_some_and(|m| m.len() == 1 && m.contains_key("continue")), "{key}: the choice form has no single choice");
+                ensure!(
+                    props.is_some_and(|m| m.len() == 1 && m.contains_key("continue")),
+                    "{key}: the choice form has no single choice"
+                );
             } else {
                 ensure!(q.params == Value::Object(p.clone()), "{key}: the question is not the params of the form");
                 ensure!(q.expect == Expect::Form { schema }, "{key}: the form does not expect its schema");
             }
         }
-        (Ask::Sampling(p), Some(q)) => ensure!(q.method == "sampling/createMessage" && q.params == Value::Object(p.clone()) && q.expect == Expect::Sampling, "{key}: the sampling question"),
-        (Ask::Roots(p), Some(q)) => ensure!(q.method == "roots/list" && q.params == Value::Object(p.clone()) && q.expect == Expect::Roots, "{key}: the roots question"),
+        (Ask::Sampling(p), Some(q)) => ensure!(
+            q.method == "sampling/createMessage"
+                && q.params == Value::Object(p.clone())
+                && q.expect == Expect::Sampling,
+            "{key}: the sampling question"
+        ),
+        (Ask::Roots(p), Some(q)) => ensure!(
+            q.method == "roots/list" && q.params == Value::Object(p.clone()) && q.expect == Expect::Roots,
+            "{key}: the roots question"
+        ),
     }
     Ok(())
 }
@@ -212,7 +275,14 @@ fn loopback(host: &str) -> bool {
         return inner.parse::<std::net::Ipv6Addr>().is_ok_and(|a| a.is_loopback());
     }
     let octets: Vec<&str> = host.split('.').collect();
-    octets.len() == 4 && octets[0] == "127" && octets.iter().all(|o| !o.is_empty() && o.len() <= 3 && o.bytes().all(|b| b.is_ascii_digit()) && o.parse::<u16>().is_ok_and(|n| n <= 255))
+    octets.len() == 4
+        && octets[0] == "127"
+        && octets.iter().all(|o| {
+            !o.is_empty()
+                && o.len() <= 3
+                && o.bytes().all(|b| b.is_ascii_digit())
+                && o.parse::<u16>().is_ok_and(|n| n <= 255)
+        })
 }
 
 /// The URL rule: an allowed URL has no backslash, no space or control
@@ -223,7 +293,10 @@ pub fn url(url: &str) -> Checked {
     let allowed = is_allowed(url);
     if allowed {
         ensure!(!url.contains('\\'), "{url:?} has a backslash");
-        ensure!(!url.chars().any(|c| c.is_whitespace() || c.is_control()), "{url:?} has a space or a control character");
+        ensure!(
+            !url.chars().any(|c| c.is_whitespace() || c.is_control()),
+            "{url:?} has a space or a control character"
+        );
         let lower = url.to_ascii_lowercase();
         let http = lower.starts_with("http://");
         ensure!(lower.starts_with("https://") || http, "{url:?} is not http(s) with an authority");
@@ -235,7 +308,10 @@ pub fn url(url: &str) -> Checked {
         }
     }
     if let Some((scheme, rest)) = url.split_once(':') {
-        let swapped: String = scheme.chars().map(|c| if c.is_ascii_lowercase() { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() }).collect();
+        let swapped: String = scheme
+            .chars()
+            .map(|c| if c.is_ascii_lowercase() { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() })
+            .collect();
         let other = format!("{swapped}:{rest}");
         ensure!(is_allowed(&other) == allowed, "{url:?} and {other:?} differ only in the case of the scheme");
     }
@@ -259,7 +335,8 @@ pub fn url_bytes(data: &[u8]) -> Checked {
 /// The expectations of a question, for the fuzz glue: a form with a
 /// property, the Continue cases, sampling and roots.
 pub fn expectations() -> [Expect; 5] {
-    let schema = json!({"type": "object", "properties": {"name": {"type": "string", "minLength": 2}}, "required": ["name"]});
+    let schema =
+        json!({"type": "object", "properties": {"name": {"type": "string", "minLength": 2}}, "required": ["name"]});
     [Expect::Form { schema }, Expect::EmptyForm, Expect::Url, Expect::Sampling, Expect::Roots]
 }
 
@@ -274,15 +351,25 @@ pub fn answer(key: &str, expect: &Expect, answer: &Answer) -> Checked {
     let got = response(key, expect, answer.clone());
     let elicitation = matches!(expect, Expect::Form { .. } | Expect::EmptyForm | Expect::Url);
     if let Err(Err(error)) = &got {
-        ensure!(error.cause == Cause::InvalidClientAnswer && error.code == code::INTERNAL_ERROR, "the failure is {}", error.cause.name());
+        ensure!(
+            error.cause == Cause::InvalidClientAnswer && error.code == code::INTERNAL_ERROR,
+            "the failure is {}",
+            error.cause.name()
+        );
         let prefix = format!("input request '{key}': ");
-        ensure!(error.detail.as_deref().is_some_and(|d| d.starts_with(&prefix)), "the detail {:?} does not name the key", error.detail);
+        ensure!(
+            error.detail.as_deref().is_some_and(|d| d.starts_with(&prefix)),
+            "the detail {:?} does not name the key",
+            error.detail
+        );
     }
     match (answer, &got) {
         (Answer::Error(_) | Answer::Invalid, _) if elicitation => {
             ensure!(got == Ok(json!({"action": "cancel"})), "an error or a bad line of an elicitation gave {got:?}")
         }
-        (Answer::Error(e), _) => ensure!(got == Err(Ok(e.clone())), "the client's error did not go to the request unchanged: {got:?}"),
+        (Answer::Error(e), _) => {
+            ensure!(got == Err(Ok(e.clone())), "the client's error did not go to the request unchanged: {got:?}")
+        }
         (Answer::Invalid, _) => ensure!(matches!(got, Err(Err(_))), "a bad line for sampling or roots gave {got:?}"),
         (Answer::Result(_), Err(Ok(_))) => return Err("a result became an error of the client".into()),
         (Answer::Result(_), Err(Err(_))) => {}
@@ -296,24 +383,44 @@ pub fn answer(key: &str, expect: &Expect, answer: &Answer) -> Checked {
                 match (expect, action) {
                     (Expect::Form { schema }, Some("accept")) => {
                         ensure!(content == result.get("content"), "the content is not the client's");
-                        ensure!(content.is_some_and(|c| schema::accepts(schema, c)), "content that is not valid was accepted");
+                        ensure!(
+                            content.is_some_and(|c| schema::accepts(schema, c)),
+                            "content that is not valid was accepted"
+                        );
                     }
-                    (Expect::EmptyForm, Some("accept")) => ensure!(content == Some(&json!({})), "an accepted choice form has content {content:?}"),
+                    (Expect::EmptyForm, Some("accept")) => {
+                        ensure!(content == Some(&json!({})), "an accepted choice form has content {content:?}")
+                    }
                     _ => ensure!(content.is_none(), "{action:?} of {expect:?} has content"),
                 }
-                ensure!(members.iter().all(|k| *k == "action" || *k == "content"), "the value has the members {members:?}");
+                ensure!(
+                    members.iter().all(|k| *k == "action" || *k == "content"),
+                    "the value has the members {members:?}"
+                );
             }
             Expect::Sampling => {
                 ensure!(value == result, "a sampling result changed");
                 ensure!(value.get("model").is_some_and(Value::is_string), "a sampling result without a model passed");
-                ensure!(matches!(value.get("role").and_then(Value::as_str), Some("user" | "assistant")), "a sampling result without a role passed");
+                ensure!(
+                    matches!(value.get("role").and_then(Value::as_str), Some("user" | "assistant")),
+                    "a sampling result without a role passed"
+                );
                 let list = blocks(value);
-                ensure!(value.get("content").is_some() && list.iter().all(|b| b.get("type").is_some_and(Value::is_string)), "a sampling result without content blocks passed");
+                ensure!(
+                    value.get("content").is_some() && list.iter().all(|b| b.get("type").is_some_and(Value::is_string)),
+                    "a sampling result without content blocks passed"
+                );
             }
             Expect::Roots => {
                 let all = result.get("roots").and_then(Value::as_array).cloned().unwrap_or_default();
-                ensure!(all.iter().all(|r| r.get("uri").is_some_and(Value::is_string)), "roots without a string uri passed");
-                let kept: Vec<Value> = all.into_iter().filter(|r| r.get("uri").and_then(Value::as_str).is_some_and(|u| u.starts_with("file://"))).collect();
+                ensure!(
+                    all.iter().all(|r| r.get("uri").is_some_and(Value::is_string)),
+                    "roots without a string uri passed"
+                );
+                let kept: Vec<Value> = all
+                    .into_iter()
+                    .filter(|r| r.get("uri").and_then(Value::as_str).is_some_and(|u| u.starts_with("file://")))
+                    .collect();
                 ensure!(*value == json!({"roots": kept}), "the roots are {value}, expected the file:// roots {kept:?}");
             }
         },

@@ -138,7 +138,10 @@ pub fn result_rules(method: &str, cursor: Option<&Value>, result: &Value, quirks
         let next = output.get("nextCursor");
         ensure!(next.is_none_or(Value::is_string), "the nextCursor {next:?} is not a string");
         let request = cursor.and_then(Value::as_str);
-        ensure!(next.and_then(Value::as_str).is_none_or(|n| Some(n) != request), "the nextCursor is the request's cursor");
+        ensure!(
+            next.and_then(Value::as_str).is_none_or(|n| Some(n) != request),
+            "the nextCursor is the request's cursor"
+        );
         if let Some(Value::String(n)) = input.get("nextCursor") {
             ensure!(Some(n.as_str()) == request || next == input.get("nextCursor"), "a string nextCursor was lost");
         }
@@ -249,7 +252,8 @@ fn take_schema_notes(left: &mut Vec<&Note>, name: Option<&str>, schema: &Value) 
 
 /// The keywords of the spec's R6 walk, and where each keeps its schemas.
 fn keyword(key: &str) -> Option<u8> {
-    const MAPS: [&str; 6] = ["properties", "patternProperties", "dependencies", "dependentSchemas", "$defs", "definitions"];
+    const MAPS: [&str; 6] =
+        ["properties", "patternProperties", "dependencies", "dependentSchemas", "$defs", "definitions"];
     const ONE: [&str; 7] = ["additionalProperties", "not", "if", "then", "else", "contains", "items"];
     const LISTS: [&str; 4] = ["anyOf", "allOf", "oneOf", "prefixItems"];
     if MAPS.contains(&key) {
@@ -276,8 +280,9 @@ fn walk_schemas(schema: &Value, depth: usize, pointer: &str, visit: &mut dyn FnM
     if depth >= MAX_SCHEMA_DEPTH {
         return;
     }
-    // The implementation does not walk into an `items` it repaired; the
-    // repaired value is `{}`, which holds nothing, so the positions agree.
+    // On an input schema, an `items` that R6 repairs is not an object, so
+    // this walk and the implementation's, which skips a repaired `items`,
+    // reach the same schemas.
     for (key, value) in object {
         let here = format!("{pointer}/{}", escape(key));
         match (keyword(key), value) {
@@ -332,13 +337,17 @@ pub fn items_outcome(before: &Value, after: &Value, notes: &[Note], tool: Option
     for note in notes {
         ensure!(note.tool.as_deref() == tool, "the note {note} names the tool {:?}, not {tool:?}", note.tool);
         ensure!(note.level == Level::Info, "an R6 note is not info: {note}");
-        let Some(pointer) = note.pointer.as_deref() else { return Err(format!("an R6 note without a pointer: {note}")) };
+        let Some(pointer) = note.pointer.as_deref() else {
+            return Err(format!("an R6 note without a pointer: {note}"));
+        };
         ensure!(after.pointer(pointer).is_some_and(Value::is_object), "the pointer of {note} resolves to no schema");
         if note.text.contains("deeper than") {
             depth_notes.push(pointer.to_owned());
             continue;
         }
-        let (Some(Value::Object(old)), Some(Value::Object(new))) = (before.pointer(pointer), undone.pointer_mut(pointer)) else {
+        let (Some(Value::Object(old)), Some(Value::Object(new))) =
+            (before.pointer(pointer), undone.pointer_mut(pointer))
+        else {
             return Err(format!("the pointer of {note} resolves to no schema in the input"));
         };
         ensure!(needs_items(&Value::Object(old.clone())), "{note}: the schema did not need a repair");
@@ -361,17 +370,25 @@ pub fn items_outcome(before: &Value, after: &Value, notes: &[Note], tool: Option
     }
     ensure!(text(&undone) == text(before), "R6 changed more than it noted: {before} became {after}");
 
+    // The schemas at the limit are those of the input: an `items: {}` of
+    // the bridge's own repair at the limit is not the server's schema.
     let mut at_limit = Vec::new();
-    let mut broken = None;
-    walk_schemas(after, 0, "", &mut |schema, depth, pointer| {
+    walk_schemas(before, 0, "", &mut |schema, depth, pointer| {
         if depth == MAX_SCHEMA_DEPTH && schema.is_object() {
             at_limit.push(pointer.to_owned());
-        } else if depth < MAX_SCHEMA_DEPTH && needs_items(schema) && broken.is_none() {
+        }
+    });
+    let mut broken = None;
+    walk_schemas(after, 0, "", &mut |schema, depth, pointer| {
+        if depth < MAX_SCHEMA_DEPTH && needs_items(schema) && broken.is_none() {
             broken = Some(pointer.to_owned());
         }
     });
     ensure!(broken.is_none(), "the array schema at {broken:?} still has no true items");
-    ensure!(at_limit == depth_notes, "the depth notes are at {depth_notes:?}, the schemas at the limit at {at_limit:?}");
+    ensure!(
+        at_limit == depth_notes,
+        "the depth notes are at {depth_notes:?}, the schemas at the limit at {at_limit:?}"
+    );
 
     let mut again = after.clone();
     let mut more = Vec::new();
@@ -429,7 +446,10 @@ fn capabilities_validator() -> Result<&'static jsonschema::Validator, String> {
 /// The members of `map` that are objects, minus `without`, in order.
 fn object_members(map: &Map<String, Value>, without: Option<&str>) -> Value {
     Value::Object(
-        map.iter().filter(|(k, v)| v.is_object() && Some(k.as_str()) != without).map(|(k, v)| (k.clone(), v.clone())).collect(),
+        map.iter()
+            .filter(|(k, v)| v.is_object() && Some(k.as_str()) != without)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
     )
 }
 
@@ -445,7 +465,10 @@ pub fn capabilities(client: &Value) -> Checked {
     let empty = Map::new();
     let input = client.as_object().unwrap_or(&empty);
     for key in output.keys() {
-        ensure!(["sampling", "elicitation", "roots", "experimental", "extensions"].contains(&key.as_str()), "{key} is not a capability for the upstream server");
+        ensure!(
+            ["sampling", "elicitation", "roots", "experimental", "extensions"].contains(&key.as_str()),
+            "{key} is not a capability for the upstream server"
+        );
     }
     let object = |key: &str| input.get(key).and_then(Value::as_object);
     let expect = |key: &str, want: Option<Value>| -> Checked {
@@ -483,7 +506,8 @@ pub fn capabilities_bytes(data: &[u8]) -> Checked {
     }
 }
 
-const SERVER_CAPABILITIES: [&str; 7] = ["tools", "prompts", "resources", "completions", "logging", "experimental", "extensions"];
+const SERVER_CAPABILITIES: [&str; 7] =
+    ["tools", "prompts", "resources", "completions", "logging", "experimental", "extensions"];
 
 /// The initialize result: exactly its four members in order; the
 /// protocolVersion of the profile; the listed capabilities that are
@@ -500,18 +524,31 @@ pub fn initialize(discover: &Value, fallback: &str) -> Checked {
     if instructions.is_some() {
         keys.push("instructions");
     }
-    ensure!(output.keys().map(String::as_str).eq(keys.iter().copied()), "the members are {:?}", output.keys().collect::<Vec<_>>());
-    ensure!(output.get("protocolVersion") == Some(&Value::from("2025-11-25")), "the protocolVersion is not the profile's");
+    ensure!(
+        output.keys().map(String::as_str).eq(keys.iter().copied()),
+        "the members are {:?}",
+        output.keys().collect::<Vec<_>>()
+    );
+    ensure!(
+        output.get("protocolVersion") == Some(&Value::from("2025-11-25")),
+        "the protocolVersion is not the profile's"
+    );
     ensure!(output.get("instructions") == instructions, "the instructions are not a copy");
 
-    let Some(Value::Object(caps)) = output.get("capabilities") else { return Err("the capabilities are not an object".into()) };
+    let Some(Value::Object(caps)) = output.get("capabilities") else {
+        return Err("the capabilities are not an object".into());
+    };
     let upstream = discover.get("capabilities").and_then(Value::as_object);
     let want: Vec<&str> = SERVER_CAPABILITIES
         .iter()
         .copied()
         .filter(|k| upstream.and_then(|u| u.get(*k)).is_some_and(Value::is_object))
         .collect();
-    ensure!(caps.keys().map(String::as_str).eq(want.iter().copied()), "the capabilities are {:?}, expected {want:?}", caps.keys().collect::<Vec<_>>());
+    ensure!(
+        caps.keys().map(String::as_str).eq(want.iter().copied()),
+        "the capabilities are {:?}, expected {want:?}",
+        caps.keys().collect::<Vec<_>>()
+    );
     for (key, value) in caps {
         let from = upstream.and_then(|u| u.get(key)).and_then(Value::as_object);
         let expected = match from {
@@ -522,10 +559,13 @@ pub fn initialize(discover: &Value, fallback: &str) -> Checked {
         ensure!(text(value) == text(&expected), "the capability {key} is {value}, expected {expected}");
     }
 
-    let Some(Value::Object(info)) = output.get("serverInfo") else { return Err("the serverInfo is not an object".into()) };
+    let Some(Value::Object(info)) = output.get("serverInfo") else {
+        return Err("the serverInfo is not an object".into());
+    };
     let upstream = discover.get("_meta").and_then(|m| m.get(SERVER_INFO_KEY)).and_then(Value::as_object);
     let valid = upstream.filter(|u| {
-        u.get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty()) && u.get("version").is_some_and(Value::is_string)
+        u.get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty())
+            && u.get("version").is_some_and(Value::is_string)
     });
     match valid {
         None => {
@@ -599,8 +639,11 @@ pub fn params(params: Option<&Value>, allowed: &MetaPassthrough) -> Checked {
     let profile = profile(Quirks::default(), allowed.clone());
     let got = forwarded(params.cloned(), &profile);
     let input = params.and_then(Value::as_object).cloned().unwrap_or_default();
-    let want: Map<String, Value> =
-        input.iter().filter(|(k, _)| !matches!(k.as_str(), "task" | "_meta")).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let want: Map<String, Value> = input
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "task" | "_meta"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     ensure!(text(&Value::Object(got.params.clone())) == text(&Value::Object(want)), "the params are {:?}", got.params);
     let meta = input.get("_meta").and_then(Value::as_object).cloned().unwrap_or_default();
     let token = meta.get("progressToken").filter(|t| !matches!(t, Value::Null | Value::Array(_) | Value::Object(_)));

@@ -30,7 +30,21 @@ pub const NUMBERS: [&str; 14] = [
 /// Strings that are keys or values of the rules, and ones that are hard to
 /// escape.
 pub const WORDS: [&str; 16] = [
-    "", "id", "type", "array", "object", "text", "items", "c", "a\"b", "back\\slash", "tab\t", "~/", "é€😀", "[{", "2.0",
+    "",
+    "id",
+    "type",
+    "array",
+    "object",
+    "text",
+    "items",
+    "c",
+    "a\"b",
+    "back\\slash",
+    "tab\t",
+    "~/",
+    "é€😀",
+    "[{",
+    "2.0",
     "x",
 ];
 
@@ -43,12 +57,7 @@ pub fn word() -> BoxedStrategy<String> {
 }
 
 pub fn scalar() -> impl Strategy<Value = Value> {
-    prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        number(),
-        word().prop_map(Value::String),
-    ]
+    prop_oneof![Just(Value::Null), any::<bool>().prop_map(Value::Bool), number(), word().prop_map(Value::String),]
 }
 
 /// An object from members; a repeated key keeps its last value, as in
@@ -80,8 +89,14 @@ pub fn json() -> impl Strategy<Value = Value> {
 /// An object whose members come from the given strategies, each present
 /// or not, in a random order, with extra members of other names.
 pub fn members(parts: Vec<BoxedStrategy<(String, Value)>>) -> impl Strategy<Value = Value> {
+    members_weighted(parts.into_iter().map(|p| (0.6, p)).collect())
+}
+
+/// Like [`members`], each member present with its own probability: a
+/// member a rule requires is present most of the time.
+pub fn members_weighted(parts: Vec<(f64, BoxedStrategy<(String, Value)>)>) -> impl Strategy<Value = Value> {
     let present: Vec<BoxedStrategy<Option<(String, Value)>>> =
-        parts.into_iter().map(|p| prop::option::weighted(0.6, p).boxed()).collect();
+        parts.into_iter().map(|(p, s)| prop::option::weighted(p, s).boxed()).collect();
     (present, prop::collection::vec((word(), json()), 0..3), any::<prop::sample::Index>()).prop_map(
         |(parts, extra, rotate)| {
             let mut all: Vec<(String, Value)> = parts.into_iter().flatten().chain(extra).collect();
@@ -106,7 +121,8 @@ pub fn schema(depth: u32) -> impl Strategy<Value = Value> {
         Just(Value::Null),
         Just(Value::Bool(false)),
         Just(Value::from("")),
-        select(&["0", "-0", "0.0", "0e5", "1e-400", "1e400", "1"][..]).prop_map(|t| serde_json::from_str(t).unwrap_or(Value::Null)),
+        select(&["0", "-0", "0.0", "0e5", "1e-400", "1e400", "1"][..])
+            .prop_map(|t| serde_json::from_str(t).unwrap_or(Value::Null)),
         Just(Value::Bool(true)),
     ];
     let leaf = prop_oneof![
@@ -120,7 +136,10 @@ pub fn schema(depth: u32) -> impl Strategy<Value = Value> {
         let map_of = prop::collection::vec((word(), inner.clone()), 0..3).prop_map(object_of);
         let list_of = prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array);
         members(vec![
-            member("type", prop_oneof![3 => Just(Value::from("array")), 1 => Just(Value::from("object")), 1 => scalar()]),
+            member(
+                "type",
+                prop_oneof![3 => Just(Value::from("array")), 1 => Just(Value::from("object")), 1 => scalar()],
+            ),
             member("items", prop_oneof![falsy.clone(), inner.clone()]),
             member("prefixItems", prop_oneof![3 => list_of.clone(), 1 => scalar()]),
             member("maxItems", number()),
