@@ -14,3 +14,7 @@ pub mod input;
 pub mod jsonrpc;
 pub mod listen;
 pub mod upstream;
+
+// Test support for the fuzz targets and the property tests; not API.
+#[doc(hidden)]
+pub mod props;

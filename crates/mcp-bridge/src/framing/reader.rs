@@ -71,7 +71,12 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 /// Adds the bytes of a piece of the current line, switching to keeping
 /// only the two ends once the line passes the limit.
 fn push_piece(line: &mut Vec<u8>, overflow: &mut Option<(Vec<u8>, Vec<u8>)>, max: usize, piece: &[u8]) {
-    if let Some((_, tail)) = overflow {
+    if let Some((head, tail)) = overflow {
+        // With a limit below EDGE_BYTES the line passes the limit before
+        // its head is full: the head goes on filling from later reads, so
+        // that it does not depend on how the input was cut into reads.
+        let missing = EDGE_BYTES.saturating_sub(head.len());
+        head.extend_from_slice(&piece[..missing.min(piece.len())]);
         keep_tail(tail, piece);
         return;
     }
@@ -146,6 +151,26 @@ mod tests {
         assert_eq!(head, &vec![b'a'; EDGE_BYTES]);
         assert_eq!(tail, &vec![b'c'; EDGE_BYTES]);
         assert_eq!(got[1], line("next"));
+    }
+
+    /// Found by the `line_reader` property (proptest and fuzz target):
+    /// with a limit below 256 and reads of one byte, the head stopped at
+    /// the read that passed the limit.
+    #[tokio::test]
+    async fn a_limit_below_the_edge_keeps_the_first_256_bytes_whatever_the_reads() {
+        let input: Vec<u8> = (0..600u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let want = Frame::TooLong { head: input[..EDGE_BYTES].to_vec(), tail: input[600 - EDGE_BYTES..].to_vec() };
+        assert_eq!(frames(&input, 5).await, vec![want.clone()]);
+        // Reads of one byte: the line passes the limit at its sixth byte.
+        let (mut tx, rx) = tokio::io::duplex(1);
+        let writer = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            let _ = tx.write_all(&input).await;
+        });
+        let mut reader = LineReader::new(rx, 5);
+        let got = reader.next_frame().await.ok().flatten();
+        let _ = writer.await;
+        assert_eq!(got, Some(want));
     }
 
     #[tokio::test]

@@ -12,25 +12,41 @@ pub fn sniff_id(line: &[u8]) -> Option<Id> {
     sniff_id_at_start(line).or_else(|| sniff_id_at_end(line))
 }
 
-/// The id of a top-level member before the bytes stop or break.
+/// The id of the top-level members before the bytes stop or break. Like
+/// the parser (`serde_json`), the last of repeated `id` members wins, and
+/// a key written with escapes (`"\u0069d"`) is `id` too: on a valid object
+/// the sniffed id is the parsed id.
 pub fn sniff_id_at_start(bytes: &[u8]) -> Option<Id> {
     let mut s = Scanner { bytes, pos: 0 };
-    s.skip_ws();
-    s.expect(b'{')?;
-    loop {
+    let mut last = None;
+    // The walk ends at `}` or where the bytes break; either way, the id is
+    // the last complete `id` member before that.
+    let _ = (|| -> Option<()> {
         s.skip_ws();
-        let key = s.string()?;
-        s.skip_ws();
-        s.expect(b':')?;
-        s.skip_ws();
-        let start = s.pos;
-        s.value()?;
-        if key == b"\"id\"" {
-            return parse_id(&bytes[start..s.pos]);
+        s.expect(b'{')?;
+        loop {
+            s.skip_ws();
+            let key = s.string()?;
+            s.skip_ws();
+            s.expect(b':')?;
+            s.skip_ws();
+            let start = s.pos;
+            s.value()?;
+            if is_id_key(key) {
+                last = bytes.get(start..s.pos);
+            }
+            s.skip_ws();
+            s.expect(b',')?;
         }
-        s.skip_ws();
-        s.expect(b',')?;
-    }
+    })();
+    last.and_then(parse_id)
+}
+
+/// Whether a key, with its quotes, is `"id"`. Escapes are decoded only for
+/// short keys: `id` with both letters as `\uXXXX` has 14 bytes.
+fn is_id_key(key: &[u8]) -> bool {
+    key == b"\"id\""
+        || (key.len() <= 14 && key.contains(&b'\\') && serde_json::from_slice::<String>(key).is_ok_and(|k| k == "id"))
 }
 
 /// The id when it is the last member of the top-level object: `"id": v }`
@@ -191,6 +207,15 @@ mod tests {
             (r#"{"id":123456789012345678901234,"#, Some("123456789012345678901234")),
             (r#"[{"id":1}]"#, None),
             (r#"{"id""#, None),
+            // Found by the `sniff` property (proptest and fuzz target): the
+            // parser keeps the last of repeated members, and reads escapes
+            // in keys.
+            (r#"{"id":0,"id":-0}"#, Some("-0")),
+            (r#"{"id":1,"x":2,"id":"b", bad"#, Some(r#""b""#)),
+            (r#"{"id":1,"id":1.5,"#, None),
+            (r#"{"\u0069d":4,"#, Some("4")),
+            (r#"{"i\u0064":4}"#, Some("4")),
+            (r#"{"\u0069dx":4}"#, None),
         ];
         for (text, expected) in cases {
             assert_eq!(key(sniff_id_at_start(text.as_bytes())).as_deref(), *expected, "{text}");

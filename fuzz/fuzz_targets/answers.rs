@@ -1,0 +1,12 @@
+//! input::questions::response, the answers of the client.
+//! The property is `mcp_bridge::props::input::answer_bytes`, shared with the
+//! property tests of `crates/mcp-bridge/tests/`.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Err(broken) = mcp_bridge::props::input::answer_bytes(data) {
+        panic!("broken property: {broken}");
+    }
+});
