@@ -204,6 +204,16 @@ fn empty_and_blank_lines_are_skipped_in_each_state() {
     bridge.assert_alive();
 }
 
+/// A form feed is not JSON whitespace (RFC 8259): a line of form feeds is
+/// not blank, and gets `parse_error` with the id null.
+#[test]
+fn a_line_of_form_feeds_is_not_blank_and_gets_parse_error() {
+    let mut bridge = ready_bridge(&[]);
+    bridge.send_raw(b"\x0c\x0c\n");
+    assert_eq!(bridge.recv(), error(Value::Null, -32700, "The request is not valid JSON.", "parse_error", None));
+    bridge.assert_alive();
+}
+
 /// 64 and 65 levels with objects (not only arrays), and brackets inside
 /// strings do not count.
 #[test]

@@ -40,7 +40,7 @@ pub fn decode(frame: &Frame, max_line_bytes: usize, max_depth: usize) -> Option<
         }
         Frame::Line(line) => line.as_slice(),
     };
-    if line.iter().all(u8::is_ascii_whitespace) {
+    if is_blank(line) {
         return None;
     }
     if exceeds_depth(line, max_depth) {
@@ -54,4 +54,11 @@ pub fn decode(frame: &Frame, max_line_bytes: usize, max_depth: usize) -> Option<
         }),
         Err(_) => Some(Decoded::Bad { id: sniff_id(line), error: BridgeError::new(Cause::ParseError) }),
     }
+}
+
+/// A blank line holds only JSON whitespace (RFC 8259: space, tab, line
+/// feed, carriage return). A form feed is not JSON whitespace: such a line
+/// gets `parse_error`.
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
 }

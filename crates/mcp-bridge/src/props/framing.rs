@@ -211,7 +211,7 @@ pub fn sniff_bytes(data: &[u8]) -> Checked {
 pub fn decode_line(line: &[u8], max_depth: usize) -> Checked {
     let limit = line.len();
     let got = decode(&Frame::Line(line.to_vec()), limit, max_depth);
-    if line.iter().all(u8::is_ascii_whitespace) {
+    if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
         ensure!(got.is_none(), "a blank line gave {got:?}");
         return Ok(());
     }
@@ -255,9 +255,13 @@ pub fn classified(value: &Value) -> Message {
     let version_ok = obj.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
     let method = obj.get("method");
     let params = obj.get("params").cloned();
+    // An error object has an integer code and a string message.
+    let error_object =
+        |e: &Value| e.get("code").is_some_and(Value::is_i64) && e.get("message").is_some_and(Value::is_string);
+    let lone_error = obj.get("error").is_some() && !obj.contains_key("result");
     let outcome = match (obj.get("result"), obj.get("error")) {
         (Some(result), None) => Some(Ok(result.clone())),
-        (None, Some(error)) if error.is_object() => Some(Err(error.clone())),
+        (None, Some(error)) if error_object(error) => Some(Err(error.clone())),
         _ => None,
     };
     match (version_ok, method, has_id, id, outcome) {
@@ -268,6 +272,8 @@ pub fn classified(value: &Value) -> Message {
         (true, Some(_), _, id, _) => Message::Invalid { id },
         (true, None, _, Some(id), Some(outcome)) => Message::Response { id, outcome },
         (true, None, _, None, Some(_)) => Message::Unanswerable,
+        // An error response without a valid id gets no answer, whatever its error.
+        (true, None, _, None, None) if lone_error => Message::Unanswerable,
         (true, None, _, id, None) => Message::Invalid { id },
     }
 }
