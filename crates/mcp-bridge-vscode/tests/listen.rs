@@ -64,6 +64,23 @@ impl Upstream {
             .collect()
     }
 
+    /// Waits until the upstream received the cancellation of stream `id`
+    /// with `reason`, at most 10 s: the bridge writes it beside its answer
+    /// to the client, so the client can see the answer first.
+    #[track_caller]
+    fn wait_cancellation(&self, id: &Value, reason: &str) {
+        let start = Instant::now();
+        let wanted = (id.clone(), json!(reason));
+        while !self.cancellations().contains(&wanted) {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "no cancellation {wanted:?}: {:?}",
+                self.cancellations()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Waits until `count` listen requests came, at most 10 s.
     fn wait_listens(&self, count: usize) -> Vec<Value> {
         let start = Instant::now();
@@ -222,7 +239,7 @@ fn a_subscribe_opens_a_new_stream_answers_at_its_ack_before_its_updates_then_can
         emit(&mut bridge, 2, json!([{"method": UPDATED, "params": {"uri": "file:///a"}}])),
         [updated("file:///a")]
     );
-    assert!(upstream.cancellations().contains(&(first, json!("the subscriptions changed"))));
+    upstream.wait_cancellation(&first, "the subscriptions changed");
     // Step 2: a URI that the bridge has, or a removal of one it does not have: {} at once.
     assert_eq!(bridge.request(json!(3), "resources/subscribe", json!({"uri": "file:///a"}))["result"], json!({}));
     assert_eq!(bridge.request(json!(4), "resources/unsubscribe", json!({"uri": "file:///b"}))["result"], json!({}));
@@ -275,7 +292,7 @@ fn a_change_that_fails_before_its_ack_keeps_the_old_stream_and_gives_the_error()
         )
     );
     let listens = upstream.wait_listens(4);
-    assert!(upstream.cancellations().contains(&(listens[3]["id"].clone(), json!("the request timed out"))));
+    upstream.wait_cancellation(&listens[3]["id"], "the request timed out");
     // The old stream still writes, and the URI is still not held: the next subscribe opens a stream.
     assert_eq!(emit(&mut bridge, 4, json!([{"method": LIST_CHANGED, "params": {}}])), [list_changed()]);
     let (_, response) = subscribe(&mut bridge, 5);
@@ -295,7 +312,7 @@ fn after_the_last_unsubscribe_without_a_declared_list_the_stream_stops() {
     assert_eq!(bridge.request(json!(2), "resources/unsubscribe", json!({"uri": "file:///a"}))["result"], json!({}));
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(upstream.listens().len(), 2, "no new stream after the last unsubscribe");
-    assert!(upstream.cancellations().iter().any(|(id, _)| *id == second), "{:?}", upstream.cancellations());
+    upstream.wait_cancellation(&second, "the subscriptions changed");
     // A later subscribe opens a stream again, without the events of a gap.
     assert_eq!(bridge.request(json!(3), "resources/subscribe", json!({"uri": "file:///b"}))["result"], json!({}));
     assert_eq!(upstream.wait_listens(3)[2]["params"]["notifications"], json!({"resourceSubscriptions": ["file:///b"]}));
