@@ -93,7 +93,7 @@ fn run() -> Result<()> {
     print_memory("idle RSS after initialize (VmRSS)", rss_initialized);
     print_memory("idle RSS after the round trips (VmRSS)", rss_idle);
     println!("  {:<42} {:>21}", "bridge threads", bridged.threads().map_or("?".into(), |t| t.to_string()));
-    println!("  {:<42} {:>21}", "bridge binary size, KiB", kib(file_kib(&paths.bridge)));
+    println!("  {:<42} {:>21}", "bridge binary size", kib(file_kib(&paths.bridge)));
 
     // (3): throughput of big results, then the peak memory they cost.
     let big = throughput(&mut direct, &mut bridged)?;
