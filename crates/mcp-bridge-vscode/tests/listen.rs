@@ -441,3 +441,78 @@ fn a_list_change_written_before_each_result_reaches_the_client_before_it_in_1000
         assert_eq!(before, [list_changed()], "call {i}");
     }
 }
+
+#[test]
+fn subscribe_before_ready_follows_the_rule_of_requests_before_ready() {
+    // The message table: a request before ready gets -32601 with the modern _meta, else -32600.
+    let upstream = Upstream::new("early");
+    let mut bridge = Bridge::start(&[], &upstream.command(&[]));
+    let plain = bridge.request(json!(1), "resources/subscribe", json!({"uri": "file:///a"}));
+    assert_eq!(
+        plain["error"],
+        bridge_error(
+            -32600,
+            "The client did not initialize the connection. Send initialize first.",
+            "not_initialized",
+            None
+        )
+    );
+    let modern = bridge.request(
+        json!(2),
+        "resources/unsubscribe",
+        json!({"uri": "file:///a", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+    );
+    assert_eq!(modern["error"], bridge_error(-32601, NO_METHOD, "method_not_found", None));
+    // In ready but before notifications/initialized there is no listen stream yet: -32601.
+    let init = bridge.request(
+        json!(0),
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}}),
+    );
+    assert!(init.get("result").is_some(), "{init}");
+    let response = bridge.request(json!(3), "resources/subscribe", json!({"uri": "file:///a"}));
+    assert_eq!(response["error"], bridge_error(-32601, NO_METHOD, "method_not_found", None));
+    assert!(upstream.listens().is_empty());
+}
+
+#[test]
+fn changes_beyond_the_queue_of_the_owner_get_too_many_requests_at_once() {
+    // The reader never waits: while the owner waits for the acknowledgment of one change, 256
+    // changes wait in its queue, and one more is refused at once.
+    let upstream = Upstream::new("queue");
+    let mut bridge =
+        start(&upstream, &["--streams", r#"["ack", "silent", "ack"]"#], &["--test-listen-ms", "200,800,100000,1500"]);
+    assert_eq!(bridge.recv(), list_changed());
+    let count = 258;
+    let mut lines = Vec::new();
+    for i in 0..count {
+        let request = json!({"jsonrpc": "2.0", "id": i, "method": "resources/subscribe", "params": {"uri": format!("file:///{i}")}});
+        lines.extend(request.to_string().into_bytes());
+        lines.push(b'\n');
+    }
+    bridge.send_raw(&lines);
+    let too_many = bridge_error(-32603, "The connection has too many requests in flight", "too_many_requests", None);
+    let mut refused = Vec::new();
+    let mut answered = 0;
+    while answered < count {
+        let line = bridge.recv();
+        let Some(id) = line.get("id").and_then(Value::as_u64) else { continue };
+        answered += 1;
+        if id == 0 {
+            let timeout = bridge_error(
+                -32603,
+                "The upstream server did not answer in time. See the Output channel of the server.",
+                "timeout",
+                Some("subscriptions/listen: no response in 1500 ms"),
+            );
+            assert_eq!(line["error"], timeout, "the first change: {line}");
+        } else if line.get("error").is_some() {
+            assert_eq!(line["error"], too_many, "{line}");
+            refused.push(id);
+        }
+    }
+    // The first change times out (its stream never acknowledges); of the rest, the last is refused,
+    // and at most one more if the owner had not taken the first change yet.
+    assert!(refused.contains(&(count - 1)) && refused.len() <= 2, "refused {refused:?}");
+    bridge.assert_alive();
+}

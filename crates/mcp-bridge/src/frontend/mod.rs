@@ -16,6 +16,7 @@ mod output;
 mod rounds;
 mod state;
 
+pub use asks::reason;
 pub use output::Output;
 pub use state::Phase;
 

@@ -22,11 +22,11 @@ use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-/// The reasons of `notifications/cancelled` for a stream of the owner.
+/// The reasons of `notifications/cancelled` for a stream of the owner:
+/// those of the questions of the bridge, and one of its own.
 mod reason {
+    pub use crate::frontend::reason::{CLIENT_CANCELED, INPUT_ENDED};
     pub const CHANGED: &str = "the subscriptions changed";
-    pub const CLIENT_CANCELED: &str = "the client canceled the request";
-    pub const INPUT_ENDED: &str = "the client closed the connection";
 }
 
 /// What the streams report to the owner.
