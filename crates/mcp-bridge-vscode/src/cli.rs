@@ -45,6 +45,12 @@ pub struct BridgeArgs {
     /// For tests: one time limit for every forwarded request, in ms.
     #[arg(long, hide = true, value_name = "MS")]
     pub test_request_timeout_ms: Option<u64>,
+    /// For tests: divides the default time limits of the forwarded requests
+    /// and of the answers of the client by N, each class keeping its own
+    /// limit (120 s becomes 120 ms with 1000), so that a test can tell which
+    /// limit applies where. The discover limit stays `--discover-timeout`.
+    #[arg(long, hide = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub test_time_divisor: Option<u32>,
     /// For tests: the time limit of the answers of one round of input requests, in ms.
     #[arg(long, hide = true, value_name = "MS")]
     pub test_input_timeout_ms: Option<u64>,

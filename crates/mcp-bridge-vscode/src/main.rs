@@ -115,6 +115,17 @@ fn config(args: &BridgeArgs) -> Result<Config, String> {
         Path::new(program).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| profile::NAME.into())
     });
     let mut timeouts = Timeouts { discover: Duration::from_secs(args.discover_timeout), ..Timeouts::default() };
+    if let Some(n) = args.test_time_divisor {
+        for limit in [
+            &mut timeouts.list,
+            &mut timeouts.first_round,
+            &mut timeouts.later_round,
+            &mut timeouts.call,
+            &mut timeouts.input,
+        ] {
+            *limit /= n;
+        }
+    }
     if let Some(ms) = args.test_request_timeout_ms {
         let limit = Duration::from_millis(ms);
         (timeouts.list, timeouts.first_round, timeouts.later_round, timeouts.call) = (limit, limit, limit, limit);

@@ -160,6 +160,7 @@ mod results {
 mod items {
     cases! { "items":
         r6_missing_items_gets_an_empty_schema,
+        r6_walk_goes_through_each_schema_of_an_items_array,
         r6_items_null_gets_an_empty_schema_in_place,
         r6_items_zero_in_every_spelling_gets_an_empty_schema,
         r6_items_empty_string_gets_an_empty_schema,

@@ -8,7 +8,6 @@ use crate::framing::{self, Decoded, Frame, MAX_DEPTH};
 use crate::input::questions::Answer;
 use crate::jsonrpc::{self, BridgeError, Cause, Id, Message};
 use crate::translate::params::FORWARDED_METHODS;
-use crate::upstream::lock;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -121,15 +120,14 @@ async fn closing(shared: &Shared, id: &Id, upstream_lost: bool) {
     }
 }
 
-/// `logging/setLevel` keeps the level in each state and answers `{}`.
+/// `logging/setLevel` keeps the level in each state and answers `{}`. The
+/// upstream client reads the same cell for each request and stream, so the
+/// level applies from the next round, whatever the state was.
 async fn set_level(shared: &Shared, id: &Id, params: Option<&Value>) {
     let Some(level) = parse_set_level(params) else {
         return reply_error(shared, Some(id), &Cause::InvalidParams.into()).await;
     };
-    *lock(&shared.log_level) = Some(level);
-    if let Phase::Ready(ready) = shared.phase() {
-        ready.client.set_log_level(Some(level.to_owned()));
-    }
+    shared.log_level.set(level);
     reply(shared, id, json!({})).await;
 }
 

@@ -4,7 +4,6 @@
 use super::dispatch::{reply, reply_error};
 use super::rounds::{self, Request};
 use super::state::Shared;
-use super::Timeouts;
 use crate::input::checks::Declared;
 use crate::jsonrpc::{self, Id};
 use crate::translate::note::{Level, Note};
@@ -13,7 +12,6 @@ use crate::translate::result::{is_input_required, translate_result};
 use crate::upstream::{Call, CallError, Client, ProgressSink};
 use serde_json::{Map, Value};
 use std::sync::Arc;
-use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// Starts a forwarded request in its own task. The place among the
@@ -42,7 +40,7 @@ pub async fn start(
             method: &method,
             params: request.params.clone(),
             meta: request.meta.clone(),
-            timeout: time_limit(&shared.config.timeouts, &method),
+            timeout: shared.config.timeouts.for_round(&method, 1),
             progress: progress.clone(),
             cancel: &token,
             slot: &slot,
@@ -79,6 +77,7 @@ pub async fn start(
                 let error = jsonrpc::upstream_error_for_client(error);
                 shared.out.send(&jsonrpc::error_response(Some(&id), error)).await;
             }
+            Err(CallError::Verbatim(error)) => shared.out.send(&jsonrpc::error_response(Some(&id), error)).await,
             Err(CallError::Bridge(error)) => reply_error(&shared, Some(&id), &error).await,
             Err(CallError::Canceled) => {}
         }
@@ -93,15 +92,6 @@ fn report(shared: &Shared, method: &str, note: &Note) {
     }
     if let Some(sink) = &shared.config.notes {
         (sink.0)(method, note);
-    }
-}
-
-/// The time limit of the first round of a method.
-fn time_limit(timeouts: &Timeouts, method: &str) -> Duration {
-    match method {
-        "tools/call" => timeouts.call,
-        "prompts/get" | "resources/read" => timeouts.first_round,
-        _ => timeouts.list,
     }
 }
 

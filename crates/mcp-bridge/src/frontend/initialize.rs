@@ -9,9 +9,9 @@ use crate::input::checks::Declared;
 use crate::jsonrpc::{self, BridgeError, Cause, Id};
 use crate::translate::capabilities::client_capabilities;
 use crate::translate::initialize::initialize_result;
-use crate::upstream::{format_limit, lock, Call, CallError, Client, Identity, LogSink};
+use crate::upstream::{format_limit, Call, CallError, Client, Hooks, Identity, LogSink};
 use serde_json::{Map, Value};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Step 1: the state becomes `initializing`, and the rest runs in a task
 /// that the client can cancel like any request.
@@ -57,9 +57,6 @@ async fn run(
     };
     let identity_capabilities = identity.capabilities.clone();
     let client = connect(shared, identity).map_err(|e| (None, e))?;
-    if let Some(level) = *lock(&shared.log_level) {
-        client.set_log_level(Some(level.to_owned()));
-    }
     let limit = shared.config.timeouts.discover;
     let slot = client.reserve().map_err(|e| (Some(client.clone()), e))?;
     let declared = Declared::from_capabilities(&identity_capabilities);
@@ -84,6 +81,8 @@ async fn run(
             return Err((Some(client), discover_error(None, format!("no response in {}", format_limit(limit)))));
         }
         Err(CallError::Bridge(error)) => return Err((Some(client), error)),
+        // The discover call asks the client nothing.
+        Err(CallError::Verbatim(error)) => return Err((Some(client), discover_error(None, error.to_string()))),
         Err(CallError::Canceled) => return Err((Some(client), Cause::Canceled.into())),
     };
     let result = initialize_result(&discover, &shared.config.profile, &shared.config.fallback_name);
@@ -97,9 +96,9 @@ fn discover_error(code: Option<i64>, detail: String) -> BridgeError {
 
 /// Steps 3 and 4: start the upstream command.
 fn connect(shared: &Shared, identity: Identity) -> Result<Client, BridgeError> {
-    let on_log = log_sink(shared);
+    let hooks = Hooks { on_log: log_sink(shared), log_level: shared.log_level.clone() };
     match &shared.config.upstream {
-        UpstreamSpec::Stdio(command) => Client::spawn_stdio(command, identity, on_log, shared.config.max_line_bytes),
+        UpstreamSpec::Stdio(command) => Client::spawn_stdio(command, identity, hooks, shared.config.max_line_bytes),
     }
 }
 
@@ -108,10 +107,10 @@ fn connect(shared: &Shared, identity: Identity) -> Result<Client, BridgeError> {
 /// the client chose.
 fn log_sink(shared: &Shared) -> LogSink {
     let out = shared.out.clone();
-    let chosen: Arc<Mutex<Option<&'static str>>> = shared.log_level.clone();
+    let chosen = shared.log_level.clone();
     Arc::new(move |params: Value| {
         let level = params.get("level").and_then(Value::as_str).unwrap_or("");
-        if !level::passes(level, *lock(&chosen)) {
+        if !level::passes(level, chosen.get()) {
             return;
         }
         let mut message = Map::new();

@@ -59,6 +59,21 @@ pub struct Timeouts {
     pub listen: ListenTimings,
 }
 
+impl Timeouts {
+    /// The time limit of one round of a forwarded request (the table of
+    /// "Forwarded requests (M1)"); `round` is 1 for the first request.
+    /// Methods that are not forwarded never reach the upstream server and
+    /// get the list limit.
+    pub fn for_round(&self, method: &str, round: usize) -> Duration {
+        match method {
+            "tools/call" => self.call,
+            "prompts/get" | "resources/read" if round <= 1 => self.first_round,
+            "prompts/get" | "resources/read" => self.later_round,
+            _ => self.list,
+        }
+    }
+}
+
 impl Default for Timeouts {
     fn default() -> Self {
         Timeouts {
@@ -161,5 +176,56 @@ async fn shutdown(shared: &Shared, exit: Exit) {
     }
     if let Some(client) = client {
         client.shutdown(grace).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Timeouts;
+    use crate::listen::ListenTimings;
+    use std::time::Duration;
+
+    const MINUTE: u64 = 60;
+    const HOUR: u64 = 3600;
+
+    /// The table "Request / Time limit" of "Forwarded requests (M1)", with
+    /// the default values: each method and round gets its own class.
+    #[test]
+    fn each_method_and_round_gets_the_time_limit_of_the_spec() {
+        let t = Timeouts::default();
+        for (method, round, secs) in [
+            ("tools/list", 1, 120),
+            ("prompts/list", 1, 120),
+            ("resources/list", 1, 120),
+            ("resources/templates/list", 1, 120),
+            ("completion/complete", 1, 120),
+            ("prompts/get", 1, 120),
+            ("resources/read", 1, 120),
+            ("prompts/get", 2, HOUR),
+            ("resources/read", 2, HOUR),
+            ("resources/read", 10, HOUR),
+            ("tools/call", 1, HOUR),
+            ("tools/call", 2, HOUR),
+        ] {
+            assert_eq!(t.for_round(method, round), Duration::from_secs(secs), "{method}, round {round}");
+        }
+    }
+
+    #[test]
+    fn the_default_limits_are_the_numbers_of_the_spec() {
+        let t = Timeouts::default();
+        assert_eq!(t.discover, Duration::from_secs(MINUTE), "server/discover: 60 s");
+        assert_eq!(t.input, Duration::from_secs(HOUR), "the answers of one round: 1 h");
+        assert_eq!(t.shutdown_grace, Duration::from_secs(2), "shutdown_grace");
+        assert_eq!(
+            t.listen,
+            ListenTimings {
+                backoff: Duration::from_millis(500),
+                max_backoff: Duration::from_secs(30),
+                stable: Duration::from_secs(10),
+                ack_timeout: Duration::from_secs(10),
+            },
+            "listen_backoff 0.5 s, listen_max_backoff 30 s, 10 s to reset, 10 s acknowledgment"
+        );
     }
 }

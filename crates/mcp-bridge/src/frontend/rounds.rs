@@ -46,10 +46,13 @@ pub struct Request<'a> {
 pub async fn run(request: Request<'_>, first: Value) -> Result<Value, CallError> {
     let mut steps: Vec<Step> = Vec::new();
     let outcome = rounds(&request, first, &mut steps).await;
-    if outcome.is_err() {
-        // The rounds stop without a result: VS Code hides each accepted URL.
-        complete_steps(&request, &mut steps, &[]).await;
-    }
+    // Each accepted URL that is not complete yet gets its notification now,
+    // before the response: the rounds stopped without a result (an error,
+    // the round limit, a cancellation, the loss of the upstream, the end of
+    // the input, or the request-state rule, whose `isError` result of
+    // `tools/call` is the bridge's and not the server's), and VS Code hides
+    // the URL. After a complete result every step is complete already.
+    complete_steps(&request, &mut steps, &[]).await;
     outcome
 }
 
@@ -66,8 +69,11 @@ async fn rounds(request: &Request<'_>, first: Value, steps: &mut Vec<Step>) -> R
             return Err(Cause::TooManyRounds.into());
         }
         let round = check_round(&result, request.declared, schema::compiles).map_err(CallError::Bridge)?;
-        let waited = Instant::now();
+        // The warning of the request-state rule tells how long the client
+        // took to answer: the clock runs only while its answers are awaited.
+        let asked_at = Instant::now();
         let responses = answer_round(request, &round.requests, steps).await?;
+        let waited = asked_at.elapsed();
         let mut params = request.params.clone();
         params.insert("inputResponses".into(), Value::Object(responses));
         if let Some(state) = &round.request_state {
@@ -77,14 +83,14 @@ async fn rounds(request: &Request<'_>, first: Value, steps: &mut Vec<Step>) -> R
             method: request.method,
             params,
             meta: request.meta.clone(),
-            timeout: later_limit(request.shared, request.method),
+            timeout: request.shared.config.timeouts.for_round(request.method, round_number + 1),
             progress: request.progress.clone(),
             cancel: request.cancel,
             slot: request.slot,
         };
         result = match request.client.call(call).await {
             Err(CallError::Upstream(error)) if round.request_state.is_some() && is_invalid_params(&error) => {
-                return request_state_rule(request.method, error, waited.elapsed());
+                return request_state_rule(request.method, error, waited);
             }
             other => other?,
         };
@@ -188,7 +194,7 @@ async fn answer_round(
             Err(failure) => {
                 request.shared.asks.withdraw(&request.shared.out, &ids, reason::CLIENT_CANCELED).await;
                 return Err(match failure {
-                    Ok(client_error) => CallError::Upstream(client_error),
+                    Ok(client_error) => CallError::Verbatim(client_error),
                     Err(error) => CallError::Bridge(error),
                 });
             }
@@ -238,13 +244,6 @@ fn url_question(
     Some((Question { method: "elicitation/create", params: Value::Object(params), expect: Expect::Url }, Some(index)))
 }
 
-fn later_limit(shared: &Shared, method: &str) -> Duration {
-    match method {
-        "tools/call" => shared.config.timeouts.call,
-        _ => shared.config.timeouts.later_round,
-    }
-}
-
 fn is_invalid_params(error: &Value) -> bool {
     error.get("code").and_then(Value::as_i64) == Some(code::INVALID_PARAMS)
 }
@@ -252,7 +251,11 @@ fn is_invalid_params(error: &Value) -> bool {
 /// The request-state rule: the server did not accept the saved state.
 fn request_state_rule(method: &str, error: Value, waited: Duration) -> Result<Value, CallError> {
     let upstream_message = error.get("message").and_then(Value::as_str).unwrap_or("");
-    tracing::warn!(%method, waited_s = waited.as_secs(), "the upstream server did not accept the saved state of the request");
+    tracing::warn!(
+        %method,
+        waited = %format_wait(waited),
+        "the upstream server did not accept the saved state of the request after the client's answers"
+    );
     let last = if method == "tools/call" { "Run the tool again." } else { "Send the request again." };
     let text = format!(
         "The upstream server did not accept the saved state of the request. The answer possibly came after the time limit of the state, or the server started again. Upstream message: {upstream_message}. {last}"
@@ -266,5 +269,34 @@ fn request_state_rule(method: &str, error: Value, waited: Duration) -> Result<Va
     if let Some(data) = error.get("data") {
         out.insert("data".into(), data.clone());
     }
-    Err(CallError::Upstream(Value::Object(out)))
+    Err(CallError::Verbatim(Value::Object(out)))
+}
+
+/// The wait of the warning line: milliseconds below 10 s, where whole
+/// seconds would hide the difference between a quick answer and a slow one.
+fn format_wait(waited: Duration) -> String {
+    if waited < Duration::from_secs(10) {
+        format!("{} ms", waited.as_millis())
+    } else {
+        format!("{} s", waited.as_secs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_wait;
+    use std::time::Duration;
+
+    #[test]
+    fn the_wait_of_the_request_state_warning_is_in_ms_below_ten_seconds() {
+        for (wait, text) in [
+            (Duration::from_millis(0), "0 ms"),
+            (Duration::from_millis(1234), "1234 ms"),
+            (Duration::from_millis(9999), "9999 ms"),
+            (Duration::from_secs(10), "10 s"),
+            (Duration::from_millis(754_900), "754 s"),
+        ] {
+            assert_eq!(format_wait(wait), text, "{wait:?}");
+        }
+    }
 }

@@ -5,11 +5,11 @@ use super::{Config, Output};
 use crate::input::checks::Declared;
 use crate::jsonrpc::{Id, IdKey};
 use crate::listen::Listener;
-use crate::upstream::{lock, Client};
+use crate::upstream::{lock, Client, LogLevel};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -87,8 +87,9 @@ pub struct Shared {
     phase: Mutex<Phase>,
     pub inflight: Inflight,
     pub tracker: TaskTracker,
-    /// The level of `logging/setLevel`, shared with the log callback.
-    pub log_level: Arc<Mutex<Option<&'static str>>>,
+    /// The level of `logging/setLevel`, shared with the log callback and
+    /// the upstream client.
+    pub log_level: LogLevel,
     /// Fired once when the upstream server stops in `ready`.
     pub upstream_lost: CancellationToken,
     /// The questions of the bridge to the client.
@@ -117,7 +118,7 @@ impl Shared {
             phase: Mutex::new(Phase::AwaitingInitialize),
             inflight: Inflight::default(),
             tracker: TaskTracker::new(),
-            log_level: Arc::new(Mutex::new(None)),
+            log_level: LogLevel::default(),
             upstream_lost: CancellationToken::new(),
             asks: Asks::new(&config_prefix),
             elicitation_ids: AtomicU64::new(1),

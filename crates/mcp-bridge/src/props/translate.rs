@@ -250,11 +250,13 @@ fn take_schema_notes(left: &mut Vec<&Note>, name: Option<&str>, schema: &Value) 
     mine
 }
 
-/// The keywords of the spec's R6 walk, and where each keeps its schemas.
+/// The keywords of the spec's R6 walk, and where each keeps its schemas:
+/// `items` holds one schema, or a list of them (the tuple form of older
+/// drafts).
 fn keyword(key: &str) -> Option<u8> {
     const MAPS: [&str; 6] =
         ["properties", "patternProperties", "dependencies", "dependentSchemas", "$defs", "definitions"];
-    const ONE: [&str; 7] = ["additionalProperties", "not", "if", "then", "else", "contains", "items"];
+    const ONE: [&str; 6] = ["additionalProperties", "not", "if", "then", "else", "contains"];
     const LISTS: [&str; 4] = ["anyOf", "allOf", "oneOf", "prefixItems"];
     if MAPS.contains(&key) {
         Some(b'm')
@@ -262,6 +264,8 @@ fn keyword(key: &str) -> Option<u8> {
         Some(b'1')
     } else if LISTS.contains(&key) {
         Some(b'l')
+    } else if key == "items" {
+        Some(b'i')
     } else {
         None
     }
@@ -292,11 +296,12 @@ fn walk_schemas(schema: &Value, depth: usize, pointer: &str, visit: &mut dyn FnM
                 }
             }
             (Some(b'1'), member) => walk_schemas(member, depth + 1, &here, visit),
-            (Some(b'l'), Value::Array(members)) => {
+            (Some(b'l' | b'i'), Value::Array(members)) => {
                 for (index, member) in members.iter().enumerate() {
                     walk_schemas(member, depth + 1, &format!("{here}/{index}"), visit);
                 }
             }
+            (Some(b'i'), member) => walk_schemas(member, depth + 1, &here, visit),
             _ => {}
         }
     }

@@ -23,6 +23,9 @@ enum Holds {
     One,
     /// An array of schemas, such as `anyOf`.
     List,
+    /// One schema, or an array of schemas: `items`, whose array form (the
+    /// tuple form of drafts before 2020-12) is still common in tool schemas.
+    OneOrList,
 }
 
 /// The keywords the walk goes through, and no other: a schema inside
@@ -33,7 +36,8 @@ fn holds(keyword: &str) -> Option<Holds> {
         "properties" | "patternProperties" | "dependencies" | "dependentSchemas" | "$defs" | "definitions" => {
             Some(Holds::Map)
         }
-        "additionalProperties" | "not" | "if" | "then" | "else" | "contains" | "items" => Some(Holds::One),
+        "additionalProperties" | "not" | "if" | "then" | "else" | "contains" => Some(Holds::One),
+        "items" => Some(Holds::OneOrList),
         "anyOf" | "allOf" | "oneOf" | "prefixItems" => Some(Holds::List),
         _ => None,
     }
@@ -88,12 +92,12 @@ impl Walk<'_> {
                         self.pointer.truncate(len);
                     }
                 }
-                (Some(Holds::One), member) => {
+                (Some(Holds::One | Holds::OneOrList), member @ Value::Object(_)) => {
                     self.push(keyword);
                     self.schema(member, depth + 1);
                     self.pointer.truncate(len);
                 }
-                (Some(Holds::List), Value::Array(members)) => {
+                (Some(Holds::List | Holds::OneOrList), Value::Array(members)) => {
                     for (index, member) in members.iter_mut().enumerate() {
                         self.push(keyword);
                         self.push(&index.to_string());

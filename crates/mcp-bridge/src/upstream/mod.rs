@@ -41,6 +41,35 @@ pub const REASON_CLIENT_CANCELED: &str = "the client canceled the request";
 /// Receives each valid `notifications/message` of the upstream server.
 pub type LogSink = Arc<dyn Fn(Value) + Send + Sync>;
 
+/// The log level that the client chose with `logging/setLevel`, shared by
+/// the front end (which sets it in every state) and the upstream client
+/// (which reads it for each request and stream it sends). One cell, so a
+/// level set during `initializing` reaches every later request. Cheap to
+/// clone.
+#[derive(Clone, Default)]
+pub struct LogLevel(Arc<Mutex<Option<&'static str>>>);
+
+impl LogLevel {
+    pub fn set(&self, level: &'static str) {
+        *lock(&self.0) = Some(level);
+    }
+
+    /// The level now; `None` until the client chose one.
+    pub fn get(&self) -> Option<&'static str> {
+        *lock(&self.0)
+    }
+}
+
+/// What the upstream client needs from the layer above it, without
+/// importing that layer.
+#[derive(Clone)]
+pub struct Hooks {
+    /// Where the log messages of the upstream server go.
+    pub on_log: LogSink,
+    /// The level each request and listen stream carries in its `_meta`.
+    pub log_level: LogLevel,
+}
+
 /// Who the client is, as the 2025-11-25 client told the bridge.
 #[derive(Debug, Clone)]
 pub struct Identity {
@@ -57,6 +86,12 @@ pub enum CallError {
     Upstream(Value),
     /// The bridge failed the call.
     Bridge(BridgeError),
+    /// An error object that goes to the client without a change: the
+    /// client's own error for a sampling or roots question (behaviour spec,
+    /// "An error of the client for a sampling or roots request also goes to
+    /// the original request without a change"), or the error of the
+    /// request-state rule. Never rewritten like an upstream error.
+    Verbatim(Value),
     /// The caller canceled the call; nobody gets a response.
     Canceled,
 }
@@ -109,8 +144,7 @@ struct Inner {
     /// The slots taken; at most [`MAX_IN_FLIGHT`].
     in_flight: AtomicUsize,
     identity: Identity,
-    log_level: Mutex<Option<String>>,
-    on_log: LogSink,
+    hooks: Hooks,
     max_line_bytes: usize,
     /// `Some` once the connection is lost, with the error for every
     /// later request.
@@ -128,7 +162,7 @@ impl Client {
     pub fn spawn_stdio(
         command: &StdioCommand,
         identity: Identity,
-        on_log: LogSink,
+        hooks: Hooks,
         max_line_bytes: usize,
     ) -> Result<Client, BridgeError> {
         let (stdio, pipes) = stdio::Stdio::spawn(command, max_line_bytes)?;
@@ -141,8 +175,7 @@ impl Client {
                 next_id: AtomicU64::new(1),
                 in_flight: AtomicUsize::new(0),
                 identity,
-                log_level: Mutex::new(None),
-                on_log,
+                hooks,
                 max_line_bytes,
                 lost,
             }),
@@ -162,11 +195,6 @@ impl Client {
             Ok(_) => Ok(Slot { inner: self.inner.clone() }),
             Err(_) => Err(BridgeError::new(Cause::TooManyRequests)),
         }
-    }
-
-    /// Sets the log level that each later request carries.
-    pub fn set_log_level(&self, level: Option<String>) {
-        *lock(&self.inner.log_level) = level;
     }
 
     /// Resolves when the connection is lost, with its error.
@@ -263,7 +291,7 @@ impl Client {
         meta.insert("io.modelcontextprotocol/protocolVersion".into(), Value::from(PROTOCOL_VERSION));
         meta.insert("io.modelcontextprotocol/clientInfo".into(), self.inner.identity.client_info.clone());
         meta.insert("io.modelcontextprotocol/clientCapabilities".into(), self.inner.identity.capabilities.clone());
-        if let Some(level) = lock(&self.inner.log_level).clone() {
+        if let Some(level) = self.inner.hooks.log_level.get() {
             meta.insert("io.modelcontextprotocol/logLevel".into(), Value::from(level));
         }
         meta
@@ -349,7 +377,7 @@ impl Client {
                 }
             }
             "notifications/message" => match params {
-                Some(params) if is_log_message(&params) => (self.inner.on_log)(params),
+                Some(params) if is_log_message(&params) => (self.inner.hooks.on_log)(params),
                 _ => tracing::debug!("dropped a notifications/message that is not valid"),
             },
             _ => tracing::debug!(%method, "dropped an upstream notification that belongs to no request"),

@@ -33,21 +33,21 @@ pub struct Entry {
     pub progress: Option<Throttle>,
 }
 
-/// Drops progress above [`PROGRESS_PER_SECOND`], but keeps the last one
-/// dropped so that it can still go out just before the response.
+/// Drops the progress above [`PROGRESS_PER_SECOND`] in each second of a
+/// request (behaviour spec, "Progress (M1)"). A dropped notification is
+/// gone: none is kept for later, so no second carries more than the limit.
 pub struct Throttle {
     sink: ProgressSink,
     window: Instant,
     sent: u32,
-    held: Option<Value>,
 }
 
 impl Throttle {
     pub fn new(sink: ProgressSink) -> Self {
-        Throttle { sink, window: Instant::now(), sent: 0, held: None }
+        Throttle { sink, window: Instant::now(), sent: 0 }
     }
 
-    /// Sends the progress now, or holds it when the second is full.
+    /// Sends the progress now, or drops it when the second is full.
     pub fn offer(&mut self, params: Value, now: Instant) {
         if now.duration_since(self.window) >= Duration::from_secs(1) {
             self.window = now;
@@ -55,17 +55,6 @@ impl Throttle {
         }
         if self.sent < PROGRESS_PER_SECOND {
             self.sent += 1;
-            self.held = None;
-            (self.sink)(params);
-        } else {
-            self.held = Some(params);
-        }
-    }
-
-    /// Sends the held progress, when there is one: the last before the
-    /// response. It cannot overtake any other, so the order stays.
-    pub fn flush(&mut self) {
-        if let Some(params) = self.held.take() {
             (self.sink)(params);
         }
     }
@@ -95,12 +84,9 @@ impl Table {
 
     /// Resolves the request with this id; `false` when it is unknown.
     pub fn resolve(&mut self, id: u64, reply: Reply) -> bool {
-        let Some(mut entry) = self.entries.remove(&id) else {
+        let Some(entry) = self.entries.remove(&id) else {
             return false;
         };
-        if let Some(throttle) = entry.progress.as_mut() {
-            throttle.flush();
-        }
         let _ = entry.reply.send(reply);
         true
     }
@@ -119,19 +105,17 @@ mod tests {
     use std::sync::Mutex;
 
     #[test]
-    fn the_throttle_sends_fifty_a_second_and_keeps_the_last_for_the_end() {
+    fn the_throttle_sends_fifty_a_second_and_drops_the_rest() {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let sink_seen = seen.clone();
         let sink: ProgressSink = Arc::new(move |v| sink_seen.lock().map(|mut s| s.push(v)).unwrap_or(()));
         let mut throttle = Throttle::new(sink);
         let start = Instant::now();
         for i in 0..80 {
-            throttle.offer(Value::from(i), start);
+            throttle.offer(Value::from(i), start + Duration::from_millis(i));
         }
-        throttle.flush();
         let got: Vec<Value> = seen.lock().map(|s| s.clone()).unwrap_or_default();
-        let mut expected: Vec<Value> = (0..50).map(Value::from).collect();
-        expected.push(Value::from(79));
+        let expected: Vec<Value> = (0..50).map(Value::from).collect();
         assert_eq!(got, expected);
         throttle.offer(Value::from(100), start + Duration::from_millis(1001));
         assert_eq!(seen.lock().map(|s| s.last().cloned()).ok().flatten(), Some(Value::from(100)));
