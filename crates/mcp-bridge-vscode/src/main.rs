@@ -10,7 +10,7 @@ mod profile;
 use clap::Parser;
 use cli::{BridgeArgs, Cli, Command};
 use mcp_bridge::frontend::{self, Config, Exit, Timeouts, UpstreamSpec};
-use mcp_bridge::listen::ListenTimings;
+use mcp_bridge::listener::ListenTimings;
 use mcp_bridge::upstream::StdioCommand;
 use std::path::Path;
 use std::process::ExitCode;

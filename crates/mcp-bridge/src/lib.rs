@@ -12,7 +12,11 @@ pub mod framing;
 pub mod frontend;
 pub mod input;
 pub mod jsonrpc;
-pub mod listen;
+pub mod listener;
+pub mod output;
+mod support;
+
+pub use support::format_limit;
 pub mod upstream;
 
 // Test support for the fuzz targets and the property tests; not API.

@@ -3,23 +3,15 @@
 //! the profile, such as `b-1`, and an entry before it goes out; the reader
 //! of the client delivers each answer at once.
 
-use super::Output;
 use crate::input::questions::Answer;
 use crate::jsonrpc::{self, Id};
-use crate::upstream::lock;
+use crate::output::Output;
+use crate::support::lock;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use tokio::sync::oneshot;
-
-/// The reasons of `notifications/cancelled` for the questions of the bridge.
-pub mod reason {
-    pub const CLIENT_CANCELED: &str = "the client canceled the request";
-    pub const INPUT_ENDED: &str = "the client closed the connection";
-    pub const UPSTREAM_STOPPED: &str = "the upstream server stopped";
-    pub const NO_ANSWER: &str = "no answer in time";
-}
 
 /// The table of questions without an answer.
 pub struct Asks {

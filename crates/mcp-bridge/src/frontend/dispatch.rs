@@ -3,7 +3,7 @@
 
 use super::level::parse_set_level;
 use super::state::{Phase, Shared};
-use super::{forward, initialize, listen};
+use super::{forward, initialize, subscriptions};
 use crate::framing::{self, Decoded, Frame, MAX_DEPTH};
 use crate::input::questions::Answer;
 use crate::jsonrpc::{self, BridgeError, Cause, Id, Message};
@@ -76,7 +76,7 @@ fn notification(shared: &Shared, method: &str, params: Option<&Value>) {
                 None => tracing::debug!("a cancellation without requestId cancels nothing"),
             }
         }
-        "notifications/initialized" => listen::initialized(shared),
+        "notifications/initialized" => subscriptions::initialized(shared),
         "notifications/roots/list_changed" => {}
         _ => tracing::debug!(%method, "ignored a notification of the client"),
     }
@@ -96,7 +96,7 @@ async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Valu
         },
         _ => match shared.phase() {
             Phase::Ready(ready) if SUBSCRIPTION_METHODS.contains(&method) => {
-                listen::change(shared, &ready, id, method, params.as_ref()).await;
+                subscriptions::change(shared, &ready, id, method, params.as_ref()).await;
             }
             Phase::Ready(ready) if FORWARDED_METHODS.contains(&method) => {
                 forward::start(shared, ready.client, ready.declared, id, method, params).await;

@@ -7,9 +7,10 @@ use super::state::{Phase, Ready, Shared};
 use super::UpstreamSpec;
 use crate::input::checks::Declared;
 use crate::jsonrpc::{self, BridgeError, Cause, Id};
+use crate::support::format_limit;
 use crate::translate::capabilities::client_capabilities;
 use crate::translate::initialize::initialize_result;
-use crate::upstream::{format_limit, Call, CallError, Client, Hooks, Identity, LogSink};
+use crate::upstream::{Call, CallError, Client, Hooks, Identity, LogSink};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 

@@ -11,17 +11,15 @@ mod dispatch;
 mod forward;
 mod initialize;
 mod level;
-mod listen;
-mod output;
 mod rounds;
 mod state;
+mod subscriptions;
 
-pub use asks::reason;
-pub use output::Output;
+pub use crate::output::Output;
 pub use state::Phase;
 
 use crate::framing::LineReader;
-use crate::listen::ListenTimings;
+use crate::listener::ListenTimings;
 use crate::translate::note::Note;
 use crate::upstream::StdioCommand;
 use crate::Profile;
@@ -182,7 +180,7 @@ async fn shutdown(shared: &Shared, exit: Exit) {
 #[cfg(test)]
 mod tests {
     use super::Timeouts;
-    use crate::listen::ListenTimings;
+    use crate::listener::ListenTimings;
     use std::time::Duration;
 
     const MINUTE: u64 = 60;

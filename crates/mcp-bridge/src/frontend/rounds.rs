@@ -3,12 +3,11 @@
 //! with questions to the client, and sends the request again with the
 //! `inputResponses` and the `requestState`.
 
-use super::asks::reason;
 use super::state::{Phase, Shared};
 use crate::input::checks::{check_round, Ask, Declared, InputRequest};
 use crate::input::questions::{self, continue_form, Answer, Expect, Question, CONTINUE_MESSAGE};
 use crate::input::{schema, url};
-use crate::jsonrpc::{self, code, Cause};
+use crate::jsonrpc::{self, code, reason, Cause};
 use crate::translate::result::is_input_required;
 use crate::upstream::{Call, CallError, Client, ProgressSink, Slot};
 use serde_json::{json, Map, Value};

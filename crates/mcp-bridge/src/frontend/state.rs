@@ -1,11 +1,13 @@
 //! The state shared by the reader loop and the tasks of one connection.
 
 use super::asks::Asks;
-use super::{Config, Output};
+use super::Config;
 use crate::input::checks::Declared;
 use crate::jsonrpc::{Id, IdKey};
-use crate::listen::Listener;
-use crate::upstream::{lock, Client, LogLevel};
+use crate::listener::Listener;
+use crate::output::Output;
+use crate::support::lock;
+use crate::upstream::{Client, LogLevel};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -101,7 +101,10 @@ causes! {
 }
 
 /// An error of the bridge, ready to become the `error` member of a response.
-#[derive(Debug, Clone, PartialEq)]
+/// Its text (for logs and embedders) is the cause's name with the detail;
+/// like the message, it never holds a secret or a URL path.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}{}", cause.name(), detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default())]
 pub struct BridgeError {
     pub cause: Cause,
     /// The code; usually `cause.code()`, the upstream code for `discover_failed`.
@@ -139,5 +142,17 @@ impl BridgeError {
 impl From<Cause> for BridgeError {
     fn from(cause: Cause) -> Self {
         BridgeError::new(cause)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BridgeError, Cause};
+
+    #[test]
+    fn the_text_of_an_error_is_its_cause_and_its_detail() {
+        assert_eq!(BridgeError::new(Cause::Closed).to_string(), "closed");
+        let timeout = BridgeError::new(Cause::Timeout).with_detail("tools/list: no response in 120 s");
+        assert_eq!(timeout.to_string(), "timeout: tools/list: no response in 120 s");
     }
 }

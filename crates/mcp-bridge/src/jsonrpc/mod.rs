@@ -8,6 +8,7 @@
 
 mod cause;
 mod id;
+pub mod reason;
 
 pub use cause::{code, BridgeError, Cause};
 pub use id::{Id, IdKey};

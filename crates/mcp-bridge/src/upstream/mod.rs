@@ -7,23 +7,24 @@
 //! progress and log messages reach their callbacks before the reader reads
 //! the next line, so they keep their order relative to the responses.
 
-mod listen;
 mod pending;
 mod stdio;
+mod stream;
 
-pub use listen::{
+pub use pending::{ProgressSink, Reply, PROGRESS_PER_SECOND};
+pub use stdio::StdioCommand;
+pub use stream::{
     Listen, SinkFuture, StreamEnd, StreamEvent, StreamSink, StreamStop, ACKNOWLEDGED, LISTEN_METHOD,
     SUBSCRIPTION_ID_KEY,
 };
-pub use pending::{ProgressSink, Reply, PROGRESS_PER_SECOND};
-pub use stdio::StdioCommand;
 
 use crate::framing::{self, Decoded, Frame};
-use crate::jsonrpc::{self, BridgeError, Cause, Id, Message};
+use crate::jsonrpc::{self, reason, BridgeError, Cause, Id, Message};
+use crate::support::{format_limit, lock};
 use pending::{Entry, Table, Throttle};
 use serde_json::{Map, Value};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
@@ -35,8 +36,6 @@ pub const PROTOCOL_VERSION: &str = "2026-07-28";
 pub const UPSTREAM_MAX_DEPTH: usize = 128;
 /// At most this many requests in flight, as `max_in_flight_requests`.
 pub const MAX_IN_FLIGHT: usize = 256;
-/// The reason sent upstream when the client cancels a request.
-pub const REASON_CLIENT_CANCELED: &str = "the client canceled the request";
 
 /// Receives each valid `notifications/message` of the upstream server.
 pub type LogSink = Arc<dyn Fn(Value) + Send + Sync>;
@@ -139,7 +138,7 @@ struct Inner {
     transport: Transport,
     table: Mutex<Table>,
     /// The open listen streams.
-    routes: Mutex<listen::Routes>,
+    routes: Mutex<stream::Routes>,
     next_id: AtomicU64,
     /// The slots taken; at most [`MAX_IN_FLIGHT`].
     in_flight: AtomicUsize,
@@ -171,7 +170,7 @@ impl Client {
             inner: Arc::new(Inner {
                 transport: Transport::Stdio(stdio),
                 table: Mutex::new(Table::default()),
-                routes: Mutex::new(listen::Routes::default()),
+                routes: Mutex::new(stream::Routes::default()),
                 next_id: AtomicU64::new(1),
                 in_flight: AtomicUsize::new(0),
                 identity,
@@ -242,11 +241,11 @@ impl Client {
                 Err(_) => Err(Cause::Closed.into()),
             },
             _ = call.cancel.cancelled() => {
-                self.abandon(id, REASON_CLIENT_CANCELED);
+                self.abandon(id, reason::CLIENT_CANCELED);
                 Err(CallError::Canceled)
             }
             _ = &mut deadline => {
-                self.abandon(id, "the request timed out");
+                self.abandon(id, reason::TIMED_OUT);
                 Err(timeout_error(call.method, call.timeout))
             }
         }
@@ -420,20 +419,4 @@ fn is_log_message(params: &Value) -> bool {
 
 fn own_id(id: &Id) -> Option<u64> {
     id.as_value().as_u64()
-}
-
-/// A time limit as the error details write it: `120 s`, or `250 ms` below
-/// a whole second.
-pub fn format_limit(limit: Duration) -> String {
-    if limit.subsec_millis() == 0 && limit.as_secs() > 0 {
-        format!("{} s", limit.as_secs())
-    } else {
-        format!("{} ms", limit.as_millis())
-    }
-}
-
-/// Locks a mutex whose data stays valid even if a holder panicked: each
-/// critical section here leaves the table consistent at every step.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

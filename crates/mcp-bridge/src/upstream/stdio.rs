@@ -5,9 +5,10 @@
 //! the client inline, one drains stderr into the log: the child's stderr
 //! never reaches a message to the client.
 
-use super::{lock, Client};
+use super::Client;
 use crate::framing::{write_lines, Frame, LineReader};
 use crate::jsonrpc::{BridgeError, Cause};
+use crate::support::lock;
 use std::ffi::OsString;
 use std::process::Stdio as Pipe;
 use std::sync::Mutex;

@@ -19,8 +19,8 @@ pub mod events;
 mod owner;
 pub mod policy;
 
-use crate::frontend::Output;
 use crate::jsonrpc::Id;
+use crate::output::Output;
 use crate::upstream::Client;
 use events::Lists;
 use serde_json::{Map, Value};

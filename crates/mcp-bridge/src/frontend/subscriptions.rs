@@ -1,12 +1,12 @@
 //! The rows of the message table about `notifications/initialized`,
 //! `resources/subscribe` and `resources/unsubscribe` (behaviour spec,
-//! "Listen stream (M3)"). The streams themselves live in [`crate::listen`].
+//! "Listen stream (M3)"). The streams themselves live in [`crate::listener`].
 
 use super::dispatch::reply_error;
 use super::state::{ListenSlot, Phase, Ready, Shared};
 use crate::jsonrpc::{BridgeError, Cause, Id};
-use crate::listen::{self, events, Change, Listener, Setup};
-use crate::upstream::lock;
+use crate::listener::{self, events, Change, Listener, Setup};
+use crate::support::lock;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -22,7 +22,7 @@ pub fn initialized(shared: &Shared) {
     if !matches!(*slot, ListenSlot::NotOpened) {
         return;
     }
-    *slot = if listen::wanted(&ready.capabilities) {
+    *slot = if listener::wanted(&ready.capabilities) {
         let setup = Setup {
             client: ready.client,
             out: shared.out.clone(),

@@ -9,9 +9,11 @@ use super::board::{Board, StreamKey};
 use super::events::{self, Lists};
 use super::policy::{self, After, Backoff};
 use super::{Change, ListenTimings, Setup};
-use crate::frontend::Output;
+use crate::jsonrpc::reason;
 use crate::jsonrpc::{self, BridgeError, Cause};
-use crate::upstream::{format_limit, lock, Client, Listen, StreamEnd, StreamSink, StreamStop, LISTEN_METHOD};
+use crate::output::Output;
+use crate::support::{format_limit, lock};
+use crate::upstream::{Client, Listen, StreamEnd, StreamSink, StreamStop, LISTEN_METHOD};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::pin::Pin;
@@ -21,13 +23,6 @@ use tokio::sync::mpsc;
 use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-
-/// The reasons of `notifications/cancelled` for a stream of the owner:
-/// those of the questions of the bridge, and one of its own.
-mod reason {
-    pub use crate::frontend::reason::{CLIENT_CANCELED, INPUT_ENDED};
-    pub const CHANGED: &str = "the subscriptions changed";
-}
 
 /// What the streams report to the owner.
 enum Signal {
@@ -53,6 +48,12 @@ pub struct Owner {
     timings: ListenTimings,
     changes: mpsc::Receiver<Change>,
     shutdown: CancellationToken,
+    /// Unbounded on purpose, and bounded all the same: `Activated` is sent
+    /// inline in the upstream reader, which must never wait, and each
+    /// stream sends at most one `Activated` and one `Ended`, while at most
+    /// three streams live at once (the active one, the stream of a change,
+    /// and the old one being stopped). So the queue never holds more than
+    /// six signals, and a bounded channel could only add a failure mode.
     signals: mpsc::UnboundedSender<Signal>,
     incoming: mpsc::UnboundedReceiver<Signal>,
     /// The streams that run, oldest first.
@@ -194,7 +195,7 @@ impl Owner {
     /// it carried is complete.
     fn activated(&mut self, key: StreamKey) {
         for (_, stop) in self.stops.range(..key) {
-            stop.stop(reason::CHANGED);
+            stop.stop(reason::SUBSCRIPTIONS_CHANGED);
         }
         if self.change.as_ref().is_some_and(|(k, _)| *k == key) {
             self.change = None;
@@ -285,7 +286,7 @@ impl Owner {
             // stream stops, and no new one opens.
             lock(&self.board).clear();
             for stop in self.stops.values() {
-                stop.stop(reason::CHANGED);
+                stop.stop(reason::SUBSCRIPTIONS_CHANGED);
             }
             self.reopen = None;
             self.reopen_due = false;

@@ -11,8 +11,9 @@
 //! of the stream.
 
 use super::pending::{Entry, Reply};
-use super::{lock, Client};
-use crate::jsonrpc::{self, BridgeError, Cause, Id};
+use super::Client;
+use crate::jsonrpc::{self, reason, BridgeError, Cause, Id};
+use crate::support::lock;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::future::Future;
@@ -29,8 +30,6 @@ pub const LISTEN_METHOD: &str = "subscriptions/listen";
 pub const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 /// The first message of each stream.
 pub const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
-/// The reason sent upstream when a stream has no acknowledgment in time.
-const REASON_NO_ACKNOWLEDGMENT: &str = "the request timed out";
 
 /// One message of a stream, as the sink receives it.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,7 +84,7 @@ impl StreamStop {
     }
 
     fn reason(&self) -> &'static str {
-        self.reason.get().copied().unwrap_or(super::REASON_CLIENT_CANCELED)
+        self.reason.get().copied().unwrap_or(reason::CLIENT_CANCELED)
     }
 }
 
@@ -193,7 +192,7 @@ impl Client {
                 }
                 _ = &mut deadline, if waiting_for_ack => {
                     drop(registration);
-                    self.cancel_upstream(id, REASON_NO_ACKNOWLEDGMENT);
+                    self.cancel_upstream(id, reason::TIMED_OUT);
                     return StreamEnd::Timeout;
                 }
             }
