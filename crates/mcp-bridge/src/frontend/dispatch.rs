@@ -89,7 +89,7 @@ async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Valu
         "server/discover" => reply_error(shared, Some(&id), &Cause::MethodNotFound.into()).await,
         "initialize" => match shared.phase() {
             Phase::AwaitingInitialize => initialize::start(shared, id, params),
-            Phase::Closing { upstream_lost } => closing(shared, &id, upstream_lost).await,
+            Phase::Closing(lost) => closing(shared, &id, lost.as_ref()).await,
             Phase::Initializing | Phase::Ready(_) => {
                 reply_error(shared, Some(&id), &Cause::AlreadyInitialized.into()).await;
             }
@@ -102,7 +102,7 @@ async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Valu
                 forward::start(shared, ready.client, ready.declared, id, method, params).await;
             }
             Phase::Ready(_) => reply_error(shared, Some(&id), &Cause::MethodNotFound.into()).await,
-            Phase::Closing { upstream_lost } => closing(shared, &id, upstream_lost).await,
+            Phase::Closing(lost) => closing(shared, &id, lost.as_ref()).await,
             Phase::AwaitingInitialize | Phase::Initializing => {
                 let cause =
                     if has_modern_meta(params.as_ref()) { Cause::MethodNotFound } else { Cause::NotInitialized };
@@ -113,10 +113,11 @@ async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Valu
 }
 
 /// A request in `closing`: after the loss of the upstream server it gets
-/// `upstream_exited`; after the end of the input there is nobody to answer.
-async fn closing(shared: &Shared, id: &Id, upstream_lost: bool) {
-    if upstream_lost {
-        reply_error(shared, Some(id), &Cause::UpstreamExited.into()).await;
+/// the error of the loss; after the end of the input there is nobody to
+/// answer.
+async fn closing(shared: &Shared, id: &Id, lost: Option<&BridgeError>) {
+    if let Some(error) = lost {
+        reply_error(shared, Some(id), error).await;
     }
 }
 

@@ -6,6 +6,7 @@ use super::rounds::{self, Request};
 use super::state::Shared;
 use crate::input::checks::Declared;
 use crate::jsonrpc::{self, Id};
+use crate::translate::icons::{filter_icons, IconRule};
 use crate::translate::note::{Level, Note};
 use crate::translate::params::forwarded;
 use crate::translate::result::{is_input_required, translate_result};
@@ -67,7 +68,8 @@ pub async fn start(
         }
         match outcome {
             Ok(result) => {
-                let (result, notes) = translate_result(&method, cursor.as_ref(), result, &shared.config.profile);
+                let (mut result, notes) = translate_result(&method, cursor.as_ref(), result, &shared.config.profile);
+                filter_icons(&method, &mut result, IconRule::for_upstream(client.is_remote()));
                 for note in &notes {
                     report(&shared, &method, note);
                 }

@@ -4,13 +4,13 @@
 use super::dispatch::{reply, reply_error};
 use super::level;
 use super::state::{Phase, Ready, Shared};
-use super::UpstreamSpec;
 use crate::input::checks::Declared;
 use crate::jsonrpc::{self, BridgeError, Cause, Id};
 use crate::support::format_limit;
 use crate::translate::capabilities::client_capabilities;
+use crate::translate::icons::IconRule;
 use crate::translate::initialize::initialize_result;
-use crate::upstream::{Call, CallError, Client, Hooks, Identity, LogSink};
+use crate::upstream::{self, Call, CallError, Client, Hooks, Identity, LogSink};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -86,7 +86,8 @@ async fn run(
         Err(CallError::Verbatim(error)) => return Err((Some(client), discover_error(None, error.to_string()))),
         Err(CallError::Canceled) => return Err((Some(client), Cause::Canceled.into())),
     };
-    let result = initialize_result(&discover, &shared.config.profile, &shared.config.fallback_name);
+    let icons = IconRule::for_upstream(client.is_remote());
+    let result = initialize_result(&discover, &shared.config.profile, &shared.config.fallback_name, icons);
     Ok((client, result, declared))
 }
 
@@ -95,12 +96,11 @@ fn discover_error(code: Option<i64>, detail: String) -> BridgeError {
     jsonrpc::discover_failed(code, detail)
 }
 
-/// Steps 3 and 4: start the upstream command.
+/// Steps 3 and 4: start the upstream command, or make the client for the
+/// URL.
 fn connect(shared: &Shared, identity: Identity) -> Result<Client, BridgeError> {
     let hooks = Hooks { on_log: log_sink(shared), log_level: shared.log_level.clone() };
-    match &shared.config.upstream {
-        UpstreamSpec::Stdio(command) => Client::spawn_stdio(command, identity, hooks, shared.config.max_line_bytes),
-    }
+    upstream::connect(&shared.config.upstream, identity, hooks, shared.config.max_line_bytes)
 }
 
 /// Each upstream log message goes to the client as `level`, `logger` and
@@ -155,8 +155,9 @@ fn watch_upstream(shared: &Arc<Shared>, client: Client) {
     let shared = shared.clone();
     tokio::spawn(async move {
         let error = client.lost().await;
-        if shared.transition(|p| matches!(p, Phase::Ready(_)), Phase::Closing { upstream_lost: true }) {
-            tracing::warn!(cause = error.cause.name(), "the upstream server stopped");
+        let cause = error.cause.name();
+        if shared.transition(|p| matches!(p, Phase::Ready(_)), Phase::Closing(Some(error))) {
+            tracing::warn!(cause, "the upstream server stopped");
             shared.upstream_lost.cancel();
         }
     });

@@ -21,19 +21,12 @@ pub use state::Phase;
 use crate::framing::LineReader;
 use crate::listener::ListenTimings;
 use crate::translate::note::Note;
-use crate::upstream::StdioCommand;
+pub use crate::upstream::UpstreamSpec;
 use crate::Profile;
 use state::Shared;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
-
-/// Where the upstream server is.
-#[derive(Debug, Clone)]
-pub enum UpstreamSpec {
-    /// A child process over stdio.
-    Stdio(StdioCommand),
-}
 
 /// The time limits (behaviour spec, "Forwarded requests (M1)"). Each is a
 /// field so that tests can run in seconds.
@@ -164,7 +157,11 @@ where
 /// the requests at most the grace, then closes the upstream.
 async fn shutdown(shared: &Shared, exit: Exit) {
     let client = shared.take_client();
-    shared.set_phase(Phase::Closing { upstream_lost: exit == Exit::UpstreamLost });
+    if exit == Exit::EndOfInput {
+        // After the loss of the upstream the state is `closing` already,
+        // with the error of the loss; the end of the input has none.
+        shared.set_phase(Phase::Closing(None));
+    }
     shared.stop_listener();
     shared.inflight.cancel_all();
     shared.tracker.close();

@@ -173,7 +173,7 @@ async fn answer_round(
             answer = rx => answer.unwrap_or(Answer::Invalid),
             _ = request.cancel.cancelled() => {
                 let why = match request.shared.phase() {
-                    Phase::Closing { upstream_lost: false } => reason::INPUT_ENDED,
+                    Phase::Closing(None) => reason::INPUT_ENDED,
                     _ => reason::CLIENT_CANCELED,
                 };
                 request.shared.asks.withdraw(&request.shared.out, &ids, why).await;

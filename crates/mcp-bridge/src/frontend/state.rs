@@ -3,7 +3,7 @@
 use super::asks::Asks;
 use super::Config;
 use crate::input::checks::Declared;
-use crate::jsonrpc::{Id, IdKey};
+use crate::jsonrpc::{BridgeError, Id, IdKey};
 use crate::listener::Listener;
 use crate::output::Output;
 use crate::support::lock;
@@ -24,8 +24,10 @@ pub enum Phase {
     Initializing,
     /// Requests go to the upstream server.
     Ready(Ready),
-    /// The input ended, or the upstream server stopped.
-    Closing { upstream_lost: bool },
+    /// The input ended (`None`), or the upstream server was lost, with the
+    /// error of the loss (`closed`, `upstream_exited`, `transport_failed`)
+    /// that every later request gets.
+    Closing(Option<BridgeError>),
 }
 
 /// What the front end knows in `ready`.

@@ -113,12 +113,28 @@ pub struct BridgeError {
     pub message: String,
     /// `data.detail`, where the table says so.
     pub detail: Option<String>,
+    /// The HTTP status of a failed request to an upstream server at a URL;
+    /// `data.detail` names it too. The table of ends of the listen streams
+    /// and the sign-in read it.
+    pub status: Option<u16>,
 }
 
 impl BridgeError {
     /// The error of a cause, with its code and message from the table.
     pub fn new(cause: Cause) -> Self {
-        BridgeError { cause, code: cause.code(), message: cause.message().to_owned(), detail: None }
+        BridgeError { cause, code: cause.code(), message: cause.message().to_owned(), detail: None, status: None }
+    }
+
+    /// The same error after a failed HTTP request: `data.detail` gets
+    /// `HTTP status <n>` (behaviour spec, after the error table), after the
+    /// detail it had.
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = Some(status);
+        self.detail = Some(match self.detail.take() {
+            Some(detail) => format!("{detail}, HTTP status {status}"),
+            None => format!("HTTP status {status}"),
+        });
+        self
     }
 
     /// The same error with `data.detail`.
@@ -154,5 +170,14 @@ mod tests {
         assert_eq!(BridgeError::new(Cause::Closed).to_string(), "closed");
         let timeout = BridgeError::new(Cause::Timeout).with_detail("tools/list: no response in 120 s");
         assert_eq!(timeout.to_string(), "timeout: tools/list: no response in 120 s");
+    }
+
+    #[test]
+    fn a_failed_http_request_names_its_status_in_the_detail() {
+        let error = BridgeError::new(Cause::TransportFailed).with_status(404);
+        assert_eq!(error.status, Some(404));
+        assert_eq!(error.detail.as_deref(), Some("HTTP status 404"));
+        let error = BridgeError::new(Cause::InvalidResponse).with_detail("parse_error").with_status(200);
+        assert_eq!(error.detail.as_deref(), Some("parse_error, HTTP status 200"));
     }
 }

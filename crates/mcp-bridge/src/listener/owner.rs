@@ -244,6 +244,14 @@ impl Owner {
                     "the listen stream ended; only a change of the subscriptions opens a new one"
                 );
             }
+            After::ReopenAfterSignIn => {
+                // The bridge has no sign-in yet: until it has, such a stream
+                // stays closed like one of the other statuses.
+                tracing::warn!(
+                    end = describe(&end),
+                    "the listen stream needs a sign-in; only a change of the subscriptions opens a new one"
+                );
+            }
         }
     }
 

@@ -15,6 +15,9 @@ pub const MAX_LOST_STREAM_RETRIES: u32 = 3;
 pub enum After {
     /// Open a new stream after the back-off wait.
     ReopenAfterWait,
+    /// Open a new stream after the next sign-in of another request, never
+    /// after a timer (HTTP 401 and 403).
+    ReopenAfterSignIn,
     /// Open no new stream; only a change of the subscriptions opens one.
     NoReopen,
 }
@@ -23,9 +26,19 @@ pub enum After {
 /// transport and a result of the upstream server (a graceful end, for
 /// example at its stop) open a new stream after a wait. A cancellation, a
 /// JSON-RPC error, another error and the end of the upstream server do not.
+/// Over HTTP, the status of the stream's request decides: 408, 429 and
+/// 5xx except 501 after a wait, 401 and 403 after the next sign-in, each
+/// other status never.
 pub fn after(end: &StreamEnd) -> After {
     match end {
-        StreamEnd::Timeout | StreamEnd::Lost(_) | StreamEnd::Result(_) => After::ReopenAfterWait,
+        StreamEnd::Lost(error) => match error.status {
+            None | Some(408 | 429) => After::ReopenAfterWait,
+            Some(501) => After::NoReopen,
+            Some(500..=599) => After::ReopenAfterWait,
+            Some(401 | 403) => After::ReopenAfterSignIn,
+            Some(_) => After::NoReopen,
+        },
+        StreamEnd::Timeout | StreamEnd::Result(_) => After::ReopenAfterWait,
         StreamEnd::Canceled | StreamEnd::Error(_) | StreamEnd::UpstreamEnded(_) | StreamEnd::Failed(_) => {
             After::NoReopen
         }
@@ -44,7 +57,9 @@ where
     let mut retries = 0;
     loop {
         match open().await {
-            StreamEnd::Lost(err) if retries < MAX_LOST_STREAM_RETRIES => {
+            // A transport loss opens again at once; a status goes to the
+            // table of ends.
+            StreamEnd::Lost(err) if err.status.is_none() && retries < MAX_LOST_STREAM_RETRIES => {
                 retries += 1;
                 tracing::info!(cause = err.cause.name(), retries, "the listen stream was lost; opening it again");
             }
@@ -103,6 +118,39 @@ mod tests {
         for (end, expected) in cases {
             assert_eq!(after(&end), expected, "{end:?}");
         }
+    }
+
+    /// The HTTP rows of "New streams after a loss".
+    #[test]
+    fn each_http_status_of_the_table_reopens_or_not() {
+        let status = |n| StreamEnd::Lost(BridgeError::new(Cause::TransportFailed).with_status(n));
+        let cases = [
+            (408, After::ReopenAfterWait),
+            (429, After::ReopenAfterWait),
+            (500, After::ReopenAfterWait),
+            (502, After::ReopenAfterWait),
+            (503, After::ReopenAfterWait),
+            (599, After::ReopenAfterWait),
+            (501, After::NoReopen),
+            (401, After::ReopenAfterSignIn),
+            (403, After::ReopenAfterSignIn),
+            (400, After::NoReopen),
+            (404, After::NoReopen),
+            (405, After::NoReopen),
+            (410, After::NoReopen),
+            (302, After::NoReopen),
+        ];
+        for (n, expected) in cases {
+            assert_eq!(after(&status(n)), expected, "HTTP status {n}");
+        }
+    }
+
+    #[test]
+    fn a_stream_that_failed_with_a_status_is_not_retried_at_once() {
+        let end = StreamEnd::Lost(BridgeError::new(Cause::TransportFailed).with_status(503));
+        let (end, opened) = serve(vec![end, StreamEnd::Timeout]);
+        assert!(matches!(&end, StreamEnd::Lost(e) if e.status == Some(503)), "{end:?}");
+        assert_eq!(opened, 1);
     }
 
     /// Runs `retry_lost` over scripted ends; returns the end and how many

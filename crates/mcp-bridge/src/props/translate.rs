@@ -522,7 +522,7 @@ const SERVER_CAPABILITIES: [&str; 7] =
 /// string.
 pub fn initialize(discover: &Value, fallback: &str) -> Checked {
     let profile = profile(Quirks::default(), MetaPassthrough::default());
-    let out = initialize_result(discover, &profile, fallback);
+    let out = initialize_result(discover, &profile, fallback, crate::translate::icons::IconRule::All);
     let Some(output) = out.as_object() else { return Err(format!("{out} is not an object")) };
     let instructions = discover.get("instructions").filter(|v| v.is_string());
     let mut keys = vec!["protocolVersion", "capabilities", "serverInfo"];

@@ -2,6 +2,7 @@
 //! "The initialize result").
 
 use super::capabilities::object_members;
+use super::icons::{filter_server_info, IconRule};
 use crate::Profile;
 use serde_json::{Map, Value};
 
@@ -13,8 +14,9 @@ const SERVER_CAPABILITIES: [&str; 7] =
     ["tools", "prompts", "resources", "completions", "logging", "experimental", "extensions"];
 
 /// Makes the initialize result. `fallback_name` names the server when the
-/// discover result has no valid server information.
-pub fn initialize_result(discover: &Value, profile: &Profile, fallback_name: &str) -> Value {
+/// discover result has no valid server information; `icons` is the icon
+/// rule of the upstream (remote or not).
+pub fn initialize_result(discover: &Value, profile: &Profile, fallback_name: &str, icons: IconRule) -> Value {
     let mut out = Map::new();
     out.insert("protocolVersion".into(), Value::from(profile.reply_protocol_version.as_str()));
     out.insert("capabilities".into(), Value::Object(server_capabilities(discover.get("capabilities"))));
@@ -23,6 +25,8 @@ pub fn initialize_result(discover: &Value, profile: &Profile, fallback_name: &st
         .and_then(|m| m.get(SERVER_INFO_KEY))
         .and_then(server_info)
         .unwrap_or_else(|| fallback_info(fallback_name, &profile.version));
+    let mut info = info;
+    filter_server_info(&mut info, icons);
     out.insert("serverInfo".into(), Value::Object(info));
     if let Some(instructions) = discover.get("instructions").filter(|v| v.is_string()) {
         out.insert("instructions".into(), instructions.clone());
@@ -131,7 +135,7 @@ mod tests {
             ),
         ];
         for (discover, expected) in cases {
-            assert_eq!(initialize_result(&discover, &profile(), "fallback"), expected, "{discover}");
+            assert_eq!(initialize_result(&discover, &profile(), "fallback", IconRule::All), expected, "{discover}");
         }
     }
 }

@@ -2,6 +2,7 @@
 //! the members its rule names and keeps every other member as it came.
 
 pub mod capabilities;
+pub mod icons;
 pub mod initialize;
 pub mod items;
 pub mod meta;

@@ -2,14 +2,18 @@
 //!
 //! One client, interchangeable transports: the client owns the ids, the
 //! table of requests in flight, the per-request `_meta`, the time limits
-//! and cancellation; a transport only moves lines. Incoming messages are
-//! handled inline by the transport's reader task ([`Client::dispatch`]):
-//! progress and log messages reach their callbacks before the reader reads
-//! the next line, so they keep their order relative to the responses.
+//! and cancellation; a transport (`transport`: stdio lines) only moves
+//! messages. Incoming messages are handled inline by the transport's
+//! reader (`receive`): progress and log messages reach their callbacks
+//! before the reader hands over the next message, so they keep their order
+//! relative to the responses.
 
+mod lines;
 mod pending;
+mod receive;
 mod stdio;
 mod stream;
+mod transport;
 
 pub use pending::{ProgressSink, Reply, PROGRESS_PER_SECOND};
 pub use stdio::StdioCommand;
@@ -18,8 +22,7 @@ pub use stream::{
     SUBSCRIPTION_ID_KEY,
 };
 
-use crate::framing::{self, Decoded, Frame};
-use crate::jsonrpc::{self, reason, BridgeError, Cause, Id, Message};
+use crate::jsonrpc::{self, reason, BridgeError, Cause, Id};
 use crate::support::{format_limit, lock};
 use pending::{Entry, Table, Throttle};
 use serde_json::{Map, Value};
@@ -28,6 +31,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
+use transport::Transport;
 
 /// The revision the upstream client speaks.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
@@ -129,9 +133,30 @@ impl Drop for Slot {
     }
 }
 
-/// The line-moving part of a client.
-enum Transport {
-    Stdio(stdio::Stdio),
+/// Where the upstream server is.
+#[derive(Debug, Clone)]
+pub enum UpstreamSpec {
+    /// A child process over stdio.
+    Stdio(StdioCommand),
+}
+
+/// Makes the client for an upstream server (steps 3 and 4 of the first
+/// initialize): starts the command. `max_line_bytes` bounds each line of a
+/// pipe.
+pub fn connect(
+    spec: &UpstreamSpec,
+    identity: Identity,
+    hooks: Hooks,
+    max_line_bytes: usize,
+) -> Result<Client, BridgeError> {
+    match spec {
+        UpstreamSpec::Stdio(command) => {
+            let (transport, pipes) = stdio::spawn(command, max_line_bytes)?;
+            let client = Client::new(transport, identity, hooks);
+            pipes.start(client.clone());
+            Ok(client)
+        }
+    }
 }
 
 struct Inner {
@@ -144,7 +169,6 @@ struct Inner {
     in_flight: AtomicUsize,
     identity: Identity,
     hooks: Hooks,
-    max_line_bytes: usize,
     /// `Some` once the connection is lost, with the error for every
     /// later request.
     lost: watch::Sender<Option<BridgeError>>,
@@ -157,30 +181,25 @@ pub struct Client {
 }
 
 impl Client {
-    /// Starts the command and connects to it over stdio.
-    pub fn spawn_stdio(
-        command: &StdioCommand,
-        identity: Identity,
-        hooks: Hooks,
-        max_line_bytes: usize,
-    ) -> Result<Client, BridgeError> {
-        let (stdio, pipes) = stdio::Stdio::spawn(command, max_line_bytes)?;
+    fn new(transport: Transport, identity: Identity, hooks: Hooks) -> Client {
         let (lost, _) = watch::channel(None);
-        let client = Client {
+        Client {
             inner: Arc::new(Inner {
-                transport: Transport::Stdio(stdio),
+                transport,
                 table: Mutex::new(Table::default()),
                 routes: Mutex::new(stream::Routes::default()),
                 next_id: AtomicU64::new(1),
                 in_flight: AtomicUsize::new(0),
                 identity,
                 hooks,
-                max_line_bytes,
                 lost,
             }),
-        };
-        pipes.start(client.clone());
-        Ok(client)
+        }
+    }
+
+    /// Whether the upstream server is remote: it selects the icon rule.
+    pub fn is_remote(&self) -> bool {
+        self.inner.transport.is_remote()
     }
 
     /// Takes a place among the requests in flight, or fails with
@@ -219,7 +238,7 @@ impl Client {
         let (id, line, reply) = self.register(&call)?;
         let sent = tokio::select! {
             biased;
-            sent = self.send(&line) => sent,
+            sent = self.inner.transport.send(self, Some(id), &line) => sent,
             _ = call.cancel.cancelled() => Err(BridgeError::new(Cause::Canceled)),
             _ = &mut deadline => Err(BridgeError::new(Cause::Timeout)),
         };
@@ -309,83 +328,15 @@ impl Client {
     /// stopped reading), the notification is dropped.
     fn cancel_upstream(&self, id: u64, reason: &str) {
         let params = serde_json::json!({ "requestId": id, "reason": reason });
-        let line = jsonrpc::notification("notifications/cancelled", params).to_string().into_bytes();
-        let sent = match &self.inner.transport {
-            Transport::Stdio(stdio) => stdio.try_send(line),
-        };
-        if sent.is_err() {
+        let message = jsonrpc::notification("notifications/cancelled", params);
+        if self.inner.transport.try_send(self, &message).is_err() {
             tracing::debug!(id, "dropped a cancellation: the upstream server does not read");
-        }
-    }
-
-    async fn send(&self, message: &Value) -> Result<(), BridgeError> {
-        let line = message.to_string().into_bytes();
-        match &self.inner.transport {
-            Transport::Stdio(stdio) => stdio.send(line).await,
-        }
-    }
-
-    /// Handles one frame of the upstream server, inline in the reader: the
-    /// reader reads the next frame only when this returns.
-    async fn dispatch(&self, frame: &Frame) {
-        let Some(decoded) = framing::decode(frame, self.inner.max_line_bytes, UPSTREAM_MAX_DEPTH) else {
-            return;
-        };
-        match decoded {
-            Decoded::Message(Message::Response { id, outcome }) => {
-                let reply = match outcome {
-                    Ok(result) => Reply::Result(result),
-                    Err(error) => Reply::Error(error),
-                };
-                let known = own_id(&id).is_some_and(|n| lock(&self.inner.table).resolve(n, reply));
-                if !known {
-                    tracing::debug!(id = %id.key(), "dropped an upstream response with an unknown id");
-                }
-            }
-            Decoded::Message(Message::Notification { method, params }) => {
-                if !self.route_stream(&method, params.as_ref()).await {
-                    self.notification(&method, params);
-                }
-            }
-            Decoded::Message(Message::Request { method, .. }) => {
-                tracing::warn!(%method, "dropped a request of the upstream server: revision 2026-07-28 has none");
-            }
-            Decoded::Message(Message::Unanswerable | Message::Invalid { .. }) => {
-                tracing::warn!("dropped an upstream message that is not valid JSON-RPC");
-            }
-            Decoded::Bad { id, error } => {
-                let own = id.as_ref().and_then(own_id);
-                let failed = BridgeError::new(Cause::InvalidResponse).with_detail(error.cause.name());
-                let known = own.is_some_and(|n| lock(&self.inner.table).resolve(n, Reply::Failed(failed)));
-                tracing::warn!(
-                    cause = error.cause.name(),
-                    request = known,
-                    "the upstream server sent a line that is not valid"
-                );
-            }
-        }
-    }
-
-    fn notification(&self, method: &str, params: Option<Value>) {
-        match method {
-            "notifications/progress" => {
-                let Some(params) = params.filter(Value::is_object) else { return };
-                let token = params.get("progressToken").and_then(Value::as_u64);
-                if let Some(id) = token {
-                    lock(&self.inner.table).progress(id, params);
-                }
-            }
-            "notifications/message" => match params {
-                Some(params) if is_log_message(&params) => (self.inner.hooks.on_log)(params),
-                _ => tracing::debug!("dropped a notifications/message that is not valid"),
-            },
-            _ => tracing::debug!(%method, "dropped an upstream notification that belongs to no request"),
         }
     }
 
     /// Marks the connection lost: every request in flight and every later
     /// request gets `error`.
-    fn mark_lost(&self, error: BridgeError) {
+    pub(super) fn mark_lost(&self, error: BridgeError) {
         lock(&self.inner.table).fail_all(&error);
         self.inner.lost.send_if_modified(|lost| {
             if lost.is_some() {
@@ -399,9 +350,7 @@ impl Client {
     /// Closes the connection: the child's stdin closes, the child gets
     /// `grace` to exit, then it is killed.
     pub async fn shutdown(&self, grace: Duration) {
-        match &self.inner.transport {
-            Transport::Stdio(stdio) => stdio.shutdown(grace).await,
-        }
+        self.inner.transport.close(grace).await;
     }
 }
 
@@ -409,14 +358,4 @@ impl Client {
 fn timeout_error(method: &str, limit: Duration) -> CallError {
     let detail = format!("{method}: no response in {}", format_limit(limit));
     CallError::Bridge(BridgeError::new(Cause::Timeout).with_detail(detail))
-}
-
-/// A log message needs a valid `level` and a `data` member.
-fn is_log_message(params: &Value) -> bool {
-    const LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
-    params.get("level").and_then(Value::as_str).is_some_and(|l| LEVELS.contains(&l)) && params.get("data").is_some()
-}
-
-fn own_id(id: &Id) -> Option<u64> {
-    id.as_value().as_u64()
 }

@@ -1,24 +1,22 @@
 //! The stdio transport: a child process, its stdin, stdout and stderr.
 //!
 //! The command starts without a shell, with its arguments exactly as
-//! given. One task writes stdin, one reads stdout and hands each line to
-//! the client inline, one drains stderr into the log: the child's stderr
-//! never reaches a message to the client.
+//! given. Its stdin and stdout are a [`Lines`] pipe; one task drains its
+//! stderr into the log (the child's stderr never reaches a message to the
+//! client), and a supervisor owns the child.
 
+use super::lines::{self, Lines, Stop};
+use super::transport::Transport;
 use super::Client;
-use crate::framing::{write_lines, Frame, LineReader};
+use crate::framing::{Frame, LineReader};
 use crate::jsonrpc::{BridgeError, Cause};
-use crate::support::lock;
 use std::ffi::OsString;
 use std::process::Stdio as Pipe;
-use std::sync::Mutex;
 use std::time::Duration;
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinHandle};
 
-/// Lines waiting for the child's stdin.
-const WRITE_QUEUE: usize = 256;
 /// How long the reader may still read after the child exited by itself.
 const EXIT_DRAIN: Duration = Duration::from_secs(1);
 /// The longest stderr line kept for the log; the rest is cut.
@@ -31,16 +29,6 @@ pub struct StdioCommand {
     pub args: Vec<OsString>,
 }
 
-pub(super) struct Stdio {
-    /// `None` once stdin is closed.
-    writer: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
-    /// Asks the supervisor to stop the child; `None` once asked.
-    stop: Mutex<Option<oneshot::Sender<Stop>>>,
-}
-
-/// A request to stop the child: the grace, and where to say it is done.
-type Stop = (Duration, oneshot::Sender<()>);
-
 /// The child and its pipes, which need tasks once the client exists.
 pub(super) struct Pipes {
     child: Child,
@@ -52,87 +40,40 @@ pub(super) struct Pipes {
     max_line_bytes: usize,
 }
 
-impl Stdio {
-    pub(super) fn spawn(command: &StdioCommand, max_line_bytes: usize) -> Result<(Stdio, Pipes), BridgeError> {
-        let mut child = Command::new(&command.program)
-            .args(&command.args)
-            .stdin(Pipe::piped())
-            .stdout(Pipe::piped())
-            .stderr(Pipe::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|err| {
-                tracing::error!(program = ?command.program, error = %err, "cannot start the upstream command");
-                BridgeError::new(Cause::SpawnFailed)
-            })?;
-        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err(BridgeError::new(Cause::SpawnFailed));
-        };
-        let (tx, queue) = mpsc::channel(WRITE_QUEUE);
-        let (stop_tx, stop) = oneshot::channel();
-        let stdio = Stdio { writer: Mutex::new(Some(tx)), stop: Mutex::new(Some(stop_tx)) };
-        Ok((stdio, Pipes { child, stdout, stderr, stdin, queue, stop, max_line_bytes }))
-    }
-
-    /// Queues a line, waiting while the queue is full.
-    pub(super) async fn send(&self, line: Vec<u8>) -> Result<(), BridgeError> {
-        let writer = lock(&self.writer).clone();
-        match writer {
-            Some(tx) => tx.send(line).await.map_err(|_| BridgeError::new(Cause::UpstreamExited)),
-            None => Err(BridgeError::new(Cause::NotConnected)),
-        }
-    }
-
-    /// Queues a line without waiting; fails when the queue is full.
-    pub(super) fn try_send(&self, line: Vec<u8>) -> Result<(), BridgeError> {
-        match &*lock(&self.writer) {
-            Some(tx) => tx.try_send(line).map_err(|_| BridgeError::new(Cause::TransportFailed)),
-            None => Err(BridgeError::new(Cause::NotConnected)),
-        }
-    }
-
-    /// Closes stdin, waits `grace` for the child to exit, then kills it;
-    /// returns when the child is gone and its pipes are no longer read.
-    pub(super) async fn shutdown(&self, grace: Duration) {
-        lock(&self.writer).take();
-        let Some(stop) = lock(&self.stop).take() else {
-            return;
-        };
-        let (done, gone) = oneshot::channel();
-        if stop.send((grace, done)).is_ok() {
-            let _ = gone.await;
-        }
-    }
+/// Starts the command: the transport, and the pipes to start once the
+/// client exists.
+pub(super) fn spawn(command: &StdioCommand, max_line_bytes: usize) -> Result<(Transport, Pipes), BridgeError> {
+    let mut child = Command::new(&command.program)
+        .args(&command.args)
+        .stdin(Pipe::piped())
+        .stdout(Pipe::piped())
+        .stderr(Pipe::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|err| {
+            tracing::error!(program = ?command.program, error = %err, "cannot start the upstream command");
+            BridgeError::new(Cause::SpawnFailed)
+        })?;
+    let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(BridgeError::new(Cause::SpawnFailed));
+    };
+    let (stop_tx, stop) = oneshot::channel();
+    let (lines, queue) = Lines::new(Cause::UpstreamExited, Some(stop_tx));
+    Ok((Transport::Lines(lines), Pipes { child, stdout, stderr, stdin, queue, stop, max_line_bytes }))
 }
 
 impl Pipes {
     /// Starts the writer, reader, stderr and supervisor tasks.
     pub(super) fn start(self, client: Client) {
-        let writer = tokio::spawn(write_lines(self.stdin, self.queue));
+        let writer = lines::start_writer(self.stdin, self.queue);
         let stderr = tokio::spawn(drain_stderr(self.stderr));
-        let reader = tokio::spawn(read_stdout(client.clone(), self.stdout, self.max_line_bytes));
+        // The end of stdout is the loss of the upstream server.
+        let reader =
+            tokio::spawn(lines::read_lines(client.clone(), self.stdout, self.max_line_bytes, Cause::UpstreamExited));
         let others = [writer.abort_handle(), stderr.abort_handle()];
         tokio::spawn(supervise(self.child, self.stop, client, reader, others));
     }
-}
-
-/// Reads the child's stdout and hands each line to the client inline; the
-/// end of stdout is the loss of the upstream server.
-async fn read_stdout(client: Client, stdout: ChildStdout, max_line_bytes: usize) {
-    let mut reader = LineReader::new(stdout, max_line_bytes);
-    loop {
-        match reader.next_frame().await {
-            Ok(Some(frame)) => client.dispatch(&frame).await,
-            Ok(None) => break,
-            Err(err) => {
-                tracing::warn!(error = %err, "cannot read the stdout of the upstream command");
-                break;
-            }
-        }
-    }
-    tracing::info!("the upstream command closed its stdout");
-    client.mark_lost(BridgeError::new(Cause::UpstreamExited));
 }
 
 /// Owns the child. When it exits by itself, the reader gets a moment to

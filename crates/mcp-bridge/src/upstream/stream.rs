@@ -59,9 +59,10 @@ pub enum StreamEnd {
     /// No acknowledgment in the time limit (zig-sdk's `Timeout`).
     Timeout,
     /// The transport lost the stream while the connection lives on
-    /// (zig-sdk's `Closed` and `TransportFailed`). Only a transport with a
-    /// connection per stream reports it; on stdio a stream ends with its
-    /// connection.
+    /// (zig-sdk's `Closed` and `TransportFailed`), or, over HTTP, the
+    /// request of the stream failed with the HTTP status in
+    /// `BridgeError::status`. Only a transport with a connection per stream
+    /// reports it; on stdio a stream ends with its connection.
     Lost(BridgeError),
     /// The upstream server ended: the child process stopped.
     UpstreamEnded(BridgeError),
@@ -165,7 +166,7 @@ impl Client {
         // The stop and the time limit also cover the write.
         tokio::select! {
             biased;
-            sent = self.send(&line) => if let Err(err) = sent {
+            sent = self.inner.transport.send(self, Some(id), &line) => if let Err(err) = sent {
                 return ended(Reply::Failed(err));
             },
             _ = listen.stop.token.cancelled() => return StreamEnd::Canceled,
@@ -225,6 +226,11 @@ fn ended(reply: Reply) -> StreamEnd {
         Reply::Result(result) => StreamEnd::Result(result),
         Reply::Error(error) => StreamEnd::Error(error),
         Reply::Failed(error) if error.cause == Cause::UpstreamExited => StreamEnd::UpstreamEnded(error),
+        Reply::Failed(error)
+            if error.status.is_some() || matches!(error.cause, Cause::Closed | Cause::TransportFailed) =>
+        {
+            StreamEnd::Lost(error)
+        }
         Reply::Failed(error) => StreamEnd::Failed(error),
     }
 }

@@ -1,0 +1,103 @@
+//! Newline-delimited JSON over a pipe: a bounded write queue with its
+//! writer task, and a reader task that decodes each line and hands it to
+//! the client inline. stdio uses it with a child process; the in-memory
+//! link of the embedded mode can use it over a duplex.
+
+use super::Client;
+use crate::framing::{self, write_lines, LineReader};
+use crate::jsonrpc::{BridgeError, Cause};
+use crate::support::lock;
+use std::sync::Mutex;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+/// Lines waiting for the pipe.
+const WRITE_QUEUE: usize = 256;
+
+/// A request to end what owns the pipe: the grace, and where to say it is
+/// done.
+pub(super) type Stop = (Duration, oneshot::Sender<()>);
+
+/// The sending half of a pipe.
+pub(super) struct Lines {
+    /// `None` once the pipe is closed.
+    writer: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
+    /// Asks the owner of the far end (the supervisor of a child) to stop;
+    /// `None` once asked, or when nothing owns the far end.
+    stop: Mutex<Option<oneshot::Sender<Stop>>>,
+    /// The error of every write after the far end went away.
+    gone: Cause,
+}
+
+impl Lines {
+    /// The sending half and the queue its writer task drains. `gone` is
+    /// the cause of a write after the far end went away (`upstream_exited`
+    /// for a child).
+    pub(super) fn new(gone: Cause, stop: Option<oneshot::Sender<Stop>>) -> (Lines, mpsc::Receiver<Vec<u8>>) {
+        let (tx, queue) = mpsc::channel(WRITE_QUEUE);
+        (Lines { writer: Mutex::new(Some(tx)), stop: Mutex::new(stop), gone }, queue)
+    }
+
+    /// Queues a line, waiting while the queue is full.
+    pub(super) async fn send(&self, line: Vec<u8>) -> Result<(), BridgeError> {
+        let writer = lock(&self.writer).clone();
+        match writer {
+            Some(tx) => tx.send(line).await.map_err(|_| BridgeError::new(self.gone)),
+            None => Err(BridgeError::new(Cause::NotConnected)),
+        }
+    }
+
+    /// Queues a line without waiting; fails when the queue is full.
+    pub(super) fn try_send(&self, line: Vec<u8>) -> Result<(), BridgeError> {
+        match &*lock(&self.writer) {
+            Some(tx) => tx.try_send(line).map_err(|_| BridgeError::new(Cause::TransportFailed)),
+            None => Err(BridgeError::new(Cause::NotConnected)),
+        }
+    }
+
+    /// Closes the pipe (for a child, the end of its stdin), then asks the
+    /// owner of the far end to stop within `grace` and waits until it did.
+    pub(super) async fn close(&self, grace: Duration) {
+        lock(&self.writer).take();
+        let Some(stop) = lock(&self.stop).take() else {
+            return;
+        };
+        let (done, gone) = oneshot::channel();
+        if stop.send((grace, done)).is_ok() {
+            let _ = gone.await;
+        }
+    }
+}
+
+/// Starts the writer task of a pipe.
+pub(super) fn start_writer<W>(out: W, queue: mpsc::Receiver<Vec<u8>>) -> JoinHandle<()>
+where
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    tokio::spawn(write_lines(out, queue))
+}
+
+/// Reads the pipe and hands each decoded line to the client inline: the
+/// next line is read only when the client is done with this one. The end
+/// of the pipe is the loss of the connection, with `lost` as its cause.
+pub(super) async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, max_line_bytes: usize, lost: Cause) {
+    let mut reader = LineReader::new(input, max_line_bytes);
+    loop {
+        match reader.next_frame().await {
+            Ok(Some(frame)) => {
+                if let Some(decoded) = framing::decode(&frame, max_line_bytes, super::UPSTREAM_MAX_DEPTH) {
+                    client.receive(decoded).await;
+                }
+            }
+            Ok(None) => break,
+            Err(err) => {
+                tracing::warn!(error = %err, "cannot read the upstream connection");
+                break;
+            }
+        }
+    }
+    tracing::info!("the upstream connection closed");
+    client.mark_lost(BridgeError::new(lost));
+}

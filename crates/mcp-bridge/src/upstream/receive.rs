@@ -1,0 +1,84 @@
+//! What the upstream client does with each message its transports
+//! receive, inline in the transport's reader: the reader hands over the
+//! next message only when this one is done, so progress, log messages and
+//! listen events keep their order relative to the responses.
+
+use super::pending::Reply;
+use super::Client;
+use crate::framing::Decoded;
+use crate::jsonrpc::{BridgeError, Cause, Id, Message};
+use crate::support::lock;
+use serde_json::Value;
+
+impl Client {
+    /// Handles one decoded message of the upstream server.
+    pub(super) async fn receive(&self, decoded: Decoded) {
+        match decoded {
+            Decoded::Message(Message::Response { id, outcome }) => {
+                let reply = match outcome {
+                    Ok(result) => Reply::Result(result),
+                    Err(error) => Reply::Error(error),
+                };
+                let known = own_id(&id).is_some_and(|n| lock(&self.inner.table).resolve(n, reply));
+                if !known {
+                    tracing::debug!(id = %id.key(), "dropped an upstream response with an unknown id");
+                }
+            }
+            Decoded::Message(Message::Notification { method, params }) => {
+                if !self.route_stream(&method, params.as_ref()).await {
+                    self.notification(&method, params);
+                }
+            }
+            Decoded::Message(Message::Request { method, .. }) => {
+                tracing::warn!(%method, "dropped a request of the upstream server: revision 2026-07-28 has none");
+            }
+            Decoded::Message(Message::Unanswerable | Message::Invalid { .. }) => {
+                tracing::warn!("dropped an upstream message that is not valid JSON-RPC");
+            }
+            Decoded::Bad { id, error } => {
+                let failed = BridgeError::new(Cause::InvalidResponse).with_detail(error.cause.name());
+                let known = id.as_ref().and_then(own_id).is_some_and(|n| self.fail(n, failed));
+                tracing::warn!(
+                    cause = error.cause.name(),
+                    request = known,
+                    "the upstream server sent a message that is not valid"
+                );
+            }
+        }
+    }
+
+    /// Fails one request in flight, without a response of the server (an
+    /// HTTP status, a stream that broke, a message that is not valid);
+    /// `false` when the request is not in flight.
+    pub(super) fn fail(&self, id: u64, error: BridgeError) -> bool {
+        lock(&self.inner.table).resolve(id, Reply::Failed(error))
+    }
+
+    fn notification(&self, method: &str, params: Option<Value>) {
+        match method {
+            "notifications/progress" => {
+                let Some(params) = params.filter(Value::is_object) else { return };
+                let token = params.get("progressToken").and_then(Value::as_u64);
+                if let Some(id) = token {
+                    lock(&self.inner.table).progress(id, params);
+                }
+            }
+            "notifications/message" => match params {
+                Some(params) if is_log_message(&params) => (self.inner.hooks.on_log)(params),
+                _ => tracing::debug!("dropped a notifications/message that is not valid"),
+            },
+            _ => tracing::debug!(%method, "dropped an upstream notification that belongs to no request"),
+        }
+    }
+}
+
+/// A log message needs a valid `level` and a `data` member.
+fn is_log_message(params: &Value) -> bool {
+    const LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+    params.get("level").and_then(Value::as_str).is_some_and(|l| LEVELS.contains(&l)) && params.get("data").is_some()
+}
+
+/// The ids of the upstream client are unsigned integers.
+fn own_id(id: &Id) -> Option<u64> {
+    id.as_value().as_u64()
+}
