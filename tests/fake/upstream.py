@@ -11,6 +11,12 @@ Standard library only. Options:
   --stderr TEXT        write TEXT to stderr at the start
   --deaf               after the discover answer, never read stdin again (the pipe to the
                        upstream fills up: a stall that also blocks the bridge's writes)
+  --discover-delay-ms N  handle server/discover N ms after it arrived (the fake reads nothing
+                       meanwhile): the bridge stays in the state initializing that long
+  --delay METHOD=MS    (repeatable) answer each request of METHOD MS ms late, in a thread (the
+                       fake keeps reading); only for the methods answered by the generic answer
+                       below or by --tools-list (lists, completion/complete, resources/read,
+                       prompts/get of a prompt other than "script"), never tools/call
 
 tools/call behaviour by tool name:
   echo          result: {"content":[...], "structuredContent": {"raw": <the line received>}}
@@ -38,7 +44,12 @@ tools/call behaviour by tool name:
                 arguments.level (default "info") with data i, "stray" one notification that
                 belongs to no request (progress for an unknown token, notifications/cancelled,
                 a list change, an unknown method, in turn) and, every 100th, a request of the
-                server; then answers a text block "flooded <count>"
+                server; then answers a text block "flooded <count>".
+                With arguments.until_cancel true, the flood runs in a thread and stops at the
+                notifications/cancelled for its id (count is then only a cap), then answers
+                "flooded <n>" anyway with the number n sent (a response after a cancel); the
+                fake reads its next line only after that answer went out, so the answer of any
+                later request comes after it
   gather        holds the request until arguments.count gather requests are held (default 2),
                 then answers all of them in the REVERSE order of their arrival (the last one
                 first); each result has a text block "gather <arguments.tag>"
@@ -53,11 +64,15 @@ tools/call behaviour by tool name:
   script        multi round-trip: answers arguments.steps[i], where i is the int of the
                 requestState received (0 without one); an input_required step without a
                 requestState gets requestState str(i+1); the step "echo" answers a text block
-                with the inputResponses received; the step "reject" answers -32602
+                with the inputResponses received; the step "reject" answers -32602.
+                More steps: "stall" never answers the round; "exit" exits at once with code 3
+                without answering; {"answer_error": ERROR} answers with the JSON-RPC error
+                object ERROR; {"after_ms": N, "then": STEP} does STEP (any step) N ms later, in
+                a thread (the fake keeps reading meanwhile)
 prompts/get of the prompt "script" behaves as the tool "script".
 Every other method answers {"resultType":"complete","method":<method>}.
-A notifications/cancelled answers the after-cancel request with its requestId, if any;
-every other notification is ignored.
+A notifications/cancelled answers the after-cancel request with its requestId, if any, and
+stops the until_cancel flood with its requestId, if any; every other notification is ignored.
 
 The faults of issue 6 on command (crates/mcp-bridge-vscode/tests/faults.rs):
   exit before answering discover   --discover exit
@@ -86,8 +101,16 @@ args.add_argument("--linger", action="store_true", help="keep running after the 
 args.add_argument("--stderr", help="write this text to stderr at the start")
 args.add_argument("--deaf", action="store_true", help="stop reading stdin after the discover answer")
 args.add_argument("--tools-list", help="the result of tools/list, as JSON")
+args.add_argument("--discover-delay-ms", type=int, default=0, help="handle server/discover this late")
+args.add_argument("--delay", action="append", default=[], metavar="METHOD=MS",
+                  help="answer each request of METHOD MS ms late (generic answers and --tools-list)")
 args.add_argument("--capabilities", default='{"tools":{},"prompts":{},"resources":{},"completions":{},"logging":{}}')
 opts = args.parse_args()
+# --delay: the delay of each method's answer, in seconds.
+delays = {}
+for spec in opts.delay:
+    method, _, ms = spec.rpartition("=")
+    delays[method] = int(ms) / 1000
 
 out_lock = threading.Lock()
 record = open(opts.record, "a", buffering=1) if opts.record else None
@@ -113,6 +136,8 @@ gathered = []
 awaiting_cancel = {}
 # The at-eof requests, answered at the end of stdin.
 awaiting_eof = []
+# The until_cancel floods running, by the JSON of their id: (stop event, thread).
+flooding = {}
 
 
 def text_result(id_, text):
@@ -127,10 +152,13 @@ STRAY = [
 ]
 
 
-def flood(id_, a, token):
+def flood(id_, a, token, stop=None):
     count = int(a.get("count", 100))
     kinds = a.get("kinds", ["progress", "log", "stray"])
     for i in range(count):
+        if stop is not None and stop.is_set():
+            count = i
+            break
         if "progress" in kinds and token is not None:
             send({"jsonrpc": "2.0", "method": "notifications/progress",
                   "params": {"progressToken": token, "progress": i + 1, "total": count}})
@@ -162,6 +190,44 @@ def discover(msg):
     if opts.server_info != "none":
         res["_meta"] = {"io.modelcontextprotocol/serverInfo": json.loads(opts.server_info)}
     result(msg["id"], res)
+
+
+def script_step(id_, p, i, step):
+    """One step of the tool (or prompt) script, for the round i."""
+    if step == "echo":
+        result(id_, {"resultType": "complete", "content": [{"type": "text", "text": json.dumps(p.get("inputResponses"), sort_keys=True)}]})
+    elif step == "reject":
+        send({"jsonrpc": "2.0", "id": id_, "error": {"code": -32602, "message": "state expired", "data": {"reason": "expired"}}})
+    elif step == "stall":
+        return
+    elif step == "exit":
+        sys.stdout.flush()
+        os._exit(3)
+    elif isinstance(step, dict) and "answer_error" in step:
+        send({"jsonrpc": "2.0", "id": id_, "error": step["answer_error"]})
+    elif isinstance(step, dict) and "after_ms" in step:
+        def later():
+            time.sleep(int(step["after_ms"]) / 1000)
+            script_step(id_, p, i, step.get("then", "echo"))
+        threading.Thread(target=later, daemon=True).start()
+    else:
+        step = dict(step)
+        if step.get("resultType") == "input_required" and "requestState" not in step:
+            step["requestState"] = str(i + 1)
+        result(id_, step)
+
+
+def answer_late(method, id_, res):
+    """The answer of a method, --delay late when the method has one."""
+    delay = delays.get(method)
+    if delay is None:
+        result(id_, res)
+        return
+
+    def later():
+        time.sleep(delay)
+        result(id_, res)
+    threading.Thread(target=later, daemon=True).start()
 
 
 def call(msg, line):
@@ -220,15 +286,12 @@ def call(msg, line):
         steps = a.get("steps", [])
         i = int(p.get("requestState") or 0)
         step = steps[i] if i < len(steps) else "echo"
-        if step == "echo":
-            result(id_, {"resultType": "complete", "content": [{"type": "text", "text": json.dumps(p.get("inputResponses"), sort_keys=True)}]})
-        elif step == "reject":
-            send({"jsonrpc": "2.0", "id": id_, "error": {"code": -32602, "message": "state expired", "data": {"reason": "expired"}}})
-        else:
-            step = dict(step)
-            if step.get("resultType") == "input_required" and "requestState" not in step:
-                step["requestState"] = str(i + 1)
-            result(id_, step)
+        script_step(id_, p, i, step)
+    elif name == "flood" and a.get("until_cancel"):
+        stop = threading.Event()
+        thread = threading.Thread(target=flood, args=(id_, a, token, stop), daemon=True)
+        flooding[json.dumps(id_)] = (stop, thread)
+        thread.start()
     elif name == "flood":
         flood(id_, a, token)
     elif name == "gather":
@@ -275,11 +338,17 @@ for line in sys.stdin:
         key = json.dumps((msg.get("params") or {}).get("requestId"))
         if key in awaiting_cancel:
             text_result(awaiting_cancel.pop(key), "answered after the cancel")
+        if key in flooding:
+            stop, thread = flooding.pop(key)
+            stop.set()
+            thread.join()
         continue
     if "id" not in msg or "method" not in msg:
         continue
     method = msg["method"]
     if method == "server/discover":
+        if opts.discover_delay_ms:
+            time.sleep(opts.discover_delay_ms / 1000)
         discover(msg)
         if opts.deaf:
             while True:
@@ -287,9 +356,9 @@ for line in sys.stdin:
     elif method == "tools/call" or (method == "prompts/get" and msg.get("params", {}).get("name") == "script"):
         call(msg, line)
     elif method == "tools/list" and opts.tools_list:
-        result(msg["id"], json.loads(opts.tools_list))
+        answer_late(method, msg["id"], json.loads(opts.tools_list))
     else:
-        result(msg["id"], {"resultType": "complete", "method": method, "params": msg.get("params")})
+        answer_late(method, msg["id"], {"resultType": "complete", "method": method, "params": msg.get("params")})
 
 for id_ in awaiting_eof:
     text_result(id_, "answered at the end of the input")

@@ -9,8 +9,12 @@
 //! gets no response, but a cancel that races the response may still see
 //! it: so at most one, and then with the right content); "Error table"
 //! (an upstream error passes unchanged, `-32042` becomes `-32603`); "Progress (M1)"
-//! (progress only with a token the client gave, and never after the
-//! response of its request); the exit code 0 at the end of stdin; no panic.
+//! (progress only with a token the client gave, never after the response
+//! of its request, and never after a cancellation: each cancel goes out in
+//! one write with a `ping` whose id names the canceled request, and since
+//! the bridge reads lines in order and its output is FIFO, no progress of
+//! that request may come after the ping's response); the exit code 0 at the
+//! end of stdin; no panic.
 //!
 //! `MCP_BRIDGE_SOAK_REQUESTS` and `MCP_BRIDGE_SOAK_SEED` change the run.
 //! The seed fixes the requests and the cancellations the client means to
@@ -199,6 +203,21 @@ fn make_request(rng: &mut Rng, id: u64) -> (String, Value, Expect, bool, bool) {
     }
 }
 
+/// The id of the ping that goes out right after the cancel of `id`.
+fn fence_id(id: u64) -> String {
+    format!("fence-{id}")
+}
+
+/// The request whose cancel a ping's id names.
+fn fenced_request(message: &Value) -> Option<u64> {
+    message["id"].as_str()?.strip_prefix("fence-")?.parse().ok()
+}
+
+/// Cancels `id` and sends, in the same write, the ping that fences it.
+fn cancel_with_fence(driver: &mut Driver, id: u64) {
+    driver.send_burst(&[cancel(&json!(id)), request(json!(fence_id(id)), "ping", json!({}))]);
+}
+
 /// The requests sent that are neither answered nor canceled.
 fn waiting(expected: &HashMap<u64, Expect>, answered: &HashSet<u64>, canceled: &HashSet<u64>) -> usize {
     expected.keys().filter(|id| !answered.contains(id) && !canceled.contains(id)).count()
@@ -227,6 +246,8 @@ fn soak_mixed_traffic_with_cancellations_and_large_results_loses_nothing_and_ans
     let mut bytes_sent = 0usize;
     let mut sent = 0u64;
     let mut progress_seen = 0usize;
+    // The canceled requests whose fence ping got its response.
+    let mut fenced: HashSet<u64> = HashSet::new();
 
     loop {
         assert!(
@@ -256,7 +277,7 @@ fn soak_mixed_traffic_with_cancellations_and_large_results_loses_nothing_and_ans
             due.retain(|(at, _)| *at > sent);
             for id in now {
                 if !answered.contains(&id) {
-                    driver.cancel(&json!(id));
+                    cancel_with_fence(&mut driver, id);
                     canceled.insert(id);
                 }
             }
@@ -264,7 +285,7 @@ fn soak_mixed_traffic_with_cancellations_and_large_results_loses_nothing_and_ans
         if sent >= total {
             for (_, id) in due.drain(..) {
                 if !answered.contains(&id) {
-                    driver.cancel(&json!(id));
+                    cancel_with_fence(&mut driver, id);
                     canceled.insert(id);
                 }
             }
@@ -275,6 +296,9 @@ fn soak_mixed_traffic_with_cancellations_and_large_results_loses_nothing_and_ans
                 if let Some(id) = id.filter(|id| expected.contains_key(id)) {
                     answered.insert(id);
                 }
+                if let Some(id) = fenced_request(&message) {
+                    fenced.insert(id);
+                }
             } else if message["method"] == "notifications/progress" {
                 progress_seen += 1;
                 let token = message["params"]["progressToken"].as_str().unwrap_or_default();
@@ -282,6 +306,7 @@ fn soak_mixed_traffic_with_cancellations_and_large_results_loses_nothing_and_ans
                 let id = id.unwrap_or_else(|| panic!("progress with a token the client never gave: {message}"));
                 assert!(with_progress.contains(&id), "progress for a request without a token: {message}");
                 assert!(!answered.contains(&id), "progress after the response of its request: {message}");
+                assert!(!fenced.contains(&id), "progress after the cancellation of its request: {message}");
             }
         }
         if sent >= total && waiting(&expected, &answered, &canceled) == 0 {
@@ -319,6 +344,27 @@ fn soak_mixed_traffic_with_cancellations_and_large_results_loses_nothing_and_ans
         }
     }
     by_id.remove(&json!("init").to_string());
+    // Each fence ping got exactly `{}`, and no progress of a canceled
+    // request came after its fence, over everything the bridge wrote.
+    for id in &canceled {
+        let fence = json!(fence_id(*id));
+        let responses = by_id.remove(&fence.to_string()).unwrap_or_default();
+        if responses != [&json!({"jsonrpc": "2.0", "id": fence, "result": {}})] {
+            failures.push(format!("the fence of {id}: {responses:?}"));
+        }
+    }
+    let mut fenced_in_order: HashSet<u64> = HashSet::new();
+    for message in &driver.seen {
+        if is_response(message) {
+            fenced_in_order.extend(fenced_request(message));
+        } else if message["method"] == "notifications/progress" {
+            let token = message["params"]["progressToken"].as_str().unwrap_or_default();
+            let id: Option<u64> = token.strip_prefix("p-").and_then(|n| n.parse().ok());
+            if id.is_some_and(|id| fenced_in_order.contains(&id)) {
+                failures.push(format!("progress after the cancellation of its request: {message}"));
+            }
+        }
+    }
     for (id, responses) in &by_id {
         failures.push(format!("{} responses to {id}, which is no request of the client", responses.len()));
     }
