@@ -9,7 +9,7 @@ use std::ffi::OsString;
 #[derive(Debug, Parser)]
 #[command(name = "mcp-bridge-vscode", version, args_conflicts_with_subcommands = true)]
 #[command(
-    override_usage = "mcp-bridge-vscode [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-bridge-vscode check [OPTIONS] [-- <COMMAND> [ARGS]...]"
+    override_usage = "mcp-bridge-vscode [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-bridge-vscode [OPTIONS] <URL>\n       mcp-bridge-vscode check [OPTIONS] [-- <COMMAND> [ARGS]... | <URL>]"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -22,7 +22,7 @@ pub struct Cli {
 pub enum Command {
     /// Run the bridge as VS Code would and print what VS Code will see.
     /// Without an upstream, it uses the bundled demo server.
-    Check(BridgeArgs),
+    Check(Box<BridgeArgs>),
     /// The bundled demo 2026-07-28 server on stdio, which `check` runs
     /// when no upstream is given.
     #[command(hide = true)]
@@ -39,6 +39,19 @@ pub struct BridgeArgs {
     /// The time limit of server/discover during initialize, in seconds.
     #[arg(long, default_value_t = 60, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub discover_timeout: u64,
+    /// The longest JSON response, and the longest event of a stream, in
+    /// bytes, of an upstream server at a URL.
+    #[arg(long, default_value_t = 64 * 1024 * 1024, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..=(u32::MAX as u64)))]
+    pub max_response_bytes: u64,
+    /// Sends the header NAME with the value of the environment variable VAR
+    /// to an upstream server at a URL (repeatable). The value is never
+    /// logged.
+    #[arg(long, value_name = "NAME=VAR", value_parser = parse_header_env)]
+    pub header_env: Vec<(String, String)>,
+    /// A PEM bundle of CA certificates trusted beside the platform's roots,
+    /// for an upstream server at an https URL.
+    #[arg(long, value_name = "PATH")]
+    pub ca_file: Option<std::path::PathBuf>,
     /// The longest line, in bytes, from the client and from the upstream server.
     #[arg(long, default_value_t = 64 * 1024 * 1024, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..=(u32::MAX as u64)))]
     pub max_line_bytes: u64,
@@ -61,10 +74,21 @@ pub struct BridgeArgs {
     /// For tests: the grace period of the end, in ms.
     #[arg(long, hide = true, value_name = "MS")]
     pub test_shutdown_grace_ms: Option<u64>,
+    /// The URL of an upstream server over Streamable HTTP (http or https).
+    #[arg(value_name = "URL")]
+    pub url: Option<String>,
     /// The upstream command and its arguments, after `--`. They are passed
     /// as given, without a shell.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
+}
+
+/// `NAME=VAR`: a header name and the environment variable of its value.
+fn parse_header_env(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, var)) if !name.is_empty() && !var.is_empty() => Ok((name.to_owned(), var.to_owned())),
+        _ => Err("expected NAME=VAR, for example Authorization=MY_TOKEN".into()),
+    }
 }
 
 /// Four numbers separated by commas.

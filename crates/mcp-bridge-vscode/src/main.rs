@@ -11,6 +11,7 @@ use clap::Parser;
 use cli::{BridgeArgs, Cli, Command};
 use mcp_bridge::frontend::{self, Config, Exit, Timeouts, UpstreamSpec};
 use mcp_bridge::listener::ListenTimings;
+use mcp_bridge::upstream::http::{CaBundle, HttpOptions, SecretHeader, Url};
 use mcp_bridge::upstream::StdioCommand;
 use std::path::Path;
 use std::process::ExitCode;
@@ -37,7 +38,7 @@ fn main() -> ExitCode {
         Some(Command::Check(mut args)) => {
             // The report goes to stdout; only warnings go to the log.
             log::init(profile::NAME, "warn");
-            if args.command.is_empty() {
+            if args.command.is_empty() && args.url.is_none() {
                 match demo_command() {
                     Ok(command) => args.command = command,
                     Err(message) => return usage_error(&message),
@@ -106,14 +107,60 @@ fn demo_command() -> Result<Vec<std::ffi::OsString>, String> {
     Ok(vec![exe.into_os_string(), "demo-server".into()])
 }
 
+/// The upstream of the arguments and its fallback name: the command after
+/// `--` (named after its file name without extension), or a URL (named
+/// after its host: never its path, which can hold a key).
+fn upstream(args: &BridgeArgs) -> Result<(UpstreamSpec, String), String> {
+    match (&args.url, args.command.split_first()) {
+        (Some(_), Some(_)) => Err("give either a URL or a command after --, not both".into()),
+        (None, None) => {
+            Err("no upstream: give a URL, or the command after --, for example: mcp-bridge-vscode -- python server.py"
+                .into())
+        }
+        (None, Some((program, rest))) => {
+            let name = Path::new(program)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| profile::NAME.into());
+            Ok((UpstreamSpec::Stdio(StdioCommand { program: program.clone(), args: rest.to_vec() }), name))
+        }
+        (Some(url), None) => {
+            let url = Url::parse(url)
+                .ok()
+                .filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
+                .ok_or("the URL is not a valid http or https URL")?;
+            let name = url.host_str().unwrap_or(profile::NAME).to_owned();
+            Ok((UpstreamSpec::Http(http_options(args, url)?), name))
+        }
+    }
+}
+
+/// The options of an upstream server at a URL. A missing variable of
+/// `--header-env` or a `--ca-file` that cannot be used is an invalid
+/// argument (exit 2), found before anything is read from stdin.
+fn http_options(args: &BridgeArgs, url: Url) -> Result<HttpOptions, String> {
+    let mut headers = Vec::new();
+    for (name, var) in &args.header_env {
+        let value =
+            std::env::var(var).map_err(|_| format!("the variable {var} of --header-env {name}={var} is not set"))?;
+        headers.push(SecretHeader::new(name, &value).map_err(|e| format!("--header-env {name}={var}: {e}"))?);
+    }
+    let ca = match &args.ca_file {
+        None => None,
+        Some(path) => {
+            let pem = std::fs::read(path).map_err(|e| format!("cannot read --ca-file {}: {e}", path.display()))?;
+            Some(CaBundle::from_pem(&pem).map_err(|e| format!("--ca-file {}: {e}", path.display()))?)
+        }
+    };
+    let max_response_bytes =
+        usize::try_from(args.max_response_bytes).map_err(|_| "--max-response-bytes is too large".to_string())?;
+    Ok(HttpOptions { url, headers, ca, max_response_bytes })
+}
+
 /// The configuration of the front end, from the arguments.
 fn config(args: &BridgeArgs) -> Result<Config, String> {
-    let Some((program, rest)) = args.command.split_first() else {
-        return Err("no upstream: give the command after --, for example: mcp-bridge-vscode -- python server.py".into());
-    };
-    let fallback_name = args.name.clone().unwrap_or_else(|| {
-        Path::new(program).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| profile::NAME.into())
-    });
+    let (upstream, fallback_name) = upstream(args)?;
+    let fallback_name = args.name.clone().unwrap_or(fallback_name);
     let mut timeouts = Timeouts { discover: Duration::from_secs(args.discover_timeout), ..Timeouts::default() };
     if let Some(n) = args.test_time_divisor {
         for limit in [
@@ -146,7 +193,7 @@ fn config(args: &BridgeArgs) -> Result<Config, String> {
     }
     Ok(Config {
         profile: profile::vscode(),
-        upstream: UpstreamSpec::Stdio(StdioCommand { program: program.clone(), args: rest.to_vec() }),
+        upstream,
         fallback_name,
         max_line_bytes: usize::try_from(args.max_line_bytes)
             .map_err(|_| "--max-line-bytes is too large".to_string())?,

@@ -8,6 +8,7 @@
 //! before the reader hands over the next message, so they keep their order
 //! relative to the responses.
 
+pub mod http;
 mod lines;
 mod pending;
 mod receive;
@@ -138,11 +139,13 @@ impl Drop for Slot {
 pub enum UpstreamSpec {
     /// A child process over stdio.
     Stdio(StdioCommand),
+    /// A server at a URL, over Streamable HTTP.
+    Http(http::HttpOptions),
 }
 
 /// Makes the client for an upstream server (steps 3 and 4 of the first
-/// initialize): starts the command. `max_line_bytes` bounds each line of a
-/// pipe.
+/// initialize): starts the command, or makes the HTTP client for the URL.
+/// `max_line_bytes` bounds each line of a pipe.
 pub fn connect(
     spec: &UpstreamSpec,
     identity: Identity,
@@ -156,6 +159,7 @@ pub fn connect(
             pipes.start(client.clone());
             Ok(client)
         }
+        UpstreamSpec::Http(options) => Ok(Client::new(Transport::Http(http::Http::new(options)?), identity, hooks)),
     }
 }
 
@@ -254,7 +258,12 @@ impl Client {
         tokio::select! {
             biased;
             reply = reply => match reply {
-                Ok(Reply::Result(result)) => Ok(result),
+                Ok(Reply::Result(mut result)) => {
+                    if call.method == "tools/list" {
+                        self.inner.transport.observe_tools(&mut result);
+                    }
+                    Ok(result)
+                }
                 Ok(Reply::Error(error)) => Err(CallError::Upstream(error)),
                 Ok(Reply::Failed(error)) => Err(CallError::Bridge(error)),
                 Err(_) => Err(Cause::Closed.into()),
@@ -321,6 +330,7 @@ impl Client {
             return;
         }
         self.cancel_upstream(id, reason);
+        self.inner.transport.forget(id);
     }
 
     /// `notifications/cancelled` for one of our requests. It never waits:
@@ -329,7 +339,7 @@ impl Client {
     fn cancel_upstream(&self, id: u64, reason: &str) {
         let params = serde_json::json!({ "requestId": id, "reason": reason });
         let message = jsonrpc::notification("notifications/cancelled", params);
-        if self.inner.transport.try_send(self, &message).is_err() {
+        if self.inner.transport.try_send(&message).is_err() {
             tracing::debug!(id, "dropped a cancellation: the upstream server does not read");
         }
     }

@@ -139,6 +139,7 @@ impl Drop for Registration<'_> {
     fn drop(&mut self) {
         lock(&self.client.inner.routes).routes.remove(&self.id);
         lock(&self.client.inner.table).remove(self.id);
+        self.client.inner.transport.forget(self.id);
     }
 }
 

@@ -1,7 +1,8 @@
 //! The transports of the upstream client, one enum (no boxing, exhaustive
 //! matches): `Lines` moves newline-delimited JSON over a pipe (stdio, with
 //! a supervisor of the child; the in-memory link of the embedded mode is
-//! the same lines over a duplex).
+//! the same lines over a duplex), `Http` posts each message to a URL
+//! (Streamable HTTP).
 //!
 //! A transport only moves messages. What it receives goes to
 //! [`Client::receive`] inline, one message at a time; a request that fails
@@ -9,33 +10,61 @@
 //! [`Client::fail`]; a connection that is gone goes to
 //! [`Client::mark_lost`] with its cause.
 
+use super::http::Http;
 use super::lines::Lines;
 use super::Client;
 use crate::jsonrpc::BridgeError;
 use serde_json::Value;
 use std::time::Duration;
 
+/// The transport lives once per client, in its `Arc`: the size of the
+/// largest variant costs nothing, and a box would cost a hop per message.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Transport {
     Lines(Lines),
+    Http(Http),
 }
 
 impl Transport {
     /// Sends one message and returns the outcome of *that* message: for a
-    /// pipe, its place in the write queue (waiting while the queue is full).
-    /// `id` is the id of a request, `None` for a notification.
+    /// pipe, its place in the write queue (waiting while the queue is full);
+    /// over HTTP, the status of its POST. `id` is the id of a request,
+    /// `None` for a notification.
     pub(super) async fn send(&self, client: &Client, id: Option<u64>, message: &Value) -> Result<(), BridgeError> {
-        let _ = (client, id);
         match self {
             Transport::Lines(lines) => lines.send(message.to_string().into_bytes()).await,
+            Transport::Http(http) => http.send(client, id, message).await,
         }
     }
 
     /// Sends a notification without waiting (cancellations never wait);
     /// fails when it cannot go out now.
-    pub(super) fn try_send(&self, client: &Client, message: &Value) -> Result<(), BridgeError> {
-        let _ = client;
+    pub(super) fn try_send(&self, message: &Value) -> Result<(), BridgeError> {
         match self {
             Transport::Lines(lines) => lines.try_send(message.to_string().into_bytes()),
+            Transport::Http(http) => {
+                http.try_send(message);
+                Ok(())
+            }
+        }
+    }
+
+    /// The request is abandoned: over HTTP its stream closes, which is the
+    /// cancellation signal of the transport.
+    pub(super) fn forget(&self, id: u64) {
+        match self {
+            Transport::Lines(_) => {}
+            Transport::Http(http) => http.forget(id),
+        }
+    }
+
+    /// A `tools/list` result on its way to the caller: over HTTP, the
+    /// transport learns the `x-mcp-header` arguments of each tool and
+    /// leaves out the tools whose annotations are not valid.
+    pub(super) fn observe_tools(&self, result: &mut Value) {
+        match self {
+            Transport::Lines(_) => {}
+            Transport::Http(http) => http.observe_tools(result),
         }
     }
 
@@ -43,6 +72,7 @@ impl Transport {
     pub(super) async fn close(&self, grace: Duration) {
         match self {
             Transport::Lines(lines) => lines.close(grace).await,
+            Transport::Http(http) => http.close(),
         }
     }
 
@@ -51,6 +81,7 @@ impl Transport {
     pub(super) fn is_remote(&self) -> bool {
         match self {
             Transport::Lines(_) => false,
+            Transport::Http(_) => true,
         }
     }
 }

@@ -1,0 +1,318 @@
+//! The Streamable HTTP transport of 2026-07-28
+//! (`basic/transports/streamable-http.md`): one POST per message, a JSON
+//! or an SSE response per request, `202` for a notification.
+//!
+//! `send` returns when the response's status is in: a status that is not a
+//! success fails *that* request (`transport_failed` with `HTTP status <n>`,
+//! or the JSON-RPC error of its body), never the connection. The body is
+//! read by a task of its own that hands each message to the client inline;
+//! a cancellation drops that task, which closes the request's stream (the
+//! cancellation signal of the transport), beside the `notifications/
+//! cancelled` that the client posts.
+//!
+//! No message, detail or log line holds the URL's path or query (they can
+//! hold keys): logs name the origin only, and reqwest's errors lose their
+//! URL before they are written.
+
+mod body;
+mod headers;
+
+pub use reqwest::Url;
+
+use super::Client;
+use crate::jsonrpc::{BridgeError, Cause, Id, Message};
+use crate::support::lock;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
+use reqwest::StatusCode;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use tokio::task::AbortHandle;
+
+/// Redirects followed within the origin of the server, at most.
+const MAX_REDIRECTS: usize = 5;
+/// The most of an error body that is read to find a JSON-RPC error in it.
+const ERROR_BODY_BYTES: usize = 64 * 1024;
+
+/// Extra root certificates (`--ca-file`), beside the platform's roots.
+#[derive(Clone)]
+pub struct CaBundle(Vec<reqwest::Certificate>);
+
+impl CaBundle {
+    /// Reads a PEM bundle; `Err` with the reason when it holds no usable
+    /// certificate.
+    pub fn from_pem(pem: &[u8]) -> Result<CaBundle, String> {
+        let certificates = reqwest::Certificate::from_pem_bundle(pem).map_err(|e| e.without_url().to_string())?;
+        if certificates.is_empty() {
+            return Err("the file holds no PEM certificate".into());
+        }
+        Ok(CaBundle(certificates))
+    }
+}
+
+impl std::fmt::Debug for CaBundle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CaBundle({} certificates)", self.0.len())
+    }
+}
+
+/// A header of `--header-env`: its value never reaches a log line.
+#[derive(Clone)]
+pub struct SecretHeader {
+    name: HeaderName,
+    value: HeaderValue,
+}
+
+impl SecretHeader {
+    /// A header with this name and value; `Err` names what is not valid,
+    /// never the value.
+    pub fn new(name: &str, value: &str) -> Result<SecretHeader, String> {
+        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| format!("{name:?} is not a header name"))?;
+        let mut value = HeaderValue::from_str(value)
+            .map_err(|_| format!("the value for the header {name} is not a header value"))?;
+        value.set_sensitive(true);
+        Ok(SecretHeader { name, value })
+    }
+}
+
+impl std::fmt::Debug for SecretHeader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: [hidden]", self.name)
+    }
+}
+
+/// An upstream server at a URL.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub url: Url,
+    /// Headers sent with every request to the server's origin.
+    pub headers: Vec<SecretHeader>,
+    pub ca: Option<CaBundle>,
+    /// `--max-response-bytes`: one JSON body, one event of a stream.
+    pub max_response_bytes: usize,
+}
+
+/// The origin of a URL, the only part of it that logs may name.
+pub fn origin(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+pub(super) struct Http {
+    client: reqwest::Client,
+    url: Url,
+    headers: HeaderMap,
+    max_response_bytes: usize,
+    /// The `Mcp-Param-*` headers of each tool, from the last `tools/list`.
+    tools: Mutex<HashMap<String, Vec<headers::ParamHeader>>>,
+    /// The task that reads the body of each request in flight.
+    bodies: Mutex<HashMap<u64, AbortHandle>>,
+}
+
+impl Http {
+    /// Makes the HTTP client for the URL; `connect_failed` when it cannot
+    /// be made (the TLS set-up, the proxy variables).
+    pub(super) fn new(options: &HttpOptions) -> Result<Http, BridgeError> {
+        // One process-wide crypto provider for rustls; a second install is
+        // refused, which is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let origin_url = options.url.clone();
+        let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+            // A redirect to another origin would carry the headers of
+            // --header-env there: it is not followed.
+            if attempt.url().origin() != origin_url.origin() || attempt.previous().len() > MAX_REDIRECTS {
+                attempt.stop()
+            } else {
+                attempt.follow()
+            }
+        });
+        let mut builder = reqwest::Client::builder().tcp_nodelay(true).redirect(redirects);
+        if let Some(CaBundle(certificates)) = &options.ca {
+            builder = builder.tls_certs_merge(certificates.iter().cloned());
+        }
+        let client = builder.build().map_err(|err| {
+            tracing::error!(error = %err.without_url(), "cannot make the HTTP client for the upstream server");
+            BridgeError::new(Cause::ConnectFailed)
+        })?;
+        let mut headers = HeaderMap::new();
+        for header in &options.headers {
+            headers.append(header.name.clone(), header.value.clone());
+        }
+        tracing::info!(origin = %origin(&options.url), "the upstream server is at a URL");
+        Ok(Http {
+            client,
+            url: options.url.clone(),
+            headers,
+            max_response_bytes: options.max_response_bytes,
+            tools: Mutex::default(),
+            bodies: Mutex::default(),
+        })
+    }
+
+    /// Posts one message. For a request, returns when the status is in and
+    /// leaves the body to a task; for a notification, when the server took
+    /// it (`202`).
+    pub(super) async fn send(&self, client: &Client, id: Option<u64>, message: &Value) -> Result<(), BridgeError> {
+        let response = self.post(message).send().await.map_err(|err| {
+            let err = err.without_url();
+            tracing::warn!(error = %chain(&err), "a request to the upstream server failed");
+            BridgeError::new(Cause::TransportFailed).with_detail(transport_detail(&err))
+        })?;
+        let status = response.status();
+        let Some(id) = id else {
+            if status != StatusCode::ACCEPTED {
+                tracing::debug!(status = status.as_u16(), "the upstream server did not accept a notification");
+            }
+            return Ok(());
+        };
+        if !status.is_success() {
+            return self.failed(client, id, response).await;
+        }
+        let event_stream = content_type(&response).is_some_and(|t| t.eq_ignore_ascii_case("text/event-stream"));
+        let json = content_type(&response).is_some_and(|t| t.eq_ignore_ascii_case("application/json"));
+        if !event_stream && !json {
+            tracing::warn!(status = status.as_u16(), "an upstream response is neither JSON nor an event stream");
+            return Err(BridgeError::new(Cause::InvalidResponse).with_status(status.as_u16()));
+        }
+        let (reader, max) = (client.clone(), self.max_response_bytes);
+        let task = tokio::spawn(async move {
+            if event_stream {
+                body::sse(&reader, id, response, max).await;
+            } else {
+                body::json(&reader, id, response, max).await;
+            }
+            reader.inner.transport.forget(id);
+        });
+        lock(&self.bodies).insert(id, task.abort_handle());
+        Ok(())
+    }
+
+    /// Posts a notification without waiting for it.
+    pub(super) fn try_send(&self, message: &Value) {
+        let request = self.post(message);
+        tokio::spawn(async move {
+            if let Err(err) = request.send().await {
+                tracing::debug!(error = %err.without_url(), "a notification to the upstream server failed");
+            }
+        });
+    }
+
+    /// Drops the body of a request: its stream closes.
+    pub(super) fn forget(&self, id: u64) {
+        if let Some(task) = lock(&self.bodies).remove(&id) {
+            task.abort();
+        }
+    }
+
+    /// Drops every stream.
+    pub(super) fn close(&self) {
+        for (_, task) in lock(&self.bodies).drain() {
+            task.abort();
+        }
+    }
+
+    /// Learns the `Mcp-Param-*` headers of the tools of a `tools/list`
+    /// result, and removes each tool whose `x-mcp-header` annotations
+    /// break a rule of the page, with a warning.
+    pub(super) fn observe_tools(&self, result: &mut Value) {
+        let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else { return };
+        let mut known = lock(&self.tools);
+        tools.retain(|tool| {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("").to_owned();
+            match headers::tool_headers(tool) {
+                Ok(params) => {
+                    known.insert(name, params);
+                    true
+                }
+                Err(reason) => {
+                    tracing::warn!(tool = %name, %reason, "left out a tool with an x-mcp-header that is not valid");
+                    known.remove(&name);
+                    false
+                }
+            }
+        });
+    }
+
+    /// The POST of one message, with the headers of the page and those of
+    /// `--header-env`.
+    fn post(&self, message: &Value) -> reqwest::RequestBuilder {
+        let method = message.get("method").and_then(Value::as_str).unwrap_or("");
+        let params = message.get("params");
+        let mut request = self
+            .client
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", super::PROTOCOL_VERSION)
+            .header("Mcp-Method", method);
+        if let Some(name) = headers::name_of(method, params) {
+            request = request.header("Mcp-Name", name);
+        }
+        if method == "tools/call" {
+            let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or("");
+            if let Some(params_headers) = lock(&self.tools).get(tool) {
+                let arguments = params.and_then(|p| p.get("arguments"));
+                for (name, value) in headers::param_values(arguments, params_headers) {
+                    request = request.header(name, value);
+                }
+            }
+        }
+        request.body(message.to_string())
+    }
+
+    /// A status that is not a success: the JSON-RPC error of the body goes
+    /// to the request as the server's answer; without one, the request
+    /// fails with the status.
+    async fn failed(&self, client: &Client, id: u64, mut response: reqwest::Response) -> Result<(), BridgeError> {
+        let status = response.status().as_u16();
+        tracing::warn!(status, "the upstream server answered a request with an error status");
+        let mut body = Vec::new();
+        while let Ok(Some(chunk)) = response.chunk().await {
+            body.extend_from_slice(&chunk);
+            if body.len() > ERROR_BODY_BYTES {
+                body.clear();
+                break;
+            }
+        }
+        let error = serde_json::from_slice::<Value>(&body).ok().map(Message::classify);
+        if let Some(Message::Response { id: answered, outcome: Err(error) }) = error {
+            if answered == Id::number(id) {
+                client
+                    .receive(crate::framing::Decoded::Message(Message::Response { id: answered, outcome: Err(error) }))
+                    .await;
+                return Ok(());
+            }
+        }
+        Err(BridgeError::new(Cause::TransportFailed).with_status(status))
+    }
+}
+
+/// An error with its sources, for the log: reqwest's own text says little
+/// ("error sending request"); the sources say why (refused, TLS, DNS). The
+/// URL is gone before this is called.
+fn chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+fn content_type(response: &reqwest::Response) -> Option<&str> {
+    let value = response.headers().get(CONTENT_TYPE)?.to_str().ok()?;
+    Some(value.split(';').next().unwrap_or("").trim())
+}
+
+/// The detail of a request that did not get a status, without the URL.
+fn transport_detail(err: &reqwest::Error) -> String {
+    if err.is_connect() {
+        "cannot connect to the upstream server".into()
+    } else if err.is_timeout() {
+        "the connection timed out".into()
+    } else {
+        "the request did not complete".into()
+    }
+}
