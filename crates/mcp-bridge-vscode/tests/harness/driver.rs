@@ -51,6 +51,12 @@ impl Driver {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
         cmd.args(options).arg("--").args(upstream);
         cmd.envs(env.iter().copied());
+        Driver::spawn(cmd)
+    }
+
+    /// Starts the bridge of `cmd` as it is (for an upstream at a URL, which
+    /// has no `--`), with the pipes and the process group of the driver.
+    pub fn spawn(mut cmd: Command) -> Driver {
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
         let mut child = cmd.spawn().expect("the bridge binary starts");
         let stdout = child.stdout.take().expect("stdout is piped");
