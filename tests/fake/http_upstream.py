@@ -101,7 +101,8 @@ tools/call by tool name (params.arguments is `a`):
               event         an SSE stream whose one event has a data line of a.bytes bytes
             With a.finish false the fake writes only the first a.bytes bytes (the JSON body, or
             the event without its blank line), then holds the connection until the client closes
-            it: a bridge that waits for the whole message never answers
+            it: a bridge that waits for the whole message never answers. With a.finish "abort"
+            it writes those bytes and closes the connection (a body that breaks off)
   sized     a JSON response of exactly a.bytes bytes of body (a text block of "x" padding)
   progress  an SSE stream: a.count (default 3) progress notifications (progress k, total count,
             message "step k") and one log message (level a.level or "info", logger "fake-http",
@@ -520,12 +521,12 @@ class Handler(BaseHTTPRequestHandler):
             self.start_sse()
             data = "event: message\ndata: " + json.dumps(
                 {"jsonrpc": "2.0", "id": id_, "result": {"content": [{"type": "text", "text": pad}]}})
-            if finish:
+            if finish is True:
                 self.chunk(data + "\n\n")
                 self.end_chunks()
             else:
                 self.chunk(data.encode()[:size])
-                self.watch(id_, 3600)
+                self.hold_or_abort(id_, finish)
             return
         body = json.dumps({"jsonrpc": "2.0", "id": id_, "result": {"content": [{"type": "text", "text": pad}]}}).encode()
         if shape == "chunked-json":
@@ -533,23 +534,30 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Type", "application/json")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            if finish:
+            if finish is True:
                 self.chunk(body)
                 self.end_chunks()
             else:
                 self.chunk(body[:size])
-                self.watch(id_, 3600)
+                self.hold_or_abort(id_, finish)
             return
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        if finish:
+        if finish is True:
             self.wfile.write(body)
             self.wfile.flush()
         else:
             self.wfile.write(body[:size])
             self.wfile.flush()
+            self.hold_or_abort(id_, finish)
+
+    def hold_or_abort(self, id_, finish):
+        """After a partial body: close the connection ("abort"), or hold it until the client does."""
+        if finish == "abort":
+            self.abort()
+        else:
             self.watch(id_, 3600)
 
 
