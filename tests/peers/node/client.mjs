@@ -196,6 +196,86 @@ const SCENARIOS = {
         await new Promise((resolve) => setTimeout(resolve, 300));
     },
 
+    /**
+     * The whole surface of the HTTP peers (tests/peers/python/http_server.py,
+     * tests/peers/node/http-server-v2.mjs) through a bridge with a URL upstream:
+     * every list, the calls (progress with token 0, a cancel the server reports,
+     * an MRTR form the client accepts, an x-mcp-header tool), a list change, a
+     * resource update after a subscription, and log messages after setLevel.
+     * Each step that causes a notification waits for it (up to 5 s).
+     */
+    http: async (t) => {
+        const seen = (predicate) =>
+            new Promise((resolve) => {
+                const deadline = Date.now() + 5000;
+                const poll = () => {
+                    if (t.transport.received.some(predicate) || Date.now() > deadline) resolve();
+                    else setTimeout(poll, 20);
+                };
+                poll();
+            });
+        const count = (method) => t.transport.received.filter((m) => m.method === method).length;
+        // The events after the first acknowledgment of the listen stream.
+        await seen((m) => m.method === 'notifications/resources/list_changed');
+        await t.step('tools/list', 'tools/list', () => t.client.listTools());
+        await t.step('prompts/list', 'prompts/list', () => t.client.listPrompts());
+        await t.step('resources/list', 'resources/list', () => t.client.listResources());
+        await t.step('resources/templates/list', 'resources/templates/list', () => t.client.listResourceTemplates());
+        await t.step('tools/call echo', 'tools/call', () => t.client.callTool({ name: 'echo', arguments: { text: 'hello http' } }));
+        await t.step('tools/call add', 'tools/call', () => t.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }));
+        await t.step('tools/call region', 'tools/call', () =>
+            t.client.callTool({ name: 'region', arguments: { region: 'eu-west1', query: 'SELECT 1' } })
+        );
+        await t.step('tools/call region non-ascii', 'tools/call', () =>
+            t.client.callTool({ name: 'region', arguments: { region: 'köln', query: 'q' } })
+        );
+        await t.step('tools/call linked', 'tools/call', () => t.client.callTool({ name: 'linked', arguments: {} }));
+        await t.step('tools/call fail', 'tools/call', () =>
+            t.client.callTool({ name: 'fail', arguments: { code: -32001, message: 'peer failure' } })
+        );
+        await t.step('prompts/get greet', 'prompts/get', () => t.client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } }));
+        await t.step('prompts/get linked', 'prompts/get', () => t.client.getPrompt({ name: 'linked', arguments: {} }));
+        await t.step('resources/read readme', 'resources/read', () => t.client.readResource({ uri: 'peer://static/readme' }));
+        await t.step('resources/read color', 'resources/read', () => t.client.readResource({ uri: 'peer://colors/blue' }));
+        await t.step('resources/read unknown', 'resources/read', () => t.client.readResource({ uri: 'peer://nope' }));
+        await t.step('completion/complete prompt', 'completion/complete', () =>
+            t.client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'A' } })
+        );
+        await t.step('completion/complete template', 'completion/complete', () =>
+            t.client.complete({ ref: { type: 'ref/resource', uri: 'peer://colors/{color}' }, argument: { name: 'color', value: 'g' } })
+        );
+        await t.step('tools/call slow', 'tools/call', () =>
+            t.client.request(
+                { method: 'tools/call', params: { name: 'slow', arguments: { seconds: 0.3, steps: 3 }, _meta: { progressToken: 0 } } },
+                CallToolResultSchema,
+                { timeout: STEP_TIMEOUT_MS }
+            )
+        );
+        const controller = new AbortController();
+        await t.step('tools/call wait', 'tools/call', () =>
+            t.client.callTool({ name: 'wait', arguments: { key: 'k1' } }, undefined, {
+                signal: controller.signal,
+                onprogress: () => controller.abort('the test cancels'),
+                timeout: STEP_TIMEOUT_MS
+            })
+        );
+        await t.step('tools/call was_cancelled', 'tools/call', () => t.client.callTool({ name: 'was_cancelled', arguments: { key: 'k1' } }));
+        t.answers.elicitation = { action: 'accept', content: { name: 'Ada' } };
+        await t.step('tools/call register', 'tools/call', () => t.client.callTool({ name: 'register', arguments: {} }));
+        const before = count('notifications/tools/list_changed');
+        await t.step('tools/call add_tool', 'tools/call', () => t.client.callTool({ name: 'add_tool', arguments: { name: 'extra' } }));
+        // On a URL, the list change comes on the listen stream: it can come after the result.
+        await seen(() => count('notifications/tools/list_changed') > before);
+        await t.step('tools/list after add_tool', 'tools/list', () => t.client.listTools());
+        await t.step('tools/call extra', 'tools/call', () => t.client.callTool({ name: 'extra', arguments: {} }));
+        await t.step('resources/subscribe', 'resources/subscribe', () => t.client.subscribeResource({ uri: 'live://counter' }));
+        await t.step('tools/call touch', 'tools/call', () => t.client.callTool({ name: 'touch', arguments: { uri: 'live://counter' } }));
+        await seen((m) => m.method === 'notifications/resources/updated');
+        await t.step('logging/setLevel', 'logging/setLevel', () => t.client.setLoggingLevel('warning'));
+        await t.step('tools/call chatty', 'tools/call', () => t.client.callTool({ name: 'chatty', arguments: {} }));
+        await t.step('resources/unsubscribe', 'resources/unsubscribe', () => t.client.unsubscribeResource({ uri: 'live://counter' }));
+    },
+
     /** Cancel a slow call after its first progress; then the bridge still serves. */
     cancel: async (t) => {
         const controller = new AbortController();
