@@ -33,6 +33,7 @@ pub fn start(shared: &Arc<Shared>, id: Id, params: Option<Value>) {
                 // Step 7: ready before the result goes out, because the next
                 // requests of the client can come at once.
                 shared.set_phase(Phase::Ready(Ready { client: client.clone(), capabilities, declared }));
+                client.end_interactive_sign_in();
                 watch_upstream(&shared, client);
                 reply(&shared, &id, result).await;
             }
@@ -58,7 +59,13 @@ async fn run(
     };
     let identity_capabilities = identity.capabilities.clone();
     let client = connect(shared, identity).map_err(|e| (None, e))?;
-    let limit = shared.config.timeouts.discover;
+    // A sign-in can start during server/discover: then its limit is the
+    // discover limit and the sign-in limit together.
+    let limit = if client.needs_sign_in() {
+        shared.config.timeouts.discover + shared.config.timeouts.sign_in
+    } else {
+        shared.config.timeouts.discover
+    };
     let slot = client.reserve().map_err(|e| (Some(client.clone()), e))?;
     let declared = Declared::from_capabilities(&identity_capabilities);
     let call = Call {
@@ -79,6 +86,10 @@ async fn run(
             return Err((Some(client), discover_error(code, message)));
         }
         Err(CallError::Bridge(error)) if error.cause == Cause::Timeout => {
+            // The limit stopped a sign-in: the error names the sign-in.
+            if let Some(sign_in) = client.sign_in_timeout() {
+                return Err((Some(client), sign_in));
+            }
             return Err((Some(client), discover_error(None, format!("no response in {}", format_limit(limit)))));
         }
         Err(CallError::Bridge(error)) => return Err((Some(client), error)),

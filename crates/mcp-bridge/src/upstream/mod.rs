@@ -140,7 +140,7 @@ pub enum UpstreamSpec {
     /// A child process over stdio.
     Stdio(StdioCommand),
     /// A server at a URL, over Streamable HTTP.
-    Http(http::HttpOptions),
+    Http(Box<http::HttpOptions>),
 }
 
 /// Makes the client for an upstream server (steps 3 and 4 of the first
@@ -199,6 +199,24 @@ impl Client {
                 lost,
             }),
         }
+    }
+
+    /// Whether a request now could start a sign-in: then the discover limit
+    /// grows by the sign-in limit.
+    pub fn needs_sign_in(&self) -> bool {
+        self.inner.transport.needs_sign_in()
+    }
+
+    /// The `sign_in_timeout` error when a sign-in runs now (a time limit
+    /// that stops it names the sign-in, not the request).
+    pub fn sign_in_timeout(&self) -> Option<BridgeError> {
+        self.inner.transport.sign_in_timeout()
+    }
+
+    /// The first initialize is over: a later sign-in needs the consent of
+    /// the client.
+    pub fn end_interactive_sign_in(&self) {
+        self.inner.transport.end_interactive();
     }
 
     /// Whether the upstream server is remote: it selects the icon rule.
