@@ -1,6 +1,7 @@
 //! The steps of the first initialize (behaviour spec, "Steps of the first
 //! initialize").
 
+use super::consent;
 use super::dispatch::{reply, reply_error};
 use super::level;
 use super::state::{Phase, Ready, Shared};
@@ -48,7 +49,7 @@ type Failure = (Option<Client>, BridgeError);
 /// Steps 1 to 6. A failure carries the client, when one was started, so
 /// that it can be stopped.
 async fn run(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     params: Option<Value>,
     token: &tokio_util::sync::CancellationToken,
 ) -> Result<(Client, Value, Declared), Failure> {
@@ -109,8 +110,12 @@ fn discover_error(code: Option<i64>, detail: String) -> BridgeError {
 
 /// Steps 3 and 4: start the upstream command, or make the client for the
 /// URL.
-fn connect(shared: &Shared, identity: Identity) -> Result<Client, BridgeError> {
-    let hooks = Hooks { on_log: log_sink(shared), log_level: shared.log_level.clone() };
+fn connect(shared: &Arc<Shared>, identity: Identity) -> Result<Client, BridgeError> {
+    let hooks = Hooks {
+        on_log: log_sink(shared),
+        log_level: shared.log_level.clone(),
+        consent: consent::ask_fn(shared, Declared::from_capabilities(&identity.capabilities).url),
+    };
     upstream::connect(&shared.config.upstream, identity, hooks, shared.config.max_line_bytes)
 }
 

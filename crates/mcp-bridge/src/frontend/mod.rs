@@ -7,6 +7,7 @@
 //! with their own cancellation token. Only the writer task writes stdout.
 
 mod asks;
+mod consent;
 mod dispatch;
 mod forward;
 mod initialize;

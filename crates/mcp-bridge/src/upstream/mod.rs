@@ -64,6 +64,24 @@ impl LogLevel {
     }
 }
 
+/// The answer of the client when a later sign-in asks it to open a URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Consent {
+    /// The user opened the URL: the sign-in waits for its redirect.
+    Accepted,
+    /// The user declined.
+    Declined,
+    /// The client cannot ask (no `elicitation.url`, not initialized yet,
+    /// no answer, an error).
+    NoConsent,
+}
+
+/// The future of a consent.
+pub type ConsentFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Consent> + Send>>;
+/// Asks the client to open the start URL of a later sign-in; after the
+/// sign-in, the same function is called with `None` to say it is over.
+pub type ConsentFn = Arc<dyn Fn(Option<String>) -> ConsentFuture + Send + Sync>;
+
 /// What the upstream client needs from the layer above it, without
 /// importing that layer.
 #[derive(Clone)]
@@ -72,6 +90,8 @@ pub struct Hooks {
     pub on_log: LogSink,
     /// The level each request and listen stream carries in its `_meta`.
     pub log_level: LogLevel,
+    /// How a sign-in after the first initialize asks the client.
+    pub consent: ConsentFn,
 }
 
 /// Who the client is, as the 2025-11-25 client told the bridge.
@@ -159,7 +179,10 @@ pub fn connect(
             pipes.start(client.clone());
             Ok(client)
         }
-        UpstreamSpec::Http(options) => Ok(Client::new(Transport::Http(http::Http::new(options)?), identity, hooks)),
+        UpstreamSpec::Http(options) => {
+            let http = http::Http::new(options, hooks.consent.clone())?;
+            Ok(Client::new(Transport::Http(http), identity, hooks))
+        }
     }
 }
 

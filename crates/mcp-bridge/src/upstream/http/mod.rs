@@ -115,7 +115,7 @@ pub(super) struct Http {
 impl Http {
     /// Makes the HTTP client for the URL; `connect_failed` when it cannot
     /// be made (the TLS set-up, the proxy variables).
-    pub(super) fn new(options: &HttpOptions) -> Result<Http, BridgeError> {
+    pub(super) fn new(options: &HttpOptions, consent: super::ConsentFn) -> Result<Http, BridgeError> {
         // One process-wide crypto provider for rustls; a second install is
         // refused, which is fine.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -142,7 +142,7 @@ impl Http {
             headers.append(header.name.clone(), header.value.clone());
         }
         tracing::info!(origin = %origin(&options.url), "the upstream server is at a URL");
-        let auth = options.auth.clone().map(|a| auth::Auth::new(a, &options.url, client.clone()));
+        let auth = options.auth.clone().map(|a| auth::Auth::new(a, &options.url, client.clone(), consent));
         Ok(Http {
             auth,
             client,

@@ -57,7 +57,6 @@ pub struct ServerMetadata {
     pub registration_endpoint: Option<Url>,
     pub client_id_metadata_document_supported: bool,
     pub iss_parameter_supported: bool,
-    pub scopes_supported: Option<Vec<String>>,
 }
 
 /// What the protected resource metadata gives.
@@ -145,7 +144,6 @@ pub fn check_metadata(document: &Value, issuer: &str) -> Result<ServerMetadata, 
             .get("authorization_response_iss_parameter_supported")
             .and_then(Value::as_bool)
             .unwrap_or(false),
-        scopes_supported: strings(document.get("scopes_supported")),
     })
 }
 

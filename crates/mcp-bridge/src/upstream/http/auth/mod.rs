@@ -14,25 +14,30 @@
 //! No token, code, verifier, secret, URL path or query reaches a message,
 //! a detail or a log line.
 
-pub mod challenge;
-pub mod discovery;
-pub mod listener;
-pub mod register;
-pub mod signin;
-pub mod store;
+pub(super) mod challenge;
+mod discovery;
+mod listener;
+mod register;
+mod signin;
+mod store;
+
+pub use register::ClientOptions;
+pub use store::Store;
 
 use crate::jsonrpc::{BridgeError, Cause};
+use crate::upstream::{Consent, ConsentFn};
 use challenge::Challenge;
 use discovery::ServerMetadata;
-use register::ClientOptions;
 use reqwest::Url;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
-use store::{Grant, Record, Store};
+use store::{Grant, Record};
 
 /// An access token that expires within this time is refreshed first.
 const REFRESH_AHEAD_SECS: u64 = 60;
+/// After a declined sign-in, no new question to the client for this long.
+const DECLINE_COOLDOWN: Duration = Duration::from_secs(60);
 /// The first port of the range from which a redirect port is chosen.
 const PORT_RANGE: std::ops::RangeInclusive<u16> = 49152..=65000;
 
@@ -101,10 +106,15 @@ pub(super) struct Auth {
     /// Whether a sign-in may open the browser: during initialize. A later
     /// sign-in needs the client's consent.
     interactive: AtomicBool,
+    /// How a later sign-in asks the client.
+    consent: ConsentFn,
+    /// When the user last declined a later sign-in: no new question before
+    /// the cool-down is over.
+    declined_at: Mutex<Option<std::time::Instant>>,
 }
 
 impl Auth {
-    pub(super) fn new(options: AuthOptions, server: &Url, http: reqwest::Client) -> Auth {
+    pub(super) fn new(options: AuthOptions, server: &Url, http: reqwest::Client, consent: ConsentFn) -> Auth {
         let resource = canonical_resource(server);
         let record = options.store.load(&resource);
         let token = record
@@ -120,6 +130,8 @@ impl Auth {
             token: Mutex::new(token),
             signing_in: AtomicBool::new(false),
             interactive: AtomicBool::new(true),
+            consent,
+            declined_at: Mutex::new(None),
         }
     }
 
@@ -178,14 +190,20 @@ impl Auth {
         if self.options.sandbox {
             return Err(BridgeError::new(Cause::Sandbox));
         }
-        if !self.interactive.load(Ordering::Acquire) {
-            return Err(BridgeError::new(Cause::ReauthorizationRequired).with_detail("no_consent"));
+        let later = !self.interactive.load(Ordering::Acquire);
+        if later && crate::support::lock(&self.declined_at).is_some_and(|at| at.elapsed() < DECLINE_COOLDOWN) {
+            return Err(BridgeError::new(Cause::ReauthorizationRequired).with_detail("cooldown"));
         }
         // Set while the sign-in runs, and left set when the future is dropped
         // by the time limit of its request: that request then reads it.
         self.signing_in.store(true, Ordering::Release);
-        let outcome = tokio::time::timeout(self.options.sign_in_timeout, self.sign_in(&mut record, challenge)).await;
+        let outcome =
+            tokio::time::timeout(self.options.sign_in_timeout, self.sign_in(&mut record, challenge, later)).await;
         self.signing_in.store(false, Ordering::Release);
+        if later {
+            // The URL step of the client is over, whatever the outcome.
+            (self.consent)(None).await;
+        }
         match outcome {
             Ok(result) => result,
             Err(_) => Err(self.timeout_error()),
@@ -214,7 +232,10 @@ impl Auth {
         Ok(())
     }
 
-    async fn sign_in(&self, record: &mut Record, challenge: &Challenge) -> Result<(), BridgeError> {
+    /// One sign-in. During initialize the browser opens (or the sign-in line
+    /// names the start URL); a `later` one asks the client to open it, with
+    /// a URL elicitation, and stops when the user does not consent.
+    async fn sign_in(&self, record: &mut Record, challenge: &Challenge, later: bool) -> Result<(), BridgeError> {
         let server_url =
             Url::parse(&self.resource).map_err(|_| fail(Cause::SignInFailed, "the server URL is not valid"))?;
         let resource =
@@ -236,7 +257,7 @@ impl Auth {
             scope: scope.as_deref(),
             listener: &listener,
             redirect_uri: &redirect_uri,
-            browser: self.options.browser,
+            present: if later { signin::Present::Ask(self) } else { signin::Present::Browser(self.options.browser) },
         };
         let token = signin::sign_in(flow).await?;
         let mut grant = grant;
@@ -245,6 +266,18 @@ impl Auth {
         self.keep(record, &issuer, grant);
         tracing::info!("the sign-in is complete");
         Ok(())
+    }
+
+    /// Asks the client to open the start URL of a later sign-in.
+    pub(super) async fn ask(&self, start_url: &str) -> Result<(), BridgeError> {
+        match (self.consent)(Some(start_url.to_owned())).await {
+            Consent::Accepted => Ok(()),
+            Consent::Declined => {
+                *crate::support::lock(&self.declined_at) = Some(std::time::Instant::now());
+                Err(BridgeError::new(Cause::ReauthorizationRequired).with_detail("declined"))
+            }
+            Consent::NoConsent => Err(BridgeError::new(Cause::ReauthorizationRequired).with_detail("no_consent")),
+        }
     }
 
     /// Keeps a grant in the record, the store and the token in use.

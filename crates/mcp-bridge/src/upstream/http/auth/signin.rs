@@ -27,8 +27,16 @@ pub struct SignIn<'a> {
     pub scope: Option<&'a str>,
     pub listener: &'a TcpListener,
     pub redirect_uri: &'a str,
-    /// Open the browser; else only the sign-in line on stderr.
-    pub browser: bool,
+    pub present: Present<'a>,
+}
+
+/// How the start URL reaches the user.
+pub enum Present<'a> {
+    /// During initialize: the sign-in line on stderr, and the browser when
+    /// `true` (not `--no-browser`).
+    Browser(bool),
+    /// Later: a URL elicitation to the client, which must accept it.
+    Ask(&'a super::Auth),
 }
 
 /// Runs one sign-in: the browser goes to the one-time start URL of the
@@ -58,7 +66,10 @@ pub async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, BridgeError
     let start_path = format!("/start/{}", nonce.secret());
     let port = flow.listener.local_addr().map(|a| a.port()).unwrap_or(0);
     let start_url = format!("http://127.0.0.1:{port}{start_path}");
-    open(&start_url, flow.browser).await;
+    match flow.present {
+        Present::Browser(browser) => open(&start_url, browser).await,
+        Present::Ask(auth) => auth.ask(&start_url).await?,
+    }
     let redirect = listener::serve(flow.listener, &start_path, &auth_url, state.secret()).await?;
     let code = check_redirect(&redirect, flow.server)?;
     let token = client
@@ -219,7 +230,6 @@ mod tests {
             registration_endpoint: None,
             client_id_metadata_document_supported: false,
             iss_parameter_supported: iss_supported,
-            scopes_supported: None,
         }
     }
 
