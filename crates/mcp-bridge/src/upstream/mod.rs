@@ -236,6 +236,17 @@ impl Client {
         self.inner.transport.sign_in_timeout()
     }
 
+    /// Resolves at the next completed sign-in; never for an upstream
+    /// without a sign-in.
+    pub async fn next_sign_in(&self) {
+        let Some(mut sign_ins) = self.inner.transport.sign_ins() else {
+            return std::future::pending().await;
+        };
+        if sign_ins.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+
     /// The first initialize is over: a later sign-in needs the consent of
     /// the client.
     pub fn end_interactive_sign_in(&self) {

@@ -81,6 +81,14 @@ impl Transport {
         }
     }
 
+    /// Changes at each completed sign-in; `None` for a transport without.
+    pub(super) fn sign_ins(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        match self {
+            Transport::Lines(_) => None,
+            Transport::Http(http) => http.sign_ins(),
+        }
+    }
+
     /// The first initialize is over: later sign-ins need the client.
     pub(super) fn end_interactive(&self) {
         if let Transport::Http(http) = self {

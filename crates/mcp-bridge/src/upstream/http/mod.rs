@@ -236,6 +236,11 @@ impl Http {
         self.auth.as_ref().filter(|a| a.take_signing_in()).map(auth::Auth::timeout_error)
     }
 
+    /// Changes at each completed sign-in; `None` without a sign-in.
+    pub(super) fn sign_ins(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        self.auth.as_ref().map(auth::Auth::sign_ins)
+    }
+
     /// The first initialize is over: a later sign-in needs the client.
     pub(super) fn end_interactive(&self) {
         if let Some(auth) = &self.auth {

@@ -111,6 +111,9 @@ pub(super) struct Auth {
     /// When the user last declined a later sign-in: no new question before
     /// the cool-down is over.
     declined_at: Mutex<Option<std::time::Instant>>,
+    /// Counts the sign-ins: a listen stream refused with 401 or 403 opens
+    /// again after the next one.
+    sign_ins: tokio::sync::watch::Sender<u64>,
 }
 
 impl Auth {
@@ -132,6 +135,7 @@ impl Auth {
             interactive: AtomicBool::new(true),
             consent,
             declined_at: Mutex::new(None),
+            sign_ins: tokio::sync::watch::channel(0).0,
         }
     }
 
@@ -153,6 +157,11 @@ impl Auth {
     /// From now on a sign-in needs the consent of the client.
     pub(super) fn end_interactive(&self) {
         self.interactive.store(false, Ordering::Release);
+    }
+
+    /// Changes at each completed sign-in.
+    pub(super) fn sign_ins(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.sign_ins.subscribe()
     }
 
     /// The token in use, without a refresh (for a notification).
@@ -264,6 +273,7 @@ impl Auth {
         signin::store_tokens(&mut grant, &token, scope.as_deref());
         record.redirect_port = Some(port);
         self.keep(record, &issuer, grant);
+        self.sign_ins.send_modify(|n| *n += 1);
         tracing::info!("the sign-in is complete");
         Ok(())
     }
