@@ -20,6 +20,7 @@ mod listener;
 mod register;
 mod signin;
 mod store;
+mod vault;
 
 pub use register::ClientOptions;
 pub use store::Store;

@@ -6,8 +6,10 @@
 //! (`mcp-bridge/auth/<sha-256 of the resource>.json`), mode 0600 in a
 //! directory of mode 0700, written whole to a temporary file and renamed,
 //! so a crash never leaves half a file. The name of a file says nothing of
-//! the server.
+//! the server. The secrets (tokens, client secret) go to the OS credential
+//! store when one answers (`vault`), else into the file.
 
+use super::vault::{Secrets, Vault};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -56,6 +58,7 @@ pub struct Record {
 #[derive(Debug, Clone)]
 pub struct Store {
     dir: PathBuf,
+    vault: Vault,
 }
 
 impl Store {
@@ -63,10 +66,10 @@ impl Store {
     /// used, which stops the bridge with exit code 2.
     pub fn open() -> Result<Store, String> {
         let base = dirs::config_dir().ok_or("the user has no config directory")?;
-        Store::open_at(&base.join("mcp-bridge").join("auth"))
+        Store::open_at(&base.join("mcp-bridge").join("auth"), Vault::choose())
     }
 
-    pub fn open_at(dir: &Path) -> Result<Store, String> {
+    pub fn open_at(dir: &Path, vault: Vault) -> Result<Store, String> {
         let mut builder = std::fs::DirBuilder::new();
         builder.recursive(true);
         #[cfg(unix)]
@@ -81,13 +84,15 @@ impl Store {
         let probe = dir.join(".probe");
         write_private(&probe, b"").map_err(|e| format!("cannot write the token store {}: {e}", dir.display()))?;
         let _ = std::fs::remove_file(&probe);
-        Ok(Store { dir: dir.to_owned() })
+        Ok(Store { dir: dir.to_owned(), vault })
+    }
+
+    fn digest(resource: &str) -> String {
+        Sha256::digest(resource.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
     }
 
     fn path(&self, resource: &str) -> PathBuf {
-        let digest = Sha256::digest(resource.as_bytes());
-        let name: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-        self.dir.join(format!("{name}.json"))
+        self.dir.join(format!("{}.json", Store::digest(resource)))
     }
 
     /// The record of a resource; an empty one when there is none or it
@@ -96,7 +101,14 @@ impl Store {
         let empty = Record { resource: resource.to_owned(), ..Record::default() };
         let Ok(text) = std::fs::read(self.path(resource)) else { return empty };
         match serde_json::from_slice::<Record>(&text) {
-            Ok(record) if record.resource == resource => record,
+            Ok(mut record) if record.resource == resource => {
+                for (issuer, secrets) in self.vault.load(&Store::digest(resource)) {
+                    if let Some(grant) = record.grants.get_mut(&issuer) {
+                        secrets.restore(grant);
+                    }
+                }
+                record
+            }
             _ => {
                 tracing::warn!("a record of the token store cannot be read; signing in again");
                 empty
@@ -105,7 +117,10 @@ impl Store {
     }
 
     pub fn save(&self, record: &Record) -> Result<(), String> {
-        let text = serde_json::to_vec_pretty(record).map_err(|e| e.to_string())?;
+        let mut public = record.clone();
+        let entry = public.grants.iter_mut().map(|(issuer, grant)| (issuer.clone(), Secrets::take(grant))).collect();
+        let file = if self.vault.save(&Store::digest(&record.resource), &entry) { &public } else { record };
+        let text = serde_json::to_vec_pretty(file).map_err(|e| e.to_string())?;
         let path = self.path(&record.resource);
         let temporary = path.with_extension("tmp");
         write_private(&temporary, &text).map_err(|e| format!("cannot write the token store: {e}"))?;
@@ -115,6 +130,7 @@ impl Store {
     /// Forgets the tokens and the registrations of a resource (`logout`);
     /// `Ok(false)` when there were none.
     pub fn forget(&self, resource: &str) -> Result<bool, String> {
+        self.vault.forget(&Store::digest(resource));
         match std::fs::remove_file(self.path(resource)) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
@@ -164,7 +180,7 @@ mod tests {
     #[test]
     fn a_record_survives_a_restart_in_a_private_file_named_by_a_digest() {
         let dir = temp_dir("roundtrip");
-        let store = Store::open_at(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let store = Store::open_at(&dir, Vault::File).unwrap_or_else(|e| panic!("{e}"));
         let resource = "https://mcp.example.com/mcp?key=SECRET";
         assert_eq!(store.load(resource), Record { resource: resource.into(), ..Record::default() });
         let mut record = store.load(resource);
@@ -179,7 +195,7 @@ mod tests {
             },
         );
         assert_eq!(store.save(&record), Ok(()));
-        assert_eq!(Store::open_at(&dir).map(|s| s.load(resource)), Ok(record));
+        assert_eq!(Store::open_at(&dir, Vault::File).map(|s| s.load(resource)), Ok(record));
         assert_eq!(store.ports_in_use(), vec![41234]);
         let files: Vec<String> = std::fs::read_dir(&dir)
             .map(|d| d.filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
