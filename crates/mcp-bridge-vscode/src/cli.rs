@@ -72,6 +72,10 @@ pub struct BridgeArgs {
     /// The issuer of the authorization server of --client-id.
     #[arg(long, value_name = "URL", requires = "client_id")]
     pub client_issuer: Option<String>,
+    /// The environment variable that holds the secret of a confidential
+    /// --client-id (never on the command line; never logged).
+    #[arg(long, value_name = "VAR", requires = "client_id")]
+    pub client_secret_env: Option<String>,
     /// The https URL of a client ID metadata document to sign in with.
     #[arg(long, value_name = "URL")]
     pub client_metadata_url: Option<String>,

@@ -156,11 +156,18 @@ fn http_options(args: &BridgeArgs, url: Url) -> Result<HttpOptions, String> {
     };
     let max_response_bytes =
         usize::try_from(args.max_response_bytes).map_err(|_| "--max-response-bytes is too large".to_string())?;
+    let client_secret = match &args.client_secret_env {
+        Some(var) => {
+            Some(std::env::var(var).map_err(|_| format!("the variable {var} of --client-secret-env is not set"))?)
+        }
+        None => None,
+    };
     let store = Store::open()?;
     let pre_registered = args.client_id.clone().zip(args.client_issuer.clone());
     let auth = AuthOptions {
         client: ClientOptions {
             pre_registered,
+            client_secret,
             metadata_url: args.client_metadata_url.clone(),
             name: profile::NAME.into(),
         },

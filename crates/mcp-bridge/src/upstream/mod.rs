@@ -288,10 +288,34 @@ impl Client {
     /// cancellation. A canceled or timed-out request is canceled upstream.
     /// The time limit and the cancellation also cover the write: an
     /// upstream server that stops reading cannot hold a request forever.
+    ///
+    /// An `UnsupportedProtocolVersionError` (-32022) whose `supported` list
+    /// has our revision is retried once, as 2026-07-28 `basic/versioning`
+    /// asks of a client (a server can send it for a version it supports,
+    /// as the conformance suite's mock does).
     pub async fn call(&self, call: Call<'_>) -> Result<Value, CallError> {
         let deadline = tokio::time::sleep(call.timeout);
         tokio::pin!(deadline);
-        let (id, line, reply) = self.register(&call)?;
+        let mut retried = false;
+        loop {
+            match self.call_once(&call, deadline.as_mut()).await {
+                Err(CallError::Upstream(error)) if !retried && offers_our_version(&error) => {
+                    tracing::info!(
+                        "the upstream server asked for a supported protocol version; sending the request again"
+                    );
+                    retried = true;
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+
+    async fn call_once(
+        &self,
+        call: &Call<'_>,
+        mut deadline: std::pin::Pin<&mut tokio::time::Sleep>,
+    ) -> Result<Value, CallError> {
+        let (id, line, reply) = self.register(call)?;
         let sent = tokio::select! {
             biased;
             sent = self.inner.transport.send(self, Some(id), &line) => sent,
@@ -414,6 +438,17 @@ impl Client {
     pub async fn shutdown(&self, grace: Duration) {
         self.inner.transport.close(grace).await;
     }
+}
+
+/// An `UnsupportedProtocolVersionError` that lists the revision of this
+/// client among the supported ones.
+fn offers_our_version(error: &Value) -> bool {
+    error.get("code").and_then(Value::as_i64) == Some(jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION)
+        && error
+            .get("data")
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array)
+            .is_some_and(|versions| versions.iter().any(|v| v.as_str() == Some(PROTOCOL_VERSION)))
 }
 
 /// The error of a request without a response in its time limit.

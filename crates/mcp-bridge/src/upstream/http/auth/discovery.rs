@@ -57,11 +57,15 @@ pub struct ServerMetadata {
     pub registration_endpoint: Option<Url>,
     pub client_id_metadata_document_supported: bool,
     pub iss_parameter_supported: bool,
+    /// `token_endpoint_auth_methods_supported` (empty when absent).
+    pub token_auth_methods: Vec<String>,
 }
 
 /// What the protected resource metadata gives.
 #[derive(Debug, Clone)]
 pub struct ResourceMetadata {
+    /// The resource identifier the metadata publishes, when it has one.
+    pub resource: Option<String>,
     pub authorization_servers: Vec<String>,
     pub scopes_supported: Option<Vec<String>>,
 }
@@ -85,12 +89,35 @@ pub async fn resource_metadata(
         if servers.is_empty() {
             continue;
         }
+        let resource = document.get("resource").and_then(Value::as_str).map(str::to_owned);
+        if let Some(resource) = &resource {
+            if !covers(resource, server) {
+                return Err(fail(
+                    Cause::SignInFailed,
+                    "discovery: the protected resource metadata is for another resource",
+                ));
+            }
+        }
         return Ok(ResourceMetadata {
+            resource,
             authorization_servers: servers,
             scopes_supported: strings(document.get("scopes_supported")),
         });
     }
     Err(fail(Cause::SignInFailed, "discovery: no protected resource metadata names an authorization server"))
+}
+
+/// Whether a published resource identifier names this server: the same
+/// origin, and a path that is the server's path or a parent of it at a
+/// segment boundary (RFC 9728 section 3.3 asks the identifier to match the
+/// URL the metadata was found for; the root document names the origin).
+pub fn covers(resource: &str, server: &Url) -> bool {
+    let Ok(resource) = Url::parse(resource) else { return false };
+    if resource.origin() != server.origin() || resource.query().is_some() {
+        return false;
+    }
+    let (outer, inner) = (resource.path().trim_end_matches('/'), server.path().trim_end_matches('/'));
+    inner == outer || inner.starts_with(&format!("{outer}/"))
 }
 
 /// Reads and checks the metadata of an issuer: its `issuer` must be the
@@ -144,6 +171,7 @@ pub fn check_metadata(document: &Value, issuer: &str) -> Result<ServerMetadata, 
             .get("authorization_response_iss_parameter_supported")
             .and_then(Value::as_bool)
             .unwrap_or(false),
+        token_auth_methods: strings(document.get("token_endpoint_auth_methods_supported")).unwrap_or_default(),
     })
 }
 
@@ -188,6 +216,28 @@ mod tests {
             texts(resource_metadata_urls(&url("https://example.com/"))),
             ["https://example.com/.well-known/oauth-protected-resource"]
         );
+    }
+
+    #[test]
+    fn a_published_resource_must_name_this_server_or_a_parent_path_of_it() {
+        let server = url("http://localhost:3000/mcp");
+        for ok in [
+            "http://localhost:3000/mcp",
+            "http://localhost:3000",
+            "http://localhost:3000/",
+            "http://localhost:3000/mcp/",
+        ] {
+            assert!(covers(ok, &server), "{ok}");
+        }
+        for bad in [
+            "https://evil.example.com/mcp",
+            "http://localhost:3001/mcp",
+            "http://localhost:3000/mc",
+            "http://localhost:3000/other",
+            "not a url",
+        ] {
+            assert!(!covers(bad, &server), "{bad}");
+        }
     }
 
     #[test]

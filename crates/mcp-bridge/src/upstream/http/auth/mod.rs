@@ -235,7 +235,8 @@ impl Auth {
         let grant = record.grants.get(&issuer).filter(|g| g.refresh_token.is_some()).cloned();
         let mut grant = grant.ok_or_else(|| fail(Cause::SignInFailed, "refresh: no refresh token"))?;
         let server = discovery::server_metadata(&self.http, &issuer).await?;
-        let token = signin::refresh(&self.http, &server, &grant, &self.resource).await?;
+        let indicator = record.indicator.clone().unwrap_or_else(|| self.resource.clone());
+        let token = signin::refresh(&self.http, &server, &grant, &indicator).await?;
         signin::store_tokens(&mut grant, &token, None);
         self.keep(record, &issuer, grant);
         tracing::info!("the access token was refreshed");
@@ -259,11 +260,12 @@ impl Auth {
             register::register(&self.http, &self.options.client, &server, record.grants.get(&issuer), &redirect_uri)
                 .await?;
         let scope = scope_for(challenge, &resource.scopes_supported, grant.scope.as_deref());
+        let indicator = resource.resource.clone().unwrap_or_else(|| self.resource.clone());
         let flow = signin::SignIn {
             http: &self.http,
             server: &server,
             grant: &grant,
-            resource: &self.resource,
+            resource: &indicator,
             scope: scope.as_deref(),
             listener: &listener,
             redirect_uri: &redirect_uri,
@@ -273,6 +275,7 @@ impl Auth {
         let mut grant = grant;
         signin::store_tokens(&mut grant, &token, scope.as_deref());
         record.redirect_port = Some(port);
+        record.indicator = resource.resource;
         self.keep(record, &issuer, grant);
         self.sign_ins.send_modify(|n| *n += 1);
         tracing::info!("the sign-in is complete");

@@ -16,6 +16,9 @@ use serde_json::{json, Value};
 pub struct ClientOptions {
     /// `--client-id` and `--client-issuer`.
     pub pre_registered: Option<(String, String)>,
+    /// The secret of a confidential pre-registered client, from the
+    /// environment variable of `--client-secret-env`.
+    pub client_secret: Option<String>,
     /// `--client-metadata-url`, checked when a sign-in uses it.
     pub metadata_url: Option<String>,
     /// The `client_name` of a dynamic registration.
@@ -46,6 +49,7 @@ pub async fn register(
         }
         let mut grant = stored.filter(|g| &g.client_id == client_id).cloned().unwrap_or_default();
         grant.client_id = client_id.clone();
+        grant.client_secret = options.client_secret.clone();
         grant.registration = "pre-registered".into();
         return Ok(grant);
     }
@@ -88,6 +92,7 @@ pub async fn register(
         Some(client_id) if (200..300).contains(&status) => Ok(Grant {
             client_id: client_id.to_owned(),
             client_secret: body.get("client_secret").and_then(Value::as_str).map(str::to_owned),
+            token_auth_method: body.get("token_endpoint_auth_method").and_then(Value::as_str).map(str::to_owned),
             registration: "dynamic".into(),
             ..Grant::default()
         }),

@@ -11,8 +11,8 @@ use super::{fail, now_secs};
 use crate::jsonrpc::{BridgeError, Cause};
 use oauth2::basic::{BasicClient, BasicTokenResponse};
 use oauth2::{
-    AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge, RedirectUrl, RefreshToken, Scope,
-    TokenResponse, TokenUrl,
+    AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge, RedirectUrl,
+    RefreshToken, Scope, TokenResponse, TokenUrl,
 };
 use reqwest::Url;
 use tokio::net::TcpListener;
@@ -50,7 +50,9 @@ pub async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, BridgeError
         .set_token_uri(TokenUrl::from_url(flow.server.token_endpoint.clone()))
         .set_redirect_uri(redirect_url);
     let client = match &flow.grant.client_secret {
-        Some(secret) => client.set_client_secret(ClientSecret::new(secret.clone())),
+        Some(secret) => client
+            .set_client_secret(ClientSecret::new(secret.clone()))
+            .set_auth_type(auth_type(flow.grant, flow.server)),
         None => client,
     };
     let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
@@ -80,6 +82,24 @@ pub async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, BridgeError
         .await
         .map_err(|err| token_error("token request", &err))?;
     Ok(token)
+}
+
+/// How a client with a secret authenticates at the token endpoint: the
+/// method of its registration, else HTTP Basic unless the server supports
+/// only `client_secret_post`.
+fn auth_type(grant: &Grant, server: &ServerMetadata) -> AuthType {
+    let post = match grant.token_auth_method.as_deref() {
+        Some(method) => method == "client_secret_post",
+        None => {
+            let supports = |m: &str| server.token_auth_methods.iter().any(|s| s == m);
+            supports("client_secret_post") && !supports("client_secret_basic")
+        }
+    };
+    if post {
+        AuthType::RequestBody
+    } else {
+        AuthType::BasicAuth
+    }
 }
 
 /// Opens the browser at the start URL, or writes the sign-in line: VS Code
@@ -141,7 +161,9 @@ pub async fn refresh(
     let client = BasicClient::new(ClientId::new(grant.client_id.clone()))
         .set_token_uri(TokenUrl::from_url(server.token_endpoint.clone()));
     let client = match &grant.client_secret {
-        Some(secret) => client.set_client_secret(ClientSecret::new(secret.clone())),
+        Some(secret) => {
+            client.set_client_secret(ClientSecret::new(secret.clone())).set_auth_type(auth_type(grant, server))
+        }
         None => client,
     };
     client
@@ -230,6 +252,7 @@ mod tests {
             registration_endpoint: None,
             client_id_metadata_document_supported: false,
             iss_parameter_supported: iss_supported,
+            token_auth_methods: Vec::new(),
         }
     }
 

@@ -32,6 +32,9 @@ pub struct Grant {
     /// When the access token expires, in seconds since the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<u64>,
+    /// The `token_endpoint_auth_method` of the registration, when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_auth_method: Option<String>,
     /// The scopes requested so far (space-separated), for the step-up union.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
@@ -41,6 +44,10 @@ pub struct Grant {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Record {
     pub resource: String,
+    /// The resource identifier of the protected resource metadata, sent as
+    /// `resource` (RFC 8707); the server URL when the metadata has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub indicator: Option<String>,
     /// The issuer of the last sign-in: its grant is the one in use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub issuer: Option<String>,

@@ -127,6 +127,7 @@ mod tests {
             access_token: Some("AT".into()),
             refresh_token: Some("RT".into()),
             expires_at: Some(7),
+            token_auth_method: None,
             scope: Some("s".into()),
         };
         let mut public = full.clone();
