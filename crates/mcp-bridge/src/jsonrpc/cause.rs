@@ -16,6 +16,8 @@ pub mod code {
     pub const INTERNAL_ERROR: i64 = -32603;
     /// Reserved by revision 2026-07-28; VS Code opens each URL in its data.
     pub const URL_ELICITATION_REQUIRED: i64 = -32042;
+    /// `UnsupportedProtocolVersionError` of revision 2026-07-28.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
 
 macro_rules! causes {

@@ -65,6 +65,9 @@ pub struct Owner {
     reopen: Option<Pin<Box<Sleep>>>,
     /// The wait ended during a change: open a stream if the change fails.
     reopen_due: bool,
+    /// The stream was refused with 401 or 403: it opens again after the
+    /// next sign-in of another request, never after a timer.
+    reopen_after_sign_in: bool,
     /// The change in progress: its stream and the token of its request.
     change: Option<(StreamKey, CancellationToken)>,
 }
@@ -88,6 +91,7 @@ impl Owner {
             backoff: Backoff::new(timings.backoff, timings.max_backoff),
             reopen: None,
             reopen_due: false,
+            reopen_after_sign_in: false,
             change: None,
         }
     }
@@ -123,9 +127,12 @@ impl Owner {
                 None => std::future::pending().await,
             }
         };
+        let after_sign_in = self.reopen_after_sign_in;
+        let client = &self.client;
         let reopen = async {
             match reopen.as_mut() {
                 Some(sleep) => sleep.await,
+                None if after_sign_in => client.next_sign_in().await,
                 None => std::future::pending().await,
             }
         };
@@ -245,12 +252,11 @@ impl Owner {
                 );
             }
             After::ReopenAfterSignIn => {
-                // The bridge has no sign-in yet: until it has, such a stream
-                // stays closed like one of the other statuses.
                 tracing::warn!(
                     end = describe(&end),
-                    "the listen stream needs a sign-in; only a change of the subscriptions opens a new one"
+                    "the listen stream needs a sign-in; it opens again after the next one"
                 );
+                self.reopen_after_sign_in = true;
             }
         }
     }
@@ -259,6 +265,7 @@ impl Owner {
     /// client, unless a change is under way.
     fn reopen_now(&mut self) {
         self.reopen = None;
+        self.reopen_after_sign_in = false;
         if self.change.is_some() {
             self.reopen_due = true;
             return;

@@ -64,6 +64,24 @@ impl LogLevel {
     }
 }
 
+/// The answer of the client when a later sign-in asks it to open a URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Consent {
+    /// The user opened the URL: the sign-in waits for its redirect.
+    Accepted,
+    /// The user declined.
+    Declined,
+    /// The client cannot ask (no `elicitation.url`, not initialized yet,
+    /// no answer, an error).
+    NoConsent,
+}
+
+/// The future of a consent.
+pub type ConsentFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Consent> + Send>>;
+/// Asks the client to open the start URL of a later sign-in; after the
+/// sign-in, the same function is called with `None` to say it is over.
+pub type ConsentFn = Arc<dyn Fn(Option<String>) -> ConsentFuture + Send + Sync>;
+
 /// What the upstream client needs from the layer above it, without
 /// importing that layer.
 #[derive(Clone)]
@@ -72,6 +90,8 @@ pub struct Hooks {
     pub on_log: LogSink,
     /// The level each request and listen stream carries in its `_meta`.
     pub log_level: LogLevel,
+    /// How a sign-in after the first initialize asks the client.
+    pub consent: ConsentFn,
 }
 
 /// Who the client is, as the 2025-11-25 client told the bridge.
@@ -140,7 +160,7 @@ pub enum UpstreamSpec {
     /// A child process over stdio.
     Stdio(StdioCommand),
     /// A server at a URL, over Streamable HTTP.
-    Http(http::HttpOptions),
+    Http(Box<http::HttpOptions>),
 }
 
 /// Makes the client for an upstream server (steps 3 and 4 of the first
@@ -159,7 +179,10 @@ pub fn connect(
             pipes.start(client.clone());
             Ok(client)
         }
-        UpstreamSpec::Http(options) => Ok(Client::new(Transport::Http(http::Http::new(options)?), identity, hooks)),
+        UpstreamSpec::Http(options) => {
+            let http = http::Http::new(options, hooks.consent.clone())?;
+            Ok(Client::new(Transport::Http(http), identity, hooks))
+        }
     }
 }
 
@@ -201,6 +224,35 @@ impl Client {
         }
     }
 
+    /// Whether a request now could start a sign-in: then the discover limit
+    /// grows by the sign-in limit.
+    pub fn needs_sign_in(&self) -> bool {
+        self.inner.transport.needs_sign_in()
+    }
+
+    /// The `sign_in_timeout` error when a sign-in runs now (a time limit
+    /// that stops it names the sign-in, not the request).
+    pub fn sign_in_timeout(&self) -> Option<BridgeError> {
+        self.inner.transport.sign_in_timeout()
+    }
+
+    /// Resolves at the next completed sign-in; never for an upstream
+    /// without a sign-in.
+    pub async fn next_sign_in(&self) {
+        let Some(mut sign_ins) = self.inner.transport.sign_ins() else {
+            return std::future::pending().await;
+        };
+        if sign_ins.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+
+    /// The first initialize is over: a later sign-in needs the consent of
+    /// the client.
+    pub fn end_interactive_sign_in(&self) {
+        self.inner.transport.end_interactive();
+    }
+
     /// Whether the upstream server is remote: it selects the icon rule.
     pub fn is_remote(&self) -> bool {
         self.inner.transport.is_remote()
@@ -236,10 +288,34 @@ impl Client {
     /// cancellation. A canceled or timed-out request is canceled upstream.
     /// The time limit and the cancellation also cover the write: an
     /// upstream server that stops reading cannot hold a request forever.
+    ///
+    /// An `UnsupportedProtocolVersionError` (-32022) whose `supported` list
+    /// has our revision is retried once, as 2026-07-28 `basic/versioning`
+    /// asks of a client (a server can send it for a version it supports,
+    /// as the conformance suite's mock does).
     pub async fn call(&self, call: Call<'_>) -> Result<Value, CallError> {
         let deadline = tokio::time::sleep(call.timeout);
         tokio::pin!(deadline);
-        let (id, line, reply) = self.register(&call)?;
+        let mut retried = false;
+        loop {
+            match self.call_once(&call, deadline.as_mut()).await {
+                Err(CallError::Upstream(error)) if !retried && offers_our_version(&error) => {
+                    tracing::info!(
+                        "the upstream server asked for a supported protocol version; sending the request again"
+                    );
+                    retried = true;
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+
+    async fn call_once(
+        &self,
+        call: &Call<'_>,
+        mut deadline: std::pin::Pin<&mut tokio::time::Sleep>,
+    ) -> Result<Value, CallError> {
+        let (id, line, reply) = self.register(call)?;
         let sent = tokio::select! {
             biased;
             sent = self.inner.transport.send(self, Some(id), &line) => sent,
@@ -362,6 +438,17 @@ impl Client {
     pub async fn shutdown(&self, grace: Duration) {
         self.inner.transport.close(grace).await;
     }
+}
+
+/// An `UnsupportedProtocolVersionError` that lists the revision of this
+/// client among the supported ones.
+fn offers_our_version(error: &Value) -> bool {
+    error.get("code").and_then(Value::as_i64) == Some(jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION)
+        && error
+            .get("data")
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array)
+            .is_some_and(|versions| versions.iter().any(|v| v.as_str() == Some(PROTOCOL_VERSION)))
 }
 
 /// The error of a request without a response in its time limit.

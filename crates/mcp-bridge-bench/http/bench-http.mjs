@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+// The HTTP benchmark of mcp-bridge (issue 11, "Measure"): the same TypeScript
+// SDK 1.32.2 client, the same Python `mcp==2.3.0` HTTP upstream
+// (tests/peers/python/http_server.py), three ways in one run:
+//
+//   direct      the client over Streamable HTTP to the server itself
+//   mcp-remote  the client over stdio to `mcp-remote <url> --protocol auto`
+//   bridge      the client over stdio to `mcp-bridge-vscode <url>`
+//
+// It prints, per way, the time from the start to the initialize result, the
+// p50 and p99 of a small tools/call, the throughput of 1 MiB results (1 MiB
+// each way), and the peak RSS of the proxy process (VmHWM), then the ratios
+// bridge/mcp-remote of the added latency and of the RSS. Figures of one run
+// on one machine; compare the ratios.
+//
+//   node bench-http.mjs --bridge PATH --python PATH --server PATH --mcp-remote PATH [--iterations N] [--quick]
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+function option(name, fallback) {
+    const i = process.argv.indexOf(name);
+    if (i < 0) return fallback;
+    return process.argv[i + 1];
+}
+
+const quick = process.argv.includes('--quick');
+const iterations = Number(option('--iterations', quick ? '50' : '2000'));
+const bigRounds = quick ? 2 : 20;
+const bridge = option('--bridge');
+const python = option('--python');
+const server = option('--server');
+const remote = option('--mcp-remote');
+if (!bridge || !python || !server || !remote || !(iterations > 0)) {
+    process.stderr.write('usage: bench-http.mjs --bridge PATH --python PATH --server PATH --mcp-remote PATH [--iterations N] [--quick]\n');
+    process.exit(2);
+}
+
+/** Starts the Python HTTP peer; resolves with its URL and its process. */
+function startServer() {
+    const child = spawn(python, [server], { stdio: ['pipe', 'pipe', 'inherit'] });
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('the HTTP peer did not start in 30 s')), 30_000);
+        createInterface({ input: child.stdout }).on('line', (line) => {
+            const m = /^PORT (\d+)$/.exec(line);
+            if (m) {
+                clearTimeout(timer);
+                resolve({ url: `http://127.0.0.1:${m[1]}/mcp`, child });
+            }
+        });
+        child.on('exit', (code) => reject(new Error(`the HTTP peer exited (${code})`)));
+    });
+}
+
+function peakRss(pid) {
+    try {
+        const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+        const m = /VmHWM:\s+(\d+) kB/.exec(status);
+        return m ? Number(m[1]) * 1024 : null;
+    } catch {
+        return null;
+    }
+}
+
+function percentile(sorted, p) {
+    return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))];
+}
+
+async function measure(name, url) {
+    const transport =
+        name === 'direct'
+            ? new StreamableHTTPClientTransport(new URL(url))
+            : name === 'mcp-remote'
+              ? new StdioClientTransport({ command: process.execPath, args: [remote, url, '--protocol', 'auto', '--allow-http'], stderr: 'ignore' })
+              : new StdioClientTransport({ command: bridge, args: [url], stderr: 'ignore' });
+    const client = new Client({ name: 'bench-http', version: '1.0.0' }, { capabilities: {} });
+    const started = process.hrtime.bigint();
+    await client.connect(transport);
+    const startup = Number(process.hrtime.bigint() - started) / 1e6;
+    const small = { name: 'echo', arguments: { text: 'x' } };
+    for (let i = 0; i < Math.min(100, iterations); i++) await client.callTool(small);
+    const samples = [];
+    for (let i = 0; i < iterations; i++) {
+        const t = process.hrtime.bigint();
+        const result = await client.callTool(small);
+        samples.push(Number(process.hrtime.bigint() - t) / 1e3);
+        if (result.content?.[0]?.text !== 'x') throw new Error(`${name}: unexpected result ${JSON.stringify(result)}`);
+    }
+    samples.sort((a, b) => a - b);
+    const text = 'y'.repeat(1 << 20);
+    const big = [];
+    for (let i = 0; i < bigRounds; i++) {
+        const t = process.hrtime.bigint();
+        const result = await client.callTool({ name: 'echo', arguments: { text } }, undefined, { timeout: 120_000 });
+        big.push(Number(process.hrtime.bigint() - t) / 1e6);
+        if (result.content?.[0]?.text?.length !== text.length) throw new Error(`${name}: the 1 MiB result is not whole`);
+    }
+    big.sort((a, b) => a - b);
+    const pid = transport.pid ?? null;
+    const rss = pid ? peakRss(pid) : null;
+    await client.close();
+    return {
+        name,
+        startupMs: startup,
+        p50: percentile(samples, 0.5),
+        p99: percentile(samples, 0.99),
+        mbps: (2 * text.length) / 1e6 / (percentile(big, 0.5) / 1e3),
+        rss
+    };
+}
+
+const { url, child } = await startServer();
+try {
+    const rows = [];
+    for (const name of ['direct', 'mcp-remote', 'bridge']) rows.push(await measure(name, url));
+    const [direct, mcpRemote, ours] = rows;
+    const fmt = (n, d = 0) => (n === null || n === undefined ? '—' : n.toFixed(d));
+    console.log(`HTTP benchmark: ${iterations} small tools/call per way, ${bigRounds} rounds of 1 MiB each way; Python mcp 2.3.0 upstream`);
+    console.log('way         start (ms)  p50 (µs)  p99 (µs)  added p50 (µs)  1 MiB (MB/s)  peak RSS (MiB)');
+    for (const r of rows) {
+        const added = r.name === 'direct' ? null : r.p50 - direct.p50;
+        console.log(
+            `${r.name.padEnd(11)} ${fmt(r.startupMs, 1).padStart(10)}  ${fmt(r.p50).padStart(8)}  ${fmt(r.p99).padStart(8)}  ${fmt(added).padStart(14)}  ${fmt(r.mbps, 1).padStart(12)}  ${fmt(r.rss && r.rss / (1 << 20), 1).padStart(14)}`
+        );
+    }
+    const addedRemote = mcpRemote.p50 - direct.p50;
+    const addedOurs = ours.p50 - direct.p50;
+    console.log(`ratio bridge/mcp-remote: added p50 ${fmt(addedOurs / addedRemote, 3)} (target <= 0.2), peak RSS ${fmt(ours.rss && mcpRemote.rss ? ours.rss / mcpRemote.rss : null, 3)} (target <= 0.1)`);
+    console.log(`ratio bridge/direct: 1 MiB throughput ${fmt(ours.mbps / direct.mbps, 3)}, mcp-remote/direct ${fmt(mcpRemote.mbps / direct.mbps, 3)}`);
+} finally {
+    child.stdin.end();
+    child.kill();
+}
