@@ -9,7 +9,7 @@ use std::ffi::OsString;
 #[derive(Debug, Parser)]
 #[command(name = "mcp-bridge-vscode", version, args_conflicts_with_subcommands = true)]
 #[command(
-    override_usage = "mcp-bridge-vscode [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-bridge-vscode [OPTIONS] <URL>\n       mcp-bridge-vscode check [OPTIONS] [-- <COMMAND> [ARGS]... | <URL>]"
+    override_usage = "mcp-bridge-vscode [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-bridge-vscode [OPTIONS] <URL>\n       mcp-bridge-vscode logout <URL>\n       mcp-bridge-vscode check [OPTIONS] [-- <COMMAND> [ARGS]... | <URL>]"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -23,6 +23,12 @@ pub enum Command {
     /// Run the bridge as VS Code would and print what VS Code will see.
     /// Without an upstream, it uses the bundled demo server.
     Check(Box<BridgeArgs>),
+    /// Forget the tokens and the client registration of a server at a URL.
+    Logout {
+        /// The URL of the server.
+        #[arg(value_name = "URL")]
+        url: String,
+    },
     /// The bundled demo 2026-07-28 server on stdio, which `check` runs
     /// when no upstream is given.
     #[command(hide = true)]
@@ -55,6 +61,27 @@ pub struct BridgeArgs {
     /// The longest line, in bytes, from the client and from the upstream server.
     #[arg(long, default_value_t = 64 * 1024 * 1024, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..=(u32::MAX as u64)))]
     pub max_line_bytes: u64,
+    /// The time limit of a sign-in, in seconds. During initialize the
+    /// discover limit grows by it when a sign-in can start.
+    #[arg(long, default_value_t = 300, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub sign_in_timeout: u64,
+    /// A client ID registered at the authorization server (with
+    /// --client-issuer).
+    #[arg(long, value_name = "ID", requires = "client_issuer")]
+    pub client_id: Option<String>,
+    /// The issuer of the authorization server of --client-id.
+    #[arg(long, value_name = "URL", requires = "client_id")]
+    pub client_issuer: Option<String>,
+    /// The https URL of a client ID metadata document to sign in with.
+    #[arg(long, value_name = "URL")]
+    pub client_metadata_url: Option<String>,
+    /// The port of the redirect listener of the sign-in, on 127.0.0.1
+    /// (default: the port this server used before, else a new free one).
+    #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
+    pub redirect_port: Option<u16>,
+    /// Do not open a browser: the sign-in line on stderr has the URL.
+    #[arg(long)]
+    pub no_browser: bool,
     /// For tests: one time limit for every forwarded request, in ms.
     #[arg(long, hide = true, value_name = "MS")]
     pub test_request_timeout_ms: Option<u64>,

@@ -5,11 +5,13 @@
 use std::fmt;
 use tracing::{Event, Subscriber};
 use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::FormattedFields;
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::EnvFilter;
 
-/// `tag LEVEL message key=value...`
+/// `tag LEVEL message key=value... span-fields...`: the fields of the spans
+/// around the event (the id and method of its request) come last.
 struct Tagged(&'static str);
 
 impl<S, N> FormatEvent<S, N> for Tagged
@@ -27,6 +29,14 @@ where
         };
         write!(writer, "[{}] {}{} ", self.0, meta.level(), source)?;
         ctx.field_format().format_fields(writer.by_ref(), event)?;
+        if let Some(scope) = ctx.event_scope() {
+            for span in scope.from_root() {
+                let extensions = span.extensions();
+                if let Some(fields) = extensions.get::<FormattedFields<N>>().filter(|f| !f.is_empty()) {
+                    write!(writer, " {fields}")?;
+                }
+            }
+        }
         writeln!(writer)
     }
 }

@@ -11,6 +11,7 @@ use clap::Parser;
 use cli::{BridgeArgs, Cli, Command};
 use mcp_bridge::frontend::{self, Config, Exit, Timeouts, UpstreamSpec};
 use mcp_bridge::listener::ListenTimings;
+use mcp_bridge::upstream::http::auth::{canonical_resource, AuthOptions, ClientOptions, Store};
 use mcp_bridge::upstream::http::{CaBundle, HttpOptions, SecretHeader, Url};
 use mcp_bridge::upstream::StdioCommand;
 use std::path::Path;
@@ -52,6 +53,7 @@ fn main() -> ExitCode {
                 }
             })
         }
+        Some(Command::Logout { url }) => logout(&url),
         Some(Command::DemoServer) => {
             log::init("mcp-bridge-demo", "warn");
             run(async {
@@ -130,7 +132,7 @@ fn upstream(args: &BridgeArgs) -> Result<(UpstreamSpec, String), String> {
                 .filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
                 .ok_or("the URL is not a valid http or https URL")?;
             let name = url.host_str().unwrap_or(profile::NAME).to_owned();
-            Ok((UpstreamSpec::Http(http_options(args, url)?), name))
+            Ok((UpstreamSpec::Http(Box::new(http_options(args, url)?)), name))
         }
     }
 }
@@ -154,14 +156,59 @@ fn http_options(args: &BridgeArgs, url: Url) -> Result<HttpOptions, String> {
     };
     let max_response_bytes =
         usize::try_from(args.max_response_bytes).map_err(|_| "--max-response-bytes is too large".to_string())?;
-    Ok(HttpOptions { url, headers, ca, max_response_bytes })
+    let store = Store::open()?;
+    let pre_registered = args.client_id.clone().zip(args.client_issuer.clone());
+    let auth = AuthOptions {
+        client: ClientOptions {
+            pre_registered,
+            metadata_url: args.client_metadata_url.clone(),
+            name: profile::NAME.into(),
+        },
+        redirect_port: args.redirect_port,
+        browser: !args.no_browser,
+        sign_in_timeout: Duration::from_secs(args.sign_in_timeout),
+        program: profile::NAME.into(),
+        sandbox: std::env::var("SANDBOX_RUNTIME").is_ok_and(|v| v == "1"),
+        store,
+    };
+    Ok(HttpOptions { url, headers, ca, max_response_bytes, auth: Some(auth) })
+}
+
+/// `logout <URL>`: forgets the tokens and the registration of the server;
+/// exit 0 also when there were none, 2 when the store does not open.
+fn logout(url: &str) -> ExitCode {
+    let Some(url) = Url::parse(url).ok().filter(|u| matches!(u.scheme(), "http" | "https")) else {
+        return usage_error("the URL is not a valid http or https URL");
+    };
+    let store = match Store::open() {
+        Ok(store) => store,
+        Err(message) => return usage_error(&message),
+    };
+    match store.forget(&canonical_resource(&url)) {
+        Ok(true) => {
+            eprintln!("{}: forgot the sign-in of the server", profile::NAME);
+            ExitCode::SUCCESS
+        }
+        Ok(false) => {
+            eprintln!("{}: the server had no sign-in", profile::NAME);
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("{}: {message}", profile::NAME);
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// The configuration of the front end, from the arguments.
 fn config(args: &BridgeArgs) -> Result<Config, String> {
     let (upstream, fallback_name) = upstream(args)?;
     let fallback_name = args.name.clone().unwrap_or(fallback_name);
-    let mut timeouts = Timeouts { discover: Duration::from_secs(args.discover_timeout), ..Timeouts::default() };
+    let mut timeouts = Timeouts {
+        discover: Duration::from_secs(args.discover_timeout),
+        sign_in: Duration::from_secs(args.sign_in_timeout),
+        ..Timeouts::default()
+    };
     if let Some(n) = args.test_time_divisor {
         for limit in [
             &mut timeouts.list,

@@ -509,12 +509,13 @@ fn the_request_state_warning_gives_the_wait_for_the_client_in_ms() {
     let stderr = driver.stderr_text();
     let lines: Vec<&str> = stderr.lines().filter(|l| l.contains(STATE_WARNING)).collect();
     assert_eq!(lines.len(), 1, "{stderr}");
-    let prefix = format!("[mcp-bridge-vscode] WARN {STATE_WARNING} method=tools/call waited=");
+    // The fields of the request's span (its id and method) end the line.
+    let prefix = format!("[mcp-bridge-vscode] WARN {STATE_WARNING} waited=");
     let waited = lines[0]
         .strip_prefix(&prefix)
-        .and_then(|rest| rest.strip_suffix(" ms"))
+        .and_then(|rest| rest.strip_suffix(" ms id=1 method=tools/call"))
         .and_then(|n| n.parse::<u128>().ok())
-        .unwrap_or_else(|| panic!("the warning line is not {prefix}<n> ms: {}", lines[0]));
+        .unwrap_or_else(|| panic!("the warning line is not {prefix}<n> ms id=1 method=tools/call: {}", lines[0]));
     assert!(waited >= delay.as_millis(), "waited={waited} ms, but the client took {} ms", delay.as_millis());
     assert!(waited < 1500, "waited={waited} ms also counts the upstream's 1500 ms");
 }

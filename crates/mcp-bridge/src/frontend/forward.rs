@@ -14,6 +14,7 @@ use crate::upstream::{Call, CallError, Client, ProgressSink};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 /// Starts a forwarded request in its own task. The place among the
 /// requests in flight is taken here, in the reader, so that a request over
@@ -33,7 +34,9 @@ pub async fn start(
     let (token, seq) = shared.inflight.insert(&id);
     let shared = shared.clone();
     let method = method.to_owned();
-    shared.tracker.clone().spawn(async move {
+    let span = tracing::info_span!("request", id = %id.key(), method = %method);
+    let tracker = shared.tracker.clone();
+    let task = async move {
         let request = forwarded(params, &shared.config.profile);
         let cursor = request.params.get("cursor").cloned();
         let progress = request.progress_token.map(|t| progress_sink(&shared, t, token.clone()));
@@ -83,14 +86,16 @@ pub async fn start(
             Err(CallError::Bridge(error)) => reply_error(&shared, Some(&id), &error).await,
             Err(CallError::Canceled) => {}
         }
-    });
+    };
+    tracker.spawn(task.instrument(span));
 }
 
 /// Logs a note of the result rules, and gives it to the note sink.
 fn report(shared: &Shared, method: &str, note: &Note) {
     match note.level {
-        Level::Info => tracing::info!(%method, "{note}"),
-        Level::Warn => tracing::warn!(%method, "{note}"),
+        // The span of the request names the method and the id.
+        Level::Info => tracing::info!("{note}"),
+        Level::Warn => tracing::warn!("{note}"),
     }
     if let Some(sink) = &shared.config.notes {
         (sink.0)(method, note);

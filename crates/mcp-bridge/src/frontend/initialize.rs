@@ -1,6 +1,7 @@
 //! The steps of the first initialize (behaviour spec, "Steps of the first
 //! initialize").
 
+use super::consent;
 use super::dispatch::{reply, reply_error};
 use super::level;
 use super::state::{Phase, Ready, Shared};
@@ -33,6 +34,7 @@ pub fn start(shared: &Arc<Shared>, id: Id, params: Option<Value>) {
                 // Step 7: ready before the result goes out, because the next
                 // requests of the client can come at once.
                 shared.set_phase(Phase::Ready(Ready { client: client.clone(), capabilities, declared }));
+                client.end_interactive_sign_in();
                 watch_upstream(&shared, client);
                 reply(&shared, &id, result).await;
             }
@@ -47,7 +49,7 @@ type Failure = (Option<Client>, BridgeError);
 /// Steps 1 to 6. A failure carries the client, when one was started, so
 /// that it can be stopped.
 async fn run(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     params: Option<Value>,
     token: &tokio_util::sync::CancellationToken,
 ) -> Result<(Client, Value, Declared), Failure> {
@@ -58,7 +60,13 @@ async fn run(
     };
     let identity_capabilities = identity.capabilities.clone();
     let client = connect(shared, identity).map_err(|e| (None, e))?;
-    let limit = shared.config.timeouts.discover;
+    // A sign-in can start during server/discover: then its limit is the
+    // discover limit and the sign-in limit together.
+    let limit = if client.needs_sign_in() {
+        shared.config.timeouts.discover + shared.config.timeouts.sign_in
+    } else {
+        shared.config.timeouts.discover
+    };
     let slot = client.reserve().map_err(|e| (Some(client.clone()), e))?;
     let declared = Declared::from_capabilities(&identity_capabilities);
     let call = Call {
@@ -79,6 +87,10 @@ async fn run(
             return Err((Some(client), discover_error(code, message)));
         }
         Err(CallError::Bridge(error)) if error.cause == Cause::Timeout => {
+            // The limit stopped a sign-in: the error names the sign-in.
+            if let Some(sign_in) = client.sign_in_timeout() {
+                return Err((Some(client), sign_in));
+            }
             return Err((Some(client), discover_error(None, format!("no response in {}", format_limit(limit)))));
         }
         Err(CallError::Bridge(error)) => return Err((Some(client), error)),
@@ -98,8 +110,12 @@ fn discover_error(code: Option<i64>, detail: String) -> BridgeError {
 
 /// Steps 3 and 4: start the upstream command, or make the client for the
 /// URL.
-fn connect(shared: &Shared, identity: Identity) -> Result<Client, BridgeError> {
-    let hooks = Hooks { on_log: log_sink(shared), log_level: shared.log_level.clone() };
+fn connect(shared: &Arc<Shared>, identity: Identity) -> Result<Client, BridgeError> {
+    let hooks = Hooks {
+        on_log: log_sink(shared),
+        log_level: shared.log_level.clone(),
+        consent: consent::ask_fn(shared, Declared::from_capabilities(&identity.capabilities).url),
+    };
     upstream::connect(&shared.config.upstream, identity, hooks, shared.config.max_line_bytes)
 }
 

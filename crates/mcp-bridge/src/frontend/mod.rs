@@ -7,6 +7,7 @@
 //! with their own cancellation token. Only the writer task writes stdout.
 
 mod asks;
+mod consent;
 mod dispatch;
 mod forward;
 mod initialize;
@@ -34,6 +35,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 pub struct Timeouts {
     /// `server/discover`: `--discover-timeout`.
     pub discover: Duration,
+    /// `--sign-in-timeout`: added to the discover limit when a sign-in can
+    /// start during initialize.
+    pub sign_in: Duration,
     /// The list requests and `completion/complete`.
     pub list: Duration,
     /// The first round of `prompts/get` and `resources/read`.
@@ -69,6 +73,7 @@ impl Default for Timeouts {
     fn default() -> Self {
         Timeouts {
             discover: Duration::from_secs(60),
+            sign_in: Duration::from_secs(300),
             list: Duration::from_secs(120),
             first_round: Duration::from_secs(120),
             later_round: Duration::from_secs(3600),

@@ -251,7 +251,6 @@ fn is_invalid_params(error: &Value) -> bool {
 fn request_state_rule(method: &str, error: Value, waited: Duration) -> Result<Value, CallError> {
     let upstream_message = error.get("message").and_then(Value::as_str).unwrap_or("");
     tracing::warn!(
-        %method,
         waited = %format_wait(waited),
         "the upstream server did not accept the saved state of the request after the client's answers"
     );

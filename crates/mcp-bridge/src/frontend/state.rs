@@ -102,6 +102,9 @@ pub struct Shared {
     pub elicitation_ids: AtomicU64,
     /// The listen stream, opened once after `notifications/initialized`.
     pub listener: Mutex<ListenSlot>,
+    /// `notifications/initialized` came in `ready`: from then on a later
+    /// sign-in can ask the client with a URL elicitation.
+    pub initialized: std::sync::atomic::AtomicBool,
 }
 
 /// The listen stream of the connection.
@@ -127,6 +130,7 @@ impl Shared {
             asks: Asks::new(&config_prefix),
             elicitation_ids: AtomicU64::new(1),
             listener: Mutex::new(ListenSlot::NotOpened),
+            initialized: std::sync::atomic::AtomicBool::new(false),
         }
     }
 

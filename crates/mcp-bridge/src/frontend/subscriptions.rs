@@ -18,6 +18,7 @@ pub fn initialized(shared: &Shared) {
         tracing::debug!("ignored notifications/initialized outside ready");
         return;
     };
+    shared.initialized.store(true, std::sync::atomic::Ordering::Release);
     let mut slot = lock(&shared.listener);
     if !matches!(*slot, ListenSlot::NotOpened) {
         return;

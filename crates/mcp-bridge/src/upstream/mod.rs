@@ -64,6 +64,24 @@ impl LogLevel {
     }
 }
 
+/// The answer of the client when a later sign-in asks it to open a URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Consent {
+    /// The user opened the URL: the sign-in waits for its redirect.
+    Accepted,
+    /// The user declined.
+    Declined,
+    /// The client cannot ask (no `elicitation.url`, not initialized yet,
+    /// no answer, an error).
+    NoConsent,
+}
+
+/// The future of a consent.
+pub type ConsentFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Consent> + Send>>;
+/// Asks the client to open the start URL of a later sign-in; after the
+/// sign-in, the same function is called with `None` to say it is over.
+pub type ConsentFn = Arc<dyn Fn(Option<String>) -> ConsentFuture + Send + Sync>;
+
 /// What the upstream client needs from the layer above it, without
 /// importing that layer.
 #[derive(Clone)]
@@ -72,6 +90,8 @@ pub struct Hooks {
     pub on_log: LogSink,
     /// The level each request and listen stream carries in its `_meta`.
     pub log_level: LogLevel,
+    /// How a sign-in after the first initialize asks the client.
+    pub consent: ConsentFn,
 }
 
 /// Who the client is, as the 2025-11-25 client told the bridge.
@@ -140,7 +160,7 @@ pub enum UpstreamSpec {
     /// A child process over stdio.
     Stdio(StdioCommand),
     /// A server at a URL, over Streamable HTTP.
-    Http(http::HttpOptions),
+    Http(Box<http::HttpOptions>),
 }
 
 /// Makes the client for an upstream server (steps 3 and 4 of the first
@@ -159,7 +179,10 @@ pub fn connect(
             pipes.start(client.clone());
             Ok(client)
         }
-        UpstreamSpec::Http(options) => Ok(Client::new(Transport::Http(http::Http::new(options)?), identity, hooks)),
+        UpstreamSpec::Http(options) => {
+            let http = http::Http::new(options, hooks.consent.clone())?;
+            Ok(Client::new(Transport::Http(http), identity, hooks))
+        }
     }
 }
 
@@ -199,6 +222,24 @@ impl Client {
                 lost,
             }),
         }
+    }
+
+    /// Whether a request now could start a sign-in: then the discover limit
+    /// grows by the sign-in limit.
+    pub fn needs_sign_in(&self) -> bool {
+        self.inner.transport.needs_sign_in()
+    }
+
+    /// The `sign_in_timeout` error when a sign-in runs now (a time limit
+    /// that stops it names the sign-in, not the request).
+    pub fn sign_in_timeout(&self) -> Option<BridgeError> {
+        self.inner.transport.sign_in_timeout()
+    }
+
+    /// The first initialize is over: a later sign-in needs the consent of
+    /// the client.
+    pub fn end_interactive_sign_in(&self) {
+        self.inner.transport.end_interactive();
     }
 
     /// Whether the upstream server is remote: it selects the icon rule.

@@ -75,6 +75,10 @@ impl Table {
         self.entries.remove(&id)
     }
 
+    pub fn contains(&self, id: u64) -> bool {
+        self.entries.contains_key(&id)
+    }
+
     /// Progress for the request with this id; dropped when unknown.
     pub fn progress(&mut self, id: u64, params: Value) {
         if let Some(throttle) = self.entries.get_mut(&id).and_then(|e| e.progress.as_mut()) {

@@ -54,6 +54,11 @@ impl Client {
         lock(&self.inner.table).resolve(id, Reply::Failed(error))
     }
 
+    /// Whether a request still waits for its response.
+    pub(super) fn is_pending(&self, id: u64) -> bool {
+        lock(&self.inner.table).contains(id)
+    }
+
     fn notification(&self, method: &str, params: Option<Value>) {
         match method {
             "notifications/progress" => {

@@ -68,6 +68,26 @@ impl Transport {
         }
     }
 
+    /// Whether the next request could start a sign-in.
+    pub(super) fn needs_sign_in(&self) -> bool {
+        matches!(self, Transport::Http(http) if http.needs_sign_in())
+    }
+
+    /// The `sign_in_timeout` error of a sign-in that runs now.
+    pub(super) fn sign_in_timeout(&self) -> Option<BridgeError> {
+        match self {
+            Transport::Lines(_) => None,
+            Transport::Http(http) => http.sign_in_timeout(),
+        }
+    }
+
+    /// The first initialize is over: later sign-ins need the client.
+    pub(super) fn end_interactive(&self) {
+        if let Transport::Http(http) = self {
+            http.end_interactive();
+        }
+    }
+
     /// Closes the connection within `grace`.
     pub(super) async fn close(&self, grace: Duration) {
         match self {

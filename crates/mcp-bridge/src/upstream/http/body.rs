@@ -64,6 +64,12 @@ pub(super) async fn sse(client: &Client, id: u64, response: reqwest::Response, m
             Ok(event) => {
                 if let Some(data) = event.data {
                     deliver(client, data.into_bytes(), max).await;
+                    if !client.is_pending(id) {
+                        // The response is in (or the request was given up):
+                        // a server that keeps the stream open after it
+                        // holds nothing here any more.
+                        return;
+                    }
                 }
             }
             Err(_) if over.load(Ordering::Acquire) => {

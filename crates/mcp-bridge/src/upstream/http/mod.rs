@@ -14,6 +14,7 @@
 //! hold keys): logs name the origin only, and reqwest's errors lose their
 //! URL before they are written.
 
+pub mod auth;
 mod body;
 mod headers;
 
@@ -90,6 +91,8 @@ pub struct HttpOptions {
     pub ca: Option<CaBundle>,
     /// `--max-response-bytes`: one JSON body, one event of a stream.
     pub max_response_bytes: usize,
+    /// Sign-in; `None` leaves a 401 to fail its request.
+    pub auth: Option<auth::AuthOptions>,
 }
 
 /// The origin of a URL, the only part of it that logs may name.
@@ -106,12 +109,13 @@ pub(super) struct Http {
     tools: Mutex<HashMap<String, Vec<headers::ParamHeader>>>,
     /// The task that reads the body of each request in flight.
     bodies: Mutex<HashMap<u64, AbortHandle>>,
+    auth: Option<auth::Auth>,
 }
 
 impl Http {
     /// Makes the HTTP client for the URL; `connect_failed` when it cannot
     /// be made (the TLS set-up, the proxy variables).
-    pub(super) fn new(options: &HttpOptions) -> Result<Http, BridgeError> {
+    pub(super) fn new(options: &HttpOptions, consent: super::ConsentFn) -> Result<Http, BridgeError> {
         // One process-wide crypto provider for rustls; a second install is
         // refused, which is fine.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -138,7 +142,9 @@ impl Http {
             headers.append(header.name.clone(), header.value.clone());
         }
         tracing::info!(origin = %origin(&options.url), "the upstream server is at a URL");
+        let auth = options.auth.clone().map(|a| auth::Auth::new(a, &options.url, client.clone(), consent));
         Ok(Http {
+            auth,
             client,
             url: options.url.clone(),
             headers,
@@ -152,11 +158,7 @@ impl Http {
     /// leaves the body to a task; for a notification, when the server took
     /// it (`202`).
     pub(super) async fn send(&self, client: &Client, id: Option<u64>, message: &Value) -> Result<(), BridgeError> {
-        let response = self.post(message).send().await.map_err(|err| {
-            let err = err.without_url();
-            tracing::warn!(error = %chain(&err), "a request to the upstream server failed");
-            BridgeError::new(Cause::TransportFailed).with_detail(transport_detail(&err))
-        })?;
+        let response = self.authorized(id.is_some(), message).await?;
         let status = response.status();
         let Some(id) = id else {
             if status != StatusCode::ACCEPTED {
@@ -186,9 +188,65 @@ impl Http {
         Ok(())
     }
 
+    /// Posts a message with the bearer token of the sign-in. A 401 of a
+    /// request refreshes the token or signs in again and retries once; an
+    /// `insufficient_scope` 403 gets one step-up; a second refusal is
+    /// `access_refused` with the status.
+    async fn authorized(&self, request: bool, message: &Value) -> Result<reqwest::Response, BridgeError> {
+        let (mut renewed, mut stepped_up) = (false, false);
+        loop {
+            let token = match &self.auth {
+                Some(auth) => auth.bearer().await,
+                None => None,
+            };
+            let response = self.post(message, token.as_deref()).send().await.map_err(|err| {
+                let err = err.without_url();
+                tracing::warn!(error = %chain(&err), "a request to the upstream server failed");
+                BridgeError::new(Cause::TransportFailed).with_detail(transport_detail(&err))
+            })?;
+            let status = response.status().as_u16();
+            let Some(auth) = self.auth.as_ref().filter(|_| request && matches!(status, 401 | 403)) else {
+                return Ok(response);
+            };
+            let challenge = challenge_of(&response);
+            let step_up = status == 403 && challenge.is_insufficient_scope();
+            if status == 403 && !step_up {
+                return Ok(response);
+            }
+            drop(response);
+            if (status == 401 && renewed) || (step_up && stepped_up) {
+                tracing::warn!(status, "the upstream server refused the access after the sign-in");
+                return Err(BridgeError::new(Cause::AccessRefused).with_status(status));
+            }
+            tracing::info!(status, "the upstream server asks for a sign-in");
+            auth.challenged(&challenge, token.as_deref()).await?;
+            renewed |= status == 401;
+            stepped_up |= step_up;
+        }
+    }
+
+    /// Whether a request now could start a sign-in (no token valid for
+    /// more than a minute).
+    pub(super) fn needs_sign_in(&self) -> bool {
+        self.auth.as_ref().is_some_and(|a| !a.has_valid_token())
+    }
+
+    /// The sign-in that runs, when one does: its time limit error.
+    pub(super) fn sign_in_timeout(&self) -> Option<BridgeError> {
+        self.auth.as_ref().filter(|a| a.take_signing_in()).map(auth::Auth::timeout_error)
+    }
+
+    /// The first initialize is over: a later sign-in needs the client.
+    pub(super) fn end_interactive(&self) {
+        if let Some(auth) = &self.auth {
+            auth.end_interactive();
+        }
+    }
+
     /// Posts a notification without waiting for it.
     pub(super) fn try_send(&self, message: &Value) {
-        let request = self.post(message);
+        let token = self.auth.as_ref().and_then(auth::Auth::current);
+        let request = self.post(message, token.as_deref());
         tokio::spawn(async move {
             if let Err(err) = request.send().await {
                 tracing::debug!(error = %err.without_url(), "a notification to the upstream server failed");
@@ -234,7 +292,7 @@ impl Http {
 
     /// The POST of one message, with the headers of the page and those of
     /// `--header-env`.
-    fn post(&self, message: &Value) -> reqwest::RequestBuilder {
+    fn post(&self, message: &Value, token: Option<&str>) -> reqwest::RequestBuilder {
         let method = message.get("method").and_then(Value::as_str).unwrap_or("");
         let params = message.get("params");
         let mut request = self
@@ -245,6 +303,9 @@ impl Http {
             .header(ACCEPT, "application/json, text/event-stream")
             .header("MCP-Protocol-Version", super::PROTOCOL_VERSION)
             .header("Mcp-Method", method);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
         if let Some(name) = headers::name_of(method, params) {
             request = request.header("Mcp-Name", name);
         }
@@ -299,6 +360,13 @@ fn chain(err: &(dyn std::error::Error + 'static)) -> String {
         source = cause.source();
     }
     text
+}
+
+/// The Bearer challenge of a 401 or 403.
+fn challenge_of(response: &reqwest::Response) -> auth::challenge::Challenge {
+    let values: Vec<&str> =
+        response.headers().get_all(reqwest::header::WWW_AUTHENTICATE).iter().filter_map(|v| v.to_str().ok()).collect();
+    auth::challenge::Challenge::parse(values)
 }
 
 fn content_type(response: &reqwest::Response) -> Option<&str> {

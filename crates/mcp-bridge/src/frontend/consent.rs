@@ -1,0 +1,72 @@
+//! A sign-in after the first initialize asks the client with a URL
+//! elicitation (behaviour spec, the `notifications/initialized` row: "it
+//! also lets a later sign-in ask the client with a URL elicitation, when
+//! the client declared elicitation.url"). Without that, or before
+//! `notifications/initialized`, the sign-in cannot ask and the request
+//! gets `reauthorization_required`.
+
+use super::state::Shared;
+use crate::input::questions::Answer;
+use crate::jsonrpc::{self, reason};
+use crate::support::lock;
+use crate::upstream::{Consent, ConsentFn};
+use serde_json::{json, Value};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, Weak};
+
+/// The message of the question.
+const MESSAGE: &str = "The upstream server needs a new sign-in. Open the URL to sign in, then return here.";
+
+/// The consent function of the upstream client of this connection. It
+/// holds the connection weakly: the connection owns the client.
+pub fn ask_fn(shared: &Arc<Shared>, declared_url: bool) -> ConsentFn {
+    let weak: Weak<Shared> = Arc::downgrade(shared);
+    let step: Arc<Mutex<Option<String>>> = Arc::default();
+    Arc::new(move |url: Option<String>| {
+        let (weak, step) = (weak.clone(), step.clone());
+        Box::pin(async move {
+            let Some(shared) = weak.upgrade() else { return Consent::NoConsent };
+            match url {
+                Some(url) if declared_url && shared.initialized.load(Ordering::Acquire) => {
+                    ask(&shared, &step, url).await
+                }
+                Some(_) => Consent::NoConsent,
+                None => {
+                    // The sign-in is over: VS Code hides the URL.
+                    let done = lock(&step).take();
+                    if let Some(id) = done {
+                        let params = json!({"elicitationId": id});
+                        shared.out.send(&jsonrpc::notification("notifications/elicitation/complete", params)).await;
+                    }
+                    Consent::NoConsent
+                }
+            }
+        })
+    })
+}
+
+async fn ask(shared: &Shared, step: &Mutex<Option<String>>, url: String) -> Consent {
+    let n = shared.elicitation_ids.fetch_add(1, Ordering::Relaxed);
+    let id = format!("elicitation-{n}");
+    let params = json!({"mode": "url", "message": MESSAGE, "url": url, "elicitationId": id});
+    let (question, answer) = shared.asks.ask(&shared.out, "elicitation/create", params).await;
+    let answer = match tokio::time::timeout(shared.config.timeouts.input, answer).await {
+        Ok(answer) => answer.unwrap_or(Answer::Invalid),
+        Err(_) => {
+            shared.asks.withdraw(&shared.out, &[question], reason::NO_ANSWER).await;
+            return Consent::NoConsent;
+        }
+    };
+    let action = match &answer {
+        Answer::Result(result) => result.get("action").and_then(Value::as_str),
+        _ => None,
+    };
+    match action {
+        Some("accept") => {
+            *lock(step) = Some(id);
+            Consent::Accepted
+        }
+        Some("decline") => Consent::Declined,
+        _ => Consent::NoConsent,
+    }
+}

@@ -1,0 +1,367 @@
+//! Sign-in for an upstream server at a URL (behaviour spec, "Sign-in during
+//! initialize (M4)" and the sign-in rows of the error table; 2026-07-28
+//! `basic/authorization/`). The HTTP transport asks it for the bearer token
+//! of each request and tells it of a 401 or an `insufficient_scope` 403;
+//! nothing above `upstream` knows OAuth.
+//!
+//! - `challenge`: the `WWW-Authenticate` header (pure);
+//! - `discovery`: protected resource and authorization server metadata;
+//! - `register`: pre-registered, metadata document, dynamic registration;
+//! - `listener`: the redirect listener and the one-time start URL;
+//! - `signin`: PKCE, the `iss` check, the token and refresh requests;
+//! - `store`: the registrations and tokens, per resource and issuer.
+//!
+//! No token, code, verifier, secret, URL path or query reaches a message,
+//! a detail or a log line.
+
+pub(super) mod challenge;
+mod discovery;
+mod listener;
+mod register;
+mod signin;
+mod store;
+
+pub use register::ClientOptions;
+pub use store::Store;
+
+use crate::jsonrpc::{BridgeError, Cause};
+use crate::upstream::{Consent, ConsentFn};
+use challenge::Challenge;
+use discovery::ServerMetadata;
+use reqwest::Url;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+use store::{Grant, Record};
+
+/// An access token that expires within this time is refreshed first.
+const REFRESH_AHEAD_SECS: u64 = 60;
+/// After a declined sign-in, no new question to the client for this long.
+const DECLINE_COOLDOWN: Duration = Duration::from_secs(60);
+/// The first port of the range from which a redirect port is chosen.
+const PORT_RANGE: std::ops::RangeInclusive<u16> = 49152..=65000;
+
+/// The sign-in options of the command line.
+#[derive(Debug, Clone)]
+pub struct AuthOptions {
+    pub client: ClientOptions,
+    /// `--redirect-port`; without it the port of the store, else a new one.
+    pub redirect_port: Option<u16>,
+    /// Open the browser (`--no-browser` turns it off).
+    pub browser: bool,
+    /// `--sign-in-timeout`.
+    pub sign_in_timeout: Duration,
+    /// The name of the executable, for the message of `sign_in_timeout`.
+    pub program: String,
+    /// `SANDBOX_RUNTIME=1`: a sign-in fails at once with `sandbox`.
+    pub sandbox: bool,
+    pub store: Store,
+}
+
+/// The errors of the sign-in are errors of the bridge.
+pub type AuthError = BridgeError;
+
+/// An error of a cause with a detail.
+pub(crate) fn fail(cause: Cause, detail: impl Into<String>) -> BridgeError {
+    BridgeError::new(cause).with_detail(detail)
+}
+
+/// Every authorization endpoint and metadata URL is https, except on the
+/// loopback hosts, where http is allowed (local servers, the conformance
+/// suite's mocks).
+pub(crate) fn secure(url: &Url) -> Result<(), BridgeError> {
+    let loopback = matches!(url.host_str(), Some("127.0.0.1" | "[::1]" | "localhost"));
+    if url.scheme() == "https" || (url.scheme() == "http" && loopback) {
+        Ok(())
+    } else {
+        Err(fail(Cause::SignInFailed, "discovery: an authorization URL is not https and not on a loopback host"))
+    }
+}
+
+pub(crate) fn now_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// The canonical URI of the server for RFC 8707: the URL without its
+/// query and fragment (a query can hold a key, and must not reach the
+/// authorization server) and without a trailing slash.
+pub fn canonical_resource(url: &Url) -> String {
+    let mut url = url.clone();
+    url.set_query(None);
+    url.set_fragment(None);
+    url.as_str().trim_end_matches('/').to_owned()
+}
+
+pub(super) struct Auth {
+    options: AuthOptions,
+    resource: String,
+    http: reqwest::Client,
+    /// The record of the store, changed by one sign-in or refresh at a time.
+    record: tokio::sync::Mutex<Record>,
+    /// The access token in use and its expiry, read by every request.
+    token: Mutex<Option<(String, Option<u64>)>>,
+    /// A sign-in runs now, or was stopped by the time limit of its request
+    /// (then the request's error names `sign_in_timeout`).
+    signing_in: AtomicBool,
+    /// Whether a sign-in may open the browser: during initialize. A later
+    /// sign-in needs the client's consent.
+    interactive: AtomicBool,
+    /// How a later sign-in asks the client.
+    consent: ConsentFn,
+    /// When the user last declined a later sign-in: no new question before
+    /// the cool-down is over.
+    declined_at: Mutex<Option<std::time::Instant>>,
+}
+
+impl Auth {
+    pub(super) fn new(options: AuthOptions, server: &Url, http: reqwest::Client, consent: ConsentFn) -> Auth {
+        let resource = canonical_resource(server);
+        let record = options.store.load(&resource);
+        let token = record
+            .grants
+            .values()
+            .filter_map(|g| Some((g.access_token.clone()?, g.expires_at)))
+            .max_by_key(|(_, expires)| expires.unwrap_or(u64::MAX));
+        Auth {
+            options,
+            resource,
+            http,
+            record: tokio::sync::Mutex::new(record),
+            token: Mutex::new(token),
+            signing_in: AtomicBool::new(false),
+            interactive: AtomicBool::new(true),
+            consent,
+            declined_at: Mutex::new(None),
+        }
+    }
+
+    /// Whether the store has an access token valid for more than a minute:
+    /// without one, a sign-in can start during `server/discover`.
+    pub(super) fn has_valid_token(&self) -> bool {
+        let now = now_secs();
+        crate::support::lock(&self.token)
+            .as_ref()
+            .is_some_and(|(_, expires)| expires.is_none_or(|at| at > now + REFRESH_AHEAD_SECS))
+    }
+
+    /// Whether a sign-in runs, or was stopped by the limit of its request;
+    /// reading it clears the second case.
+    pub(super) fn take_signing_in(&self) -> bool {
+        self.signing_in.swap(false, Ordering::AcqRel)
+    }
+
+    /// From now on a sign-in needs the consent of the client.
+    pub(super) fn end_interactive(&self) {
+        self.interactive.store(false, Ordering::Release);
+    }
+
+    /// The token in use, without a refresh (for a notification).
+    pub(super) fn current(&self) -> Option<String> {
+        crate::support::lock(&self.token).as_ref().map(|(token, _)| token.clone())
+    }
+
+    /// The token for the next request, refreshed first when it expires
+    /// within a minute and a refresh token is there.
+    pub(super) async fn bearer(&self) -> Option<String> {
+        if !self.has_valid_token() && crate::support::lock(&self.token).is_some() {
+            let mut record = self.record.lock().await;
+            if !self.has_valid_token() {
+                if let Err(err) = self.refresh(&mut record).await {
+                    tracing::info!(cause = err.cause.name(), "the access token could not be refreshed");
+                }
+            }
+        }
+        crate::support::lock(&self.token).as_ref().map(|(token, _)| token.clone())
+    }
+
+    /// The server refused `used` (a 401, or a 403 with
+    /// `insufficient_scope`): refresh, or sign in again (with the union of
+    /// the scopes for a step-up), so that the caller can retry once.
+    pub(super) async fn challenged(&self, challenge: &Challenge, used: Option<&str>) -> Result<(), BridgeError> {
+        let mut record = self.record.lock().await;
+        let current = crate::support::lock(&self.token).as_ref().map(|(t, _)| t.clone());
+        if current.is_some() && current.as_deref() != used {
+            // Another request renewed the token meanwhile.
+            return Ok(());
+        }
+        if !challenge.is_insufficient_scope() && self.refresh(&mut record).await.is_ok() {
+            return Ok(());
+        }
+        if self.options.sandbox {
+            return Err(BridgeError::new(Cause::Sandbox));
+        }
+        let later = !self.interactive.load(Ordering::Acquire);
+        if later && crate::support::lock(&self.declined_at).is_some_and(|at| at.elapsed() < DECLINE_COOLDOWN) {
+            return Err(BridgeError::new(Cause::ReauthorizationRequired).with_detail("cooldown"));
+        }
+        // Set while the sign-in runs, and left set when the future is dropped
+        // by the time limit of its request: that request then reads it.
+        self.signing_in.store(true, Ordering::Release);
+        let outcome =
+            tokio::time::timeout(self.options.sign_in_timeout, self.sign_in(&mut record, challenge, later)).await;
+        self.signing_in.store(false, Ordering::Release);
+        if later {
+            // The URL step of the client is over, whatever the outcome.
+            (self.consent)(None).await;
+        }
+        match outcome {
+            Ok(result) => result,
+            Err(_) => Err(self.timeout_error()),
+        }
+    }
+
+    /// `sign_in_timeout` with the seconds and the name of the executable.
+    pub(super) fn timeout_error(&self) -> BridgeError {
+        let mut error = BridgeError::new(Cause::SignInTimeout);
+        error.message = error
+            .message
+            .replace("{seconds}", &self.options.sign_in_timeout.as_secs().to_string())
+            .replace("{name}", &self.options.program);
+        error
+    }
+
+    async fn refresh(&self, record: &mut Record) -> Result<(), BridgeError> {
+        let issuer = record.issuer.clone().ok_or_else(|| fail(Cause::SignInFailed, "refresh: no issuer"))?;
+        let grant = record.grants.get(&issuer).filter(|g| g.refresh_token.is_some()).cloned();
+        let mut grant = grant.ok_or_else(|| fail(Cause::SignInFailed, "refresh: no refresh token"))?;
+        let server = discovery::server_metadata(&self.http, &issuer).await?;
+        let token = signin::refresh(&self.http, &server, &grant, &self.resource).await?;
+        signin::store_tokens(&mut grant, &token, None);
+        self.keep(record, &issuer, grant);
+        tracing::info!("the access token was refreshed");
+        Ok(())
+    }
+
+    /// One sign-in. During initialize the browser opens (or the sign-in line
+    /// names the start URL); a `later` one asks the client to open it, with
+    /// a URL elicitation, and stops when the user does not consent.
+    async fn sign_in(&self, record: &mut Record, challenge: &Challenge, later: bool) -> Result<(), BridgeError> {
+        let server_url =
+            Url::parse(&self.resource).map_err(|_| fail(Cause::SignInFailed, "the server URL is not valid"))?;
+        let resource =
+            discovery::resource_metadata(&self.http, &server_url, challenge.resource_metadata.as_deref()).await?;
+        let issuer = resource.authorization_servers.first().cloned().unwrap_or_default();
+        let server: ServerMetadata = discovery::server_metadata(&self.http, &issuer).await?;
+        let port = self.redirect_port(record);
+        let listener = listener::bind(port).await?;
+        let redirect_uri = format!("http://127.0.0.1:{port}{}", listener::CALLBACK_PATH);
+        let grant =
+            register::register(&self.http, &self.options.client, &server, record.grants.get(&issuer), &redirect_uri)
+                .await?;
+        let scope = scope_for(challenge, &resource.scopes_supported, grant.scope.as_deref());
+        let flow = signin::SignIn {
+            http: &self.http,
+            server: &server,
+            grant: &grant,
+            resource: &self.resource,
+            scope: scope.as_deref(),
+            listener: &listener,
+            redirect_uri: &redirect_uri,
+            present: if later { signin::Present::Ask(self) } else { signin::Present::Browser(self.options.browser) },
+        };
+        let token = signin::sign_in(flow).await?;
+        let mut grant = grant;
+        signin::store_tokens(&mut grant, &token, scope.as_deref());
+        record.redirect_port = Some(port);
+        self.keep(record, &issuer, grant);
+        tracing::info!("the sign-in is complete");
+        Ok(())
+    }
+
+    /// Asks the client to open the start URL of a later sign-in.
+    pub(super) async fn ask(&self, start_url: &str) -> Result<(), BridgeError> {
+        match (self.consent)(Some(start_url.to_owned())).await {
+            Consent::Accepted => Ok(()),
+            Consent::Declined => {
+                *crate::support::lock(&self.declined_at) = Some(std::time::Instant::now());
+                Err(BridgeError::new(Cause::ReauthorizationRequired).with_detail("declined"))
+            }
+            Consent::NoConsent => Err(BridgeError::new(Cause::ReauthorizationRequired).with_detail("no_consent")),
+        }
+    }
+
+    /// Keeps a grant in the record, the store and the token in use.
+    fn keep(&self, record: &mut Record, issuer: &str, grant: Grant) {
+        *crate::support::lock(&self.token) = grant.access_token.clone().map(|t| (t, grant.expires_at));
+        record.issuer = Some(issuer.to_owned());
+        record.grants.insert(issuer.to_owned(), grant);
+        if let Err(err) = self.options.store.save(record) {
+            tracing::warn!(error = %err, "the tokens could not be kept for the next start");
+        }
+    }
+
+    /// `--redirect-port`, else the port this server used before, else a
+    /// port that no other server of the store keeps and that is free now.
+    /// Kept in the record, the port survives restarts (a registration names
+    /// its redirect URI), and two servers never share one.
+    fn redirect_port(&self, record: &Record) -> u16 {
+        if let Some(port) = self.options.redirect_port.or(record.redirect_port) {
+            return port;
+        }
+        let taken = self.options.store.ports_in_use();
+        let digest = sha2::Digest::finalize(<sha2::Sha256 as sha2::Digest>::new_with_prefix(self.resource.as_bytes()));
+        let span = u32::from(PORT_RANGE.end() - PORT_RANGE.start()) + 1;
+        let seed = u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]]) % span;
+        (0..span)
+            .map(|i| PORT_RANGE.start() + u16::try_from((seed + i) % span).unwrap_or(0))
+            .find(|port| !taken.contains(port) && std::net::TcpListener::bind(("127.0.0.1", *port)).is_ok())
+            .unwrap_or(*PORT_RANGE.start())
+    }
+}
+
+/// The scopes to ask: the challenge's, else the metadata's `scopes_supported`;
+/// for a step-up, with the scopes asked before (the union).
+fn scope_for(challenge: &Challenge, supported: &Option<Vec<String>>, before: Option<&str>) -> Option<String> {
+    let wanted = challenge.scope.clone().or_else(|| supported.as_ref().map(|s| s.join(" ")))?;
+    let mut scopes: Vec<&str> = Vec::new();
+    let previous = if challenge.is_insufficient_scope() { before.unwrap_or("") } else { "" };
+    for scope in previous.split(' ').chain(wanted.split(' ')).filter(|s| !s.is_empty()) {
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
+    Some(scopes.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scope_is_the_challenges_else_the_metadatas_and_a_step_up_keeps_the_old_ones() {
+        let challenge = |scope: Option<&str>, error: Option<&str>| Challenge {
+            resource_metadata: None,
+            scope: scope.map(Into::into),
+            error: error.map(Into::into),
+        };
+        let supported = Some(vec!["a".to_owned(), "b".to_owned()]);
+        assert_eq!(
+            scope_for(&challenge(Some("files:read"), None), &supported, Some("x")).as_deref(),
+            Some("files:read")
+        );
+        assert_eq!(scope_for(&challenge(None, None), &supported, None).as_deref(), Some("a b"));
+        assert_eq!(scope_for(&challenge(None, None), &None, None), None);
+        assert_eq!(
+            scope_for(&challenge(Some("w r"), Some("insufficient_scope")), &None, Some("r s")).as_deref(),
+            Some("r s w")
+        );
+    }
+
+    #[test]
+    fn the_canonical_resource_drops_the_query_the_fragment_and_a_trailing_slash() {
+        let url = |t: &str| Url::parse(t).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(canonical_resource(&url("https://mcp.example.com/mcp?key=SECRET#x")), "https://mcp.example.com/mcp");
+        assert_eq!(canonical_resource(&url("https://MCP.example.com/")), "https://mcp.example.com");
+    }
+
+    #[test]
+    fn only_https_or_loopback_http_is_secure() {
+        let url = |t: &str| Url::parse(t).unwrap_or_else(|e| panic!("{e}"));
+        for ok in ["https://a.example.com/x", "http://127.0.0.1:9/x", "http://localhost/x", "http://[::1]:8/x"] {
+            assert!(secure(&url(ok)).is_ok(), "{ok}");
+        }
+        for bad in ["http://a.example.com/x", "http://127.0.0.2/x", "ftp://localhost/x"] {
+            assert!(secure(&url(bad)).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! The client registration (2026-07-28 `basic/authorization/
+//! client-registration.md`), in the page's order: a pre-registered client
+//! (`--client-id` with `--client-issuer`), a client ID metadata document
+//! (`--client-metadata-url`), dynamic registration (RFC 7591, with
+//! `application_type: "native"`), else the user must register one.
+
+use super::discovery::ServerMetadata;
+use super::fail;
+use super::store::Grant;
+use crate::jsonrpc::{BridgeError, Cause};
+use reqwest::Url;
+use serde_json::{json, Value};
+
+/// The client that the command line names.
+#[derive(Debug, Clone, Default)]
+pub struct ClientOptions {
+    /// `--client-id` and `--client-issuer`.
+    pub pre_registered: Option<(String, String)>,
+    /// `--client-metadata-url`, checked when a sign-in uses it.
+    pub metadata_url: Option<String>,
+    /// The `client_name` of a dynamic registration.
+    pub name: String,
+}
+
+/// Checks `--client-metadata-url`: an https URL with a path, else
+/// `invalid_client_metadata_url`.
+pub fn check_metadata_url(text: &str) -> Result<Url, BridgeError> {
+    Url::parse(text)
+        .ok()
+        .filter(|u| u.scheme() == "https" && u.path() != "/" && !u.path().is_empty())
+        .ok_or_else(|| BridgeError::new(Cause::InvalidClientMetadataUrl))
+}
+
+/// The registration for this authorization server: the one of the store
+/// when it has one for this issuer, else a new one.
+pub async fn register(
+    http: &reqwest::Client,
+    options: &ClientOptions,
+    server: &ServerMetadata,
+    stored: Option<&Grant>,
+    redirect_uri: &str,
+) -> Result<Grant, BridgeError> {
+    if let Some((client_id, issuer)) = &options.pre_registered {
+        if issuer != &server.issuer {
+            return Err(BridgeError::new(Cause::IssuerNotRegistered));
+        }
+        let mut grant = stored.filter(|g| &g.client_id == client_id).cloned().unwrap_or_default();
+        grant.client_id = client_id.clone();
+        grant.registration = "pre-registered".into();
+        return Ok(grant);
+    }
+    if let Some(text) = options.metadata_url.as_ref().filter(|_| server.client_id_metadata_document_supported) {
+        let url = check_metadata_url(text)?;
+        let mut grant = stored.filter(|g| g.client_id == url.as_str()).cloned().unwrap_or_default();
+        grant.client_id = url.to_string();
+        grant.registration = "metadata-document".into();
+        return Ok(grant);
+    }
+    if let Some(grant) = stored.filter(|g| g.registration == "dynamic") {
+        return Ok(grant.clone());
+    }
+    let Some(endpoint) = &server.registration_endpoint else {
+        return Err(with_redirect_uri(Cause::RegistrationUnavailable, redirect_uri));
+    };
+    let document = json!({
+        "client_name": options.name,
+        "redirect_uris": [redirect_uri],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+        "application_type": "native",
+    });
+    let response = http
+        .post(endpoint.clone())
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json")
+        .body(document.to_string())
+        .send()
+        .await
+        .map_err(|_| fail(Cause::SignInFailed, "registration: the registration endpoint cannot be reached"))?;
+    let status = response.status().as_u16();
+    let body: Value = match response.bytes().await {
+        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        Err(_) => Value::Null,
+    };
+    let client_id = body.get("client_id").and_then(Value::as_str);
+    match client_id {
+        Some(client_id) if (200..300).contains(&status) => Ok(Grant {
+            client_id: client_id.to_owned(),
+            client_secret: body.get("client_secret").and_then(Value::as_str).map(str::to_owned),
+            registration: "dynamic".into(),
+            ..Grant::default()
+        }),
+        _ => {
+            let code = body.get("error").and_then(Value::as_str).unwrap_or("no error code");
+            tracing::warn!(status, error = code, "the dynamic client registration failed");
+            let mut error = with_redirect_uri(Cause::RegistrationFailed, redirect_uri);
+            error.detail = Some(format!("HTTP status {status}, {code}"));
+            error.status = Some(status);
+            Err(error)
+        }
+    }
+}
+
+fn with_redirect_uri(cause: Cause, redirect_uri: &str) -> BridgeError {
+    let mut error = BridgeError::new(cause);
+    error.message = error.message.replace("{redirect_uri}", redirect_uri);
+    error
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_metadata_url_must_be_https_with_a_path() {
+        assert!(check_metadata_url("https://app.example.com/client.json").is_ok());
+        for bad in
+            ["http://app.example.com/client.json", "https://app.example.com", "https://app.example.com/", "not a url"]
+        {
+            assert_eq!(check_metadata_url(bad).map_err(|e| e.cause), Err(Cause::InvalidClientMetadataUrl), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_messages_name_the_redirect_uri() {
+        let error = with_redirect_uri(Cause::RegistrationUnavailable, "http://127.0.0.1:41234/callback");
+        assert!(
+            error.message.contains("Register a client with the redirect URI http://127.0.0.1:41234/callback at"),
+            "{}",
+            error.message
+        );
+        assert!(!error.message.contains('{'));
+    }
+}

@@ -1,0 +1,282 @@
+//! The authorization code flow with PKCE S256 (OAuth 2.1), `state`, the
+//! `resource` of RFC 8707 in both requests, the `iss` check of RFC 9207
+//! before the code goes to any token endpoint, and the refresh of a token.
+//! `oauth2` builds the requests and reads the token responses; reqwest
+//! carries them.
+
+use super::discovery::ServerMetadata;
+use super::listener::{self, Redirect};
+use super::store::Grant;
+use super::{fail, now_secs};
+use crate::jsonrpc::{BridgeError, Cause};
+use oauth2::basic::{BasicClient, BasicTokenResponse};
+use oauth2::{
+    AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge, RedirectUrl, RefreshToken, Scope,
+    TokenResponse, TokenUrl,
+};
+use reqwest::Url;
+use tokio::net::TcpListener;
+
+/// What one interactive sign-in needs.
+pub struct SignIn<'a> {
+    pub http: &'a reqwest::Client,
+    pub server: &'a ServerMetadata,
+    pub grant: &'a Grant,
+    /// The canonical URI of the MCP server (RFC 8707).
+    pub resource: &'a str,
+    pub scope: Option<&'a str>,
+    pub listener: &'a TcpListener,
+    pub redirect_uri: &'a str,
+    pub present: Present<'a>,
+}
+
+/// How the start URL reaches the user.
+pub enum Present<'a> {
+    /// During initialize: the sign-in line on stderr, and the browser when
+    /// `true` (not `--no-browser`).
+    Browser(bool),
+    /// Later: a URL elicitation to the client, which must accept it.
+    Ask(&'a super::Auth),
+}
+
+/// Runs one sign-in: the browser goes to the one-time start URL of the
+/// listener, which redirects it to the authorization URL; the redirect
+/// brings the code, which becomes the tokens.
+pub async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, BridgeError> {
+    let redirect_url = RedirectUrl::new(flow.redirect_uri.to_owned())
+        .map_err(|_| fail(Cause::SignInFailed, "the redirect URI is not valid"))?;
+    let client = BasicClient::new(ClientId::new(flow.grant.client_id.clone()))
+        .set_auth_uri(AuthUrl::from_url(flow.server.authorization_endpoint.clone()))
+        .set_token_uri(TokenUrl::from_url(flow.server.token_endpoint.clone()))
+        .set_redirect_uri(redirect_url);
+    let client = match &flow.grant.client_secret {
+        Some(secret) => client.set_client_secret(ClientSecret::new(secret.clone())),
+        None => client,
+    };
+    let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+    let mut request = client
+        .authorize_url(CsrfToken::new_random)
+        .set_pkce_challenge(challenge)
+        .add_extra_param("resource", flow.resource);
+    if let Some(scope) = flow.scope.filter(|s| !s.is_empty()) {
+        request = request.add_scopes(scope.split(' ').filter(|s| !s.is_empty()).map(|s| Scope::new(s.to_owned())));
+    }
+    let (auth_url, state) = request.url();
+    let nonce = CsrfToken::new_random();
+    let start_path = format!("/start/{}", nonce.secret());
+    let port = flow.listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    let start_url = format!("http://127.0.0.1:{port}{start_path}");
+    match flow.present {
+        Present::Browser(browser) => open(&start_url, browser).await,
+        Present::Ask(auth) => auth.ask(&start_url).await?,
+    }
+    let redirect = listener::serve(flow.listener, &start_path, &auth_url, state.secret()).await?;
+    let code = check_redirect(&redirect, flow.server)?;
+    let token = client
+        .exchange_code(AuthorizationCode::new(code))
+        .set_pkce_verifier(verifier)
+        .add_extra_param("resource", flow.resource)
+        .request_async(&Carrier(flow.http))
+        .await
+        .map_err(|err| token_error("token request", &err))?;
+    Ok(token)
+}
+
+/// Opens the browser at the start URL, or writes the sign-in line: VS Code
+/// shows stderr in the Output channel of the server, where the user can
+/// open the URL. A browser that does not open is not fatal: the line is
+/// there.
+async fn open(start_url: &str, browser: bool) {
+    tracing::warn!("sign-in: open {start_url} in a web browser to sign in to the upstream server");
+    if !browser {
+        return;
+    }
+    let url = start_url.to_owned();
+    let opened = tokio::task::spawn_blocking(move || webbrowser::open(&url)).await;
+    if !matches!(opened, Ok(Ok(()))) {
+        tracing::warn!("the browser did not open; open the sign-in URL of the line above by hand");
+    }
+}
+
+/// The checks of the redirect, in order: the `iss` table of the page
+/// (before the code goes anywhere; on a mismatch the error of the response
+/// is not acted on), then the error, then the code.
+pub fn check_redirect(redirect: &Redirect, server: &ServerMetadata) -> Result<String, BridgeError> {
+    match (&redirect.iss, server.iss_parameter_supported) {
+        (Some(iss), _) if iss != &server.issuer => {
+            return Err(fail(Cause::SignInFailed, "redirect: the iss of the response is not the authorization server"));
+        }
+        (None, true) => {
+            return Err(fail(Cause::SignInFailed, "redirect: the response has no iss, which the server promised"));
+        }
+        _ => {}
+    }
+    match (&redirect.error, &redirect.code) {
+        (Some(error), _) if error == "access_denied" => Err(BridgeError::new(Cause::SignInDenied)),
+        (Some(error), _) => Err(BridgeError::new(Cause::SignInError).with_detail(safe_code(error))),
+        (None, Some(code)) => Ok(code.clone()),
+        (None, None) => Err(fail(Cause::SignInFailed, "redirect: the response has no code")),
+    }
+}
+
+/// An OAuth error code is a short ASCII word; anything else is not shown.
+fn safe_code(code: &str) -> String {
+    if code.len() <= 64 && code.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        code.to_owned()
+    } else {
+        "an error code that is not valid".into()
+    }
+}
+
+/// Refreshes the tokens; a rotated refresh token replaces the old one.
+pub async fn refresh(
+    http: &reqwest::Client,
+    server: &ServerMetadata,
+    grant: &Grant,
+    resource: &str,
+) -> Result<BasicTokenResponse, BridgeError> {
+    let Some(refresh_token) = &grant.refresh_token else {
+        return Err(fail(Cause::SignInFailed, "refresh: no refresh token"));
+    };
+    let client = BasicClient::new(ClientId::new(grant.client_id.clone()))
+        .set_token_uri(TokenUrl::from_url(server.token_endpoint.clone()));
+    let client = match &grant.client_secret {
+        Some(secret) => client.set_client_secret(ClientSecret::new(secret.clone())),
+        None => client,
+    };
+    client
+        .exchange_refresh_token(&RefreshToken::new(refresh_token.clone()))
+        .add_extra_param("resource", resource)
+        .request_async(&Carrier(http))
+        .await
+        .map_err(|err| token_error("refresh request", &err))
+}
+
+/// Puts a token response into the grant: the access token, its expiry,
+/// a new refresh token (rotation), the granted scope.
+pub fn store_tokens(grant: &mut Grant, token: &BasicTokenResponse, requested_scope: Option<&str>) {
+    grant.access_token = Some(token.access_token().secret().clone());
+    grant.expires_at = token.expires_in().map(|d| now_secs() + d.as_secs());
+    if let Some(refresh) = token.refresh_token() {
+        grant.refresh_token = Some(refresh.secret().clone());
+    }
+    let granted = token.scopes().map(|s| s.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" "));
+    grant.scope = granted.or_else(|| requested_scope.map(str::to_owned)).or(grant.scope.take());
+}
+
+/// The error of a token request, with the step and the HTTP status or the
+/// OAuth error code in `data.detail`; never a token or a code.
+fn token_error<E: std::error::Error>(
+    step: &str,
+    err: &oauth2::RequestTokenError<E, oauth2::basic::BasicErrorResponse>,
+) -> BridgeError {
+    let detail = match err {
+        oauth2::RequestTokenError::ServerResponse(response) => {
+            format!("{step}: {}", safe_code(response.error().as_ref()))
+        }
+        oauth2::RequestTokenError::Request(_) => format!("{step}: the token endpoint cannot be reached"),
+        oauth2::RequestTokenError::Parse(_, _) => format!("{step}: the token response is not valid"),
+        oauth2::RequestTokenError::Other(_) => format!("{step}: failed"),
+    };
+    tracing::warn!(%detail, "a token request of the sign-in failed");
+    fail(Cause::SignInFailed, detail)
+}
+
+/// Carries the requests of `oauth2` with reqwest. A type of its own (not
+/// a closure) so that its future is `Send` for every lifetime, as the
+/// tasks of the bridge need.
+struct Carrier<'a>(&'a reqwest::Client);
+
+impl<'c> oauth2::AsyncHttpClient<'c> for Carrier<'_> {
+    type Error = HttpError;
+    type Future =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<oauth2::HttpResponse, HttpError>> + Send + 'c>>;
+
+    fn call(&'c self, request: oauth2::HttpRequest) -> Self::Future {
+        Box::pin(send(self.0, request))
+    }
+}
+
+/// Carries one request of `oauth2` with reqwest.
+async fn send(http: &reqwest::Client, request: oauth2::HttpRequest) -> Result<oauth2::HttpResponse, HttpError> {
+    let (parts, body) = request.into_parts();
+    let url = Url::parse(&parts.uri.to_string()).map_err(|_| HttpError)?;
+    super::secure(&url).map_err(|_| HttpError)?;
+    let response =
+        http.request(parts.method, url).headers(parts.headers).body(body).send().await.map_err(|_| HttpError)?;
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = response.bytes().await.map_err(|_| HttpError)?.to_vec();
+    let mut out = oauth2::HttpResponse::new(body);
+    *out.status_mut() = status;
+    *out.headers_mut() = headers;
+    Ok(out)
+}
+
+/// A token request that did not complete; its cause is in the log only.
+#[derive(Debug, thiserror::Error)]
+#[error("the request to the authorization server did not complete")]
+pub struct HttpError;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(iss_supported: bool) -> ServerMetadata {
+        ServerMetadata {
+            issuer: "https://auth.example.com".into(),
+            authorization_endpoint: Url::parse("https://auth.example.com/authorize").unwrap_or_else(|e| panic!("{e}")),
+            token_endpoint: Url::parse("https://auth.example.com/token").unwrap_or_else(|e| panic!("{e}")),
+            registration_endpoint: None,
+            client_id_metadata_document_supported: false,
+            iss_parameter_supported: iss_supported,
+        }
+    }
+
+    fn redirect(iss: Option<&str>, error: Option<&str>, code: Option<&str>) -> Redirect {
+        Redirect {
+            code: code.map(Into::into),
+            state: Some("s".into()),
+            iss: iss.map(Into::into),
+            error: error.map(Into::into),
+        }
+    }
+
+    /// The table of "Authorization Response Validation", row by row, and
+    /// the errors of the redirect.
+    #[test]
+    fn the_iss_of_the_redirect_is_checked_before_anything_else() {
+        let issuer = Some("https://auth.example.com");
+        let other = Some("https://evil.example.com");
+        let cause =
+            |r: Redirect, supported: bool| check_redirect(&r, &server(supported)).map_err(|e| (e.cause, e.detail));
+        assert_eq!(cause(redirect(issuer, None, Some("c")), true), Ok("c".into()));
+        assert_eq!(
+            cause(redirect(None, None, Some("c")), true),
+            Err((Cause::SignInFailed, Some("redirect: the response has no iss, which the server promised".into())))
+        );
+        assert_eq!(
+            cause(redirect(other, Some("access_denied"), None), false),
+            Err((
+                Cause::SignInFailed,
+                Some("redirect: the iss of the response is not the authorization server".into())
+            )),
+            "a mismatch is not acted on, whatever the error"
+        );
+        // A trailing slash is a different string: no normalization.
+        assert_eq!(
+            cause(redirect(Some("https://auth.example.com/"), None, Some("c")), false).map_err(|e| e.0),
+            Err(Cause::SignInFailed)
+        );
+        assert_eq!(cause(redirect(None, None, Some("c")), false), Ok("c".into()));
+        assert_eq!(cause(redirect(issuer, Some("access_denied"), None), true), Err((Cause::SignInDenied, None)));
+        assert_eq!(
+            cause(redirect(issuer, Some("server_error"), None), true),
+            Err((Cause::SignInError, Some("server_error".into())))
+        );
+        assert_eq!(
+            cause(redirect(None, Some("<script>"), None), false),
+            Err((Cause::SignInError, Some("an error code that is not valid".into())))
+        );
+    }
+}

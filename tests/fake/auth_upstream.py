@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""A scripted protected 2026-07-28 MCP server over HTTP with its own OAuth authorization server.
+
+Standard library only; one process, one port on 127.0.0.1, printing `PORT <n>` on stdout once it
+listens; it exits when its stdin closes. The MCP endpoint is /mcp; every request needs a bearer
+token of this server, else 401 with a Bearer challenge naming the protected resource metadata.
+
+Routes:
+  GET  /.well-known/oauth-protected-resource/mcp   protected resource metadata (RFC 9728)
+  GET  /.well-known/oauth-authorization-server     authorization server metadata (RFC 8414)
+  POST /register                                   dynamic client registration (RFC 7591)
+  GET  /authorize                                  approves at once: 302 to the redirect URI with
+                                                   code, state and iss (no login page)
+  POST /token                                      authorization_code (PKCE S256 checked, resource
+                                                   required) and refresh_token (rotated)
+  POST /mcp                                        server/discover, tools/list (one tool `whoami`),
+                                                   tools/call whoami (text: the scope of the token),
+                                                   202 for notifications
+
+Options:
+  --record PATH         append one JSON line per request: method, path, query keys, whether a
+                        bearer token came, the form keys of /token and /register
+  --iss MODE            right (default) | wrong | absent: the iss of the redirect
+  --deny                the redirect carries error=access_denied
+  --error CODE          the redirect carries error=CODE
+  --no-registration     the metadata has no registration_endpoint (and no client ID metadata)
+  --registration-status N   /register answers N with {"error": "invalid_redirect_uri"}
+  --expires-in N        the lifetime of the access tokens, in seconds (default 3600)
+  --step-up SCOPE       tools/call needs SCOPE: without it 403 insufficient_scope with that scope
+  --always-refuse       every /mcp request gets 401, also with a valid token
+  --secret TEXT         the prefix of the tokens and codes (so a test can grep the logs for it)
+"""
+import argparse
+import base64
+import hashlib
+import json
+import os
+import sys
+import threading
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+p = argparse.ArgumentParser()
+p.add_argument("--record")
+p.add_argument("--iss", default="right")
+p.add_argument("--deny", action="store_true")
+p.add_argument("--error")
+p.add_argument("--no-registration", action="store_true")
+p.add_argument("--registration-status", type=int)
+p.add_argument("--expires-in", type=int, default=3600)
+p.add_argument("--step-up")
+p.add_argument("--always-refuse", action="store_true")
+p.add_argument("--secret", default="SeCrEt")
+args = p.parse_args()
+
+lock = threading.Lock()
+codes = {}    # code -> (challenge, redirect_uri, scope, client_id)
+tokens = {}   # access token -> scope
+refresh = {}  # refresh token -> scope
+counter = [0]
+
+
+def new(kind):
+    with lock:
+        counter[0] += 1
+        return f"{args.secret}-{kind}-{counter[0]}"
+
+
+def record(entry):
+    if args.record:
+        with lock, open(args.record, "a") as f:
+            f.write(json.dumps(entry) + "\n")
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def base(self):
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def send_json(self, status, body, headers=()):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def redirect(self, location):
+        self.send_response(302)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def do_GET(self):
+        url = urllib.parse.urlsplit(self.path)
+        query = dict(urllib.parse.parse_qsl(url.query))
+        record({"method": "GET", "path": url.path, "query": sorted(query)})
+        base = self.base()
+        if url.path == "/.well-known/oauth-protected-resource/mcp":
+            return self.send_json(200, {"resource": f"{base}/mcp", "authorization_servers": [base], "scopes_supported": ["mcp:read"]})
+        if url.path == "/.well-known/oauth-authorization-server":
+            meta = {
+                "issuer": base,
+                "authorization_endpoint": f"{base}/authorize",
+                "token_endpoint": f"{base}/token",
+                "code_challenge_methods_supported": ["S256"],
+                "authorization_response_iss_parameter_supported": args.iss != "absent",
+                "response_types_supported": ["code"],
+            }
+            if not args.no_registration:
+                meta["registration_endpoint"] = f"{base}/register"
+            return self.send_json(200, meta)
+        if url.path == "/authorize":
+            target = query.get("redirect_uri", "")
+            params = {"state": query.get("state", "")}
+            if args.iss == "right":
+                params["iss"] = base
+            elif args.iss == "wrong":
+                params["iss"] = "http://127.0.0.1:1"
+            if args.deny or args.error:
+                params["error"] = "access_denied" if args.deny else args.error
+            else:
+                code = new("code")
+                with lock:
+                    codes[code] = (query.get("code_challenge"), target, query.get("scope", ""), query.get("client_id"))
+                params["code"] = code
+            return self.redirect(target + "?" + urllib.parse.urlencode(params))
+        self.send_json(404, {"error": "not_found"})
+
+    def do_POST(self):
+        url = urllib.parse.urlsplit(self.path)
+        raw = self.body()
+        if url.path == "/register":
+            doc = json.loads(raw or b"{}")
+            record({"method": "POST", "path": "/register", "keys": sorted(doc), "application_type": doc.get("application_type"), "redirect_uris": doc.get("redirect_uris")})
+            if args.registration_status:
+                return self.send_json(args.registration_status, {"error": "invalid_redirect_uri"})
+            return self.send_json(201, {"client_id": "client-1", "redirect_uris": doc.get("redirect_uris")})
+        if url.path == "/token":
+            form = dict(urllib.parse.parse_qsl(raw.decode()))
+            record({"method": "POST", "path": "/token", "keys": sorted(form), "grant_type": form.get("grant_type"), "resource": form.get("resource")})
+            if form.get("grant_type") == "authorization_code":
+                with lock:
+                    entry = codes.pop(form.get("code", ""), None)
+                if entry is None or not form.get("resource"):
+                    return self.send_json(400, {"error": "invalid_grant"})
+                challenge, redirect_uri, scope, _ = entry
+                verifier = form.get("code_verifier", "")
+                digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+                if digest != challenge or form.get("redirect_uri") != redirect_uri:
+                    return self.send_json(400, {"error": "invalid_grant"})
+                return self.issue(scope)
+            if form.get("grant_type") == "refresh_token":
+                with lock:
+                    scope = refresh.pop(form.get("refresh_token", ""), None)
+                if scope is None:
+                    return self.send_json(400, {"error": "invalid_grant"})
+                return self.issue(scope)
+            return self.send_json(400, {"error": "unsupported_grant_type"})
+        if url.path == "/mcp":
+            return self.mcp(raw)
+        self.send_json(404, {"error": "not_found"})
+
+    def issue(self, scope):
+        access, refresh_token = new("access"), new("refresh")
+        with lock:
+            tokens[access] = scope
+            refresh[refresh_token] = scope
+        self.send_json(200, {"access_token": access, "token_type": "Bearer", "expires_in": args.expires_in, "refresh_token": refresh_token, "scope": scope})
+
+    def mcp(self, raw):
+        auth = self.headers.get("Authorization", "")
+        token = auth[7:] if auth.startswith("Bearer ") else None
+        msg = json.loads(raw or b"{}")
+        record({"method": "POST", "path": "/mcp", "rpc": msg.get("method"), "bearer": token is not None})
+        base = self.base()
+        challenge = f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp", scope="mcp:read"'
+        with lock:
+            scope = tokens.get(token) if token else None
+        if scope is None or args.always_refuse:
+            return self.send_json(401, {"error": "invalid_token"}, [("WWW-Authenticate", challenge)])
+        if "id" not in msg:
+            self.send_response(202)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        method = msg.get("method")
+        if method == "tools/call" and args.step_up and args.step_up not in scope.split():
+            header = f'Bearer error="insufficient_scope", scope="{args.step_up}", resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"'
+            return self.send_json(403, {"error": "insufficient_scope"}, [("WWW-Authenticate", header)])
+        if method == "server/discover":
+            result = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                      "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "auth-fake", "version": "1.0"}}}
+        elif method == "tools/list":
+            result = {"tools": [{"name": "whoami", "inputSchema": {"type": "object"}}]}
+        elif method == "tools/call":
+            result = {"content": [{"type": "text", "text": f"scope {scope}"}]}
+        else:
+            result = {}
+        self.send_json(200, {"jsonrpc": "2.0", "id": msg["id"], "result": result})
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+print(f"PORT {server.server_address[1]}", flush=True)
+sys.stdin.read()
+server.shutdown()
