@@ -23,12 +23,19 @@
 //   sampling/createMessage     a text answer of the assistant
 //   roots/list                 no roots
 //
-// Sign-in (for the auth/* scenarios, with the sign-in of the bridge): a sign-in
-// URL, from a URL elicitation or from a sign-in line on the bridge's stderr, is
-// fetched as a browser would open it, without one: GET, and follow each redirect
-// by hand while it stays on a loopback host (localhost, 127.0.0.0/8, [::1]) over
-// http or https; a redirect anywhere else stops the walk. The suite's
-// authorization servers and the bridge's redirect port are all on loopback.
+// Sign-in (the auth/* scenarios): the bridge runs with --no-browser and a token
+// store of its own (XDG_CONFIG_HOME in a new temporary folder, removed at the
+// end), so each scenario starts signed out and nothing reaches the user's
+// store. A sign-in URL, from the sign-in line on the bridge's stderr
+// (`sign-in: open http://127.0.0.1:<port>/start/...`) or from a URL
+// elicitation, is fetched as a browser would open it, without one: GET, and
+// follow each redirect by hand while it stays on a loopback host (localhost,
+// 127.0.0.0/8, [::1]) over http or https; a redirect anywhere else stops the
+// walk. The suite's authorization servers and the bridge's redirect listener
+// are all on loopback. As the suite's own example client does, the bridge gets
+// the client ID metadata document URL of the suite (--client-metadata-url), and
+// for auth/pre-registration the client ID of MCP_CONFORMANCE_CONTEXT with the
+// issuer that the server's protected resource metadata names.
 //
 // Environment: MCP_BRIDGE_BIN (required), MCP_BRIDGE_DRIVER_REPORT (optional: a
 // file that gets {scenario, ok, error, steps, bridgeExit} as JSON; bridgeExit is
@@ -38,7 +45,9 @@
 // stderr.txt). Exit 0 when every step of the scenario was answered as expected,
 // 1 otherwise.
 
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -72,6 +81,7 @@ function step(name, detail) {
 let finished = false;
 let transport;
 let bridgeExit = null;
+let store = null;
 async function finish(ok, error) {
     if (finished) return;
     finished = true;
@@ -97,6 +107,7 @@ async function finish(ok, error) {
         bridgeExit = { ...(await exited), ms: Date.now() - closing };
         log(`the bridge ended ${JSON.stringify(bridgeExit)} after the end of its input`);
     }
+    if (store) rmSync(store, { recursive: true, force: true });
     if (reportPath) {
         try {
             writeFileSync(reportPath, JSON.stringify({ scenario, ok, error: error ?? null, steps, bridgeExit }, null, 2));
@@ -328,12 +339,44 @@ async function signedInBasics() {
     await callTool('test-tool', {});
 }
 
+// The client ID metadata document URL of the suite's example client.
+const CIMD_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+/** The issuer of the first authorization server of the protected resource metadata of `url`. */
+async function issuerOf(serverUrl) {
+    const u = new URL(serverUrl);
+    const path = u.pathname === '/' ? '' : u.pathname;
+    for (const candidate of [`${u.origin}/.well-known/oauth-protected-resource${path}`, `${u.origin}/.well-known/oauth-protected-resource`]) {
+        const response = await fetch(candidate, { signal: AbortSignal.timeout(5_000) }).catch(() => null);
+        if (response?.ok) {
+            const issuer = (await response.json()).authorization_servers?.[0];
+            if (issuer) return issuer;
+        }
+    }
+    throw new Error('the protected resource metadata names no authorization server');
+}
+
+/** The bridge's options: the sign-in ones for the auth/* scenarios. */
+async function bridgeArgs() {
+    const args = ['--no-browser'];
+    if (scenario.startsWith('auth/')) {
+        args.push('--sign-in-timeout', '15', '--discover-timeout', '5', '--client-metadata-url', CIMD_CLIENT_METADATA_URL);
+        if (scenario === 'auth/pre-registration' && context.client_id) {
+            args.push('--client-id', context.client_id, '--client-issuer', await issuerOf(url));
+        }
+    }
+    return [...args, url];
+}
+
 async function main() {
     log(`scenario ${scenario || '(none)'} against ${url}`);
+    store = mkdtempSync(join(tmpdir(), 'mcp-bridge-conformance-'));
+    const args = await bridgeArgs();
+    step('bridge', args.join(' '));
     transport = new StdioClientTransport({
         command: bridge,
-        args: [url],
-        env: { ...process.env },
+        args,
+        env: { ...process.env, XDG_CONFIG_HOME: store },
         stderr: 'pipe'
     });
     // Copy the bridge's stderr, and open the sign-in URL of a sign-in line.
