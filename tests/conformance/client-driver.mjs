@@ -81,6 +81,7 @@ function step(name, detail) {
 let finished = false;
 let transport;
 let bridgeExit = null;
+let bridgeChild = null; // the bridge's process: the SDK forgets it when it closes
 let store = null;
 async function finish(ok, error) {
     if (finished) return;
@@ -88,14 +89,18 @@ async function finish(ok, error) {
     if (error) log(`error: ${error}`);
     // The end of the bridge's stdin ends the bridge (exit 0); the SDK sends
     // SIGTERM when it has not exited 2 s later. How it ended goes to the report.
-    const child = transport?._process;
+    const child = bridgeChild;
     const exited = !child
         ? null
         : child.exitCode !== null || child.signalCode !== null
           ? Promise.resolve({ code: child.exitCode, signal: child.signalCode })
           : new Promise((resolve) => {
                 child.once('exit', (code, signal) => resolve({ code, signal }));
-                setTimeout(() => resolve({ code: null, signal: null, stillRunning: true }), 6_000).unref();
+                setTimeout(() => {
+                    // The SDK gives up after SIGKILL; this process exits next.
+                    child.kill('SIGKILL');
+                    resolve({ code: null, signal: null, stillRunning: true });
+                }, 6_000).unref();
             });
     const closing = Date.now();
     try {
@@ -379,6 +384,11 @@ async function main() {
         env: { ...process.env, XDG_CONFIG_HOME: store },
         stderr: 'pipe'
     });
+    const startTransport = transport.start.bind(transport);
+    transport.start = async () => {
+        await startTransport();
+        bridgeChild = transport._process ?? null;
+    };
     // Copy the bridge's stderr, and open the sign-in URL of a sign-in line.
     let pending = '';
     transport.stderr?.on('data', (chunk) => {
