@@ -37,6 +37,8 @@ Options:
                         makes the step-up happen during initialize
   --always-refuse       every /mcp request gets 401, also with a valid token
   --secret TEXT         the prefix of the tokens and codes (so a test can grep the logs for it)
+  --mcp-path PATH       the path of the MCP endpoint instead of /mcp (the resource and the
+                        protected resource metadata follow it)
   --client-secret       /register also answers a client_secret (the --secret prefix, then
                         "-client-secret"); /token does not check it
 """
@@ -63,6 +65,7 @@ p.add_argument("--step-up-method", default="tools/call")
 p.add_argument("--always-refuse", action="store_true")
 p.add_argument("--secret", default="SeCrEt")
 p.add_argument("--client-secret", action="store_true")
+p.add_argument("--mcp-path", default="/mcp")
 args = p.parse_args()
 
 lock = threading.Lock()
@@ -122,8 +125,8 @@ class Handler(BaseHTTPRequestHandler):
             entry["values"] = {k: query[k] for k in shown if k in query}
         record(entry)
         base = self.base()
-        if url.path == "/.well-known/oauth-protected-resource/mcp":
-            return self.send_json(200, {"resource": f"{base}/mcp", "authorization_servers": [base], "scopes_supported": ["mcp:read"]})
+        if url.path == f"/.well-known/oauth-protected-resource{args.mcp_path}":
+            return self.send_json(200, {"resource": f"{base}{args.mcp_path}", "authorization_servers": [base], "scopes_supported": ["mcp:read"]})
         if url.path == "/.well-known/oauth-authorization-server":
             meta = {
                 "issuer": base,
@@ -173,7 +176,7 @@ class Handler(BaseHTTPRequestHandler):
                     "resource": form.get("resource"), "refresh_token": form.get("refresh_token"),
                     "status": status, "issued": issued})
             return self.send_json(status, body)
-        if url.path == "/mcp":
+        if url.path == args.mcp_path:
             return self.mcp(raw)
         self.send_json(404, {"error": "not_found"})
 
@@ -209,9 +212,9 @@ class Handler(BaseHTTPRequestHandler):
         auth = self.headers.get("Authorization", "")
         token = auth[7:] if auth.startswith("Bearer ") else None
         msg = json.loads(raw or b"{}")
-        entry = {"method": "POST", "path": "/mcp", "rpc": msg.get("method"), "bearer": token is not None, "token": token}
+        entry = {"method": "POST", "path": args.mcp_path, "rpc": msg.get("method"), "bearer": token is not None, "token": token}
         base = self.base()
-        challenge = f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp", scope="mcp:read"'
+        challenge = f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource{args.mcp_path}", scope="mcp:read"'
         with lock:
             scope = tokens.get(token) if token else None
         if scope is None or args.always_refuse:
@@ -226,7 +229,7 @@ class Handler(BaseHTTPRequestHandler):
         method = msg.get("method")
         if method == args.step_up_method and args.step_up and args.step_up not in scope.split():
             record({**entry, "status": 403})
-            header = f'Bearer error="insufficient_scope", scope="{args.step_up}", resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"'
+            header = f'Bearer error="insufficient_scope", scope="{args.step_up}", resource_metadata="{base}/.well-known/oauth-protected-resource{args.mcp_path}"'
             return self.send_json(403, {"error": "insufficient_scope"}, [("WWW-Authenticate", header)])
         if method == "server/discover":
             result = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
