@@ -83,17 +83,25 @@ struct Fake {
     child: Child,
     stdin: Option<ChildStdin>,
     port: u16,
+    /// The path of its MCP endpoint.
+    path: String,
     record: PathBuf,
 }
 
 impl Fake {
     fn start(dir: &Path, options: &[&str]) -> Fake {
+        Fake::start_at(dir, "/mcp", options)
+    }
+
+    /// With the MCP endpoint at `path` (`--mcp-path`).
+    fn start_at(dir: &Path, path: &str, options: &[&str]) -> Fake {
         let record = dir.join("record.jsonl");
         let script = harness::repo_root().join("tests/fake/auth_upstream.py");
         let mut child = Command::new("python3")
             .arg(script)
             .arg("--record")
             .arg(&record)
+            .args(["--mcp-path", path])
             .args(options)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -110,7 +118,7 @@ impl Fake {
         let line = rx.recv_timeout(STEP).expect("the fake prints its port");
         let port = line.trim().strip_prefix("PORT ").and_then(|p| p.parse().ok());
         let port = port.unwrap_or_else(|| panic!("the first line of the fake is not PORT <n>: {line:?}"));
-        Fake { stdin: child.stdin.take(), child, port, record }
+        Fake { stdin: child.stdin.take(), child, port, path: path.to_owned(), record }
     }
 
     fn base(&self) -> String {
@@ -119,7 +127,7 @@ impl Fake {
 
     /// The URL of its MCP endpoint (also the canonical resource).
     fn url(&self) -> String {
-        format!("{}/mcp", self.base())
+        format!("{}{}", self.base(), self.path)
     }
 
     /// The requests it received so far, one JSON object each.
@@ -364,4 +372,168 @@ fn the_sign_in_during_initialize_follows_the_flow_of_the_page() {
         ],
         "the requests of the sign-in at {base}"
     );
+}
+
+/// A record of the fake for a request to the MCP endpoint.
+fn mcp(rpc: &str, token: Option<&str>, status: u16) -> Value {
+    json!({"method": "POST", "path": "/mcp", "rpc": rpc, "bearer": token.is_some(), "token": token, "status": status})
+}
+
+/// The records of the fake from `from` on.
+fn since(fake: &Fake, from: usize) -> Vec<Value> {
+    fake.records().split_off(from)
+}
+
+/// The records of `path` among `records`.
+fn only(records: &[Value], path: &str) -> Vec<Value> {
+    records.iter().filter(|r| r["path"] == path).cloned().collect()
+}
+
+/// "Sign-in during initialize (M4)": a sign-in starts only when the store
+/// has no access token valid for more than a minute. A second process
+/// with the same store initializes with the stored token: no sign-in
+/// line, no metadata, registration, authorization or token request.
+#[test]
+fn a_stored_token_is_used_at_the_next_start_without_a_sign_in() {
+    let dir = TempDir::new("reuse");
+    let fake = Fake::start(dir.path(), &[]);
+    {
+        let mut first = bridge(dir.path(), &fake.url(), &[], &[]);
+        assert_eq!(initialize_signing_in(&mut first), initialize_result());
+    }
+    let from = fake.records().len();
+    let mut second = bridge(dir.path(), &fake.url(), &[], &[]);
+    send_initialize(&mut second);
+    assert_eq!(second.response(&json!(INIT)), initialize_result());
+    let call = second.call(json!(2), "tools/call", json!({"name": "whoami", "arguments": {}}));
+    assert_eq!(call["result"]["content"][0]["text"], "scope mcp:read", "{call}");
+    assert!(!second.stderr_text().contains(SIGN_IN_LINE), "a sign-in line:\n{}", second.stderr_text());
+    let token = Some("SeCrEt-access-2");
+    assert_eq!(since(&fake, from), vec![mcp("server/discover", token, 200), mcp("tools/call", token, 200)]);
+}
+
+/// The token store (BRIEF, "The command"; the spec's rule that no URL path
+/// or query, which can hold a key, goes anywhere but the request): one
+/// file of mode 0600 in a folder of mode 0700, whose name says nothing of
+/// the server, and whose text has neither the query nor the path of the
+/// server's URL.
+#[test]
+fn the_store_is_a_private_file_without_the_host_path_or_query_of_the_server() {
+    let dir = TempDir::new("store");
+    let path = format!("/tenant-PaTh{}/mcp", std::process::id());
+    let fake = Fake::start_at(dir.path(), &path, &[]);
+    let key = format!("QuErY-{}", std::process::id());
+    let url = format!("{}?key={key}", fake.url());
+    let mut driver = bridge(dir.path(), &url, &[], &[]);
+    assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+
+    use std::os::unix::fs::PermissionsExt;
+    let store = store_dir(dir.path());
+    let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode() & 0o777).unwrap_or(0);
+    assert_eq!(mode(&store), 0o700, "the folder of the store");
+    let names: Vec<String> = std::fs::read_dir(&store)
+        .expect("the store is there")
+        .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 1, "one file per server: {names:?}");
+    let name = &names[0];
+    let digest = name.strip_suffix(".json").unwrap_or("");
+    assert!(
+        digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit()) && !name.contains("127.0.0.1"),
+        "the name of the file: {name}"
+    );
+    let file = store.join(name);
+    assert_eq!(mode(&file), 0o600, "the file of the store");
+    let text = std::fs::read_to_string(&file).expect("the file reads");
+    let record: Value = serde_json::from_str(&text).expect("the store is JSON");
+    assert_eq!(record["grants"][fake.base()]["access_token"], "SeCrEt-access-2", "{text}");
+    assert!(!text.contains(&key) && !text.contains("key="), "the query is in the store:\n{text}");
+    assert!(!text.contains("PaTh"), "the path of the server URL is in the store:\n{text}");
+}
+
+/// `logout <URL>` (BRIEF, "The command") forgets the tokens and the
+/// registration of the server and exits with 0, also when there is
+/// nothing to forget; the next start signs in again, with a new
+/// registration.
+#[test]
+fn logout_forgets_the_server_and_the_next_start_signs_in_again() {
+    let dir = TempDir::new("logout");
+    let fake = Fake::start(dir.path(), &[]);
+    let url = format!("{}?key=LoGoUt", fake.url());
+    {
+        let mut driver = bridge(dir.path(), &url, &[], &[]);
+        assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+    }
+    let store = store_dir(dir.path());
+    let files = || std::fs::read_dir(&store).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(files(), 1);
+
+    let (status, stderr) = logout(dir.path(), &url);
+    assert_eq!((status.code(), stderr.as_str()), (Some(0), "mcp-bridge-vscode: forgot the sign-in of the server\n"));
+    assert_eq!(files(), 0, "the record of the server is gone");
+    let (status, stderr) = logout(dir.path(), &url);
+    assert_eq!((status.code(), stderr.as_str()), (Some(0), "mcp-bridge-vscode: the server had no sign-in\n"));
+
+    let from = fake.records().len();
+    let mut driver = bridge(dir.path(), &url, &[], &[]);
+    assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+    let again = since(&fake, from);
+    assert_eq!(again[0], mcp("server/discover", None, 401), "{again:?}");
+    assert_eq!((only(&again, "/register").len(), only(&again, "/authorize").len()), (1, 1), "{again:?}");
+    assert_eq!(files(), 1);
+}
+
+/// Refresh (2026-07-28 "Refresh Tokens", "Sign-in during initialize"): an
+/// access token that expires within a minute is refreshed before the next
+/// request, which goes with the new token; each refresh presents the
+/// refresh token of the last answer (rotation), and the store keeps the
+/// last one, so that the next process refreshes with it.
+#[test]
+fn a_token_that_expires_within_a_minute_is_refreshed_and_the_rotated_refresh_token_is_kept() {
+    let dir = TempDir::new("refresh");
+    let fake = Fake::start(dir.path(), &["--expires-in", "30"]);
+    let resource = fake.url();
+    let metadata = json!({"method": "GET", "path": "/.well-known/oauth-authorization-server", "query": []});
+    let token = |presented: &str, access: &str, rotated: &str| {
+        json!({"method": "POST", "path": "/token", "keys": ["client_id", "grant_type", "refresh_token", "resource"],
+            "grant_type": "refresh_token", "resource": resource, "refresh_token": presented, "status": 200,
+            "issued": {"access_token": access, "refresh_token": rotated}})
+    };
+    // Each refresh reads the metadata of the issuer again, then asks.
+    let refresh = |presented: &str, access: &str, rotated: &str| [metadata.clone(), token(presented, access, rotated)];
+    {
+        let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+        assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+        let list = driver.call(json!(2), "tools/list", json!({}));
+        assert_eq!(list["result"]["tools"][0]["name"], "whoami", "{list}");
+        let call = driver.call(json!(3), "tools/call", json!({"name": "whoami", "arguments": {}}));
+        assert_eq!(call["result"]["content"][0]["text"], "scope mcp:read", "{call}");
+        let records = fake.records();
+        let first = records.iter().position(|r| r["path"] == "/token").expect("a token request");
+        assert_eq!(records[first]["issued"]["refresh_token"], "SeCrEt-refresh-3", "{records:?}");
+        let expected: Vec<Value> = [
+            refresh("SeCrEt-refresh-3", "SeCrEt-access-4", "SeCrEt-refresh-5").to_vec(),
+            vec![mcp("server/discover", Some("SeCrEt-access-4"), 200)],
+            refresh("SeCrEt-refresh-5", "SeCrEt-access-6", "SeCrEt-refresh-7").to_vec(),
+            vec![mcp("tools/list", Some("SeCrEt-access-6"), 200)],
+            refresh("SeCrEt-refresh-7", "SeCrEt-access-8", "SeCrEt-refresh-9").to_vec(),
+            vec![mcp("tools/call", Some("SeCrEt-access-8"), 200)],
+        ]
+        .concat();
+        assert_eq!(records[first + 1..].to_vec(), expected);
+    }
+    let from = fake.records().len();
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    send_initialize(&mut driver);
+    assert_eq!(driver.response(&json!(INIT)), initialize_result());
+    assert_eq!(
+        since(&fake, from),
+        [
+            refresh("SeCrEt-refresh-9", "SeCrEt-access-10", "SeCrEt-refresh-11").to_vec(),
+            vec![mcp("server/discover", Some("SeCrEt-access-10"), 200)],
+        ]
+        .concat(),
+        "the next process refreshes with the last refresh token"
+    );
+    assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
 }
