@@ -537,3 +537,295 @@ fn a_token_that_expires_within_a_minute_is_refreshed_and_the_rotated_refresh_tok
     );
     assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
 }
+
+/// Starts the bridge toward a fake with `fake_options`, sends initialize
+/// and plays the browser up to the redirect; returns the response to
+/// initialize and the fake.
+fn sign_in_with(name: &str, fake_options: &[&str]) -> (Value, Fake, TempDir) {
+    let dir = TempDir::new(name);
+    let fake = Fake::start(dir.path(), fake_options);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    send_initialize(&mut driver);
+    follow(&start_url(&mut driver, 1));
+    let response = driver.response(&json!(INIT));
+    (response, fake, dir)
+}
+
+/// Error table, `sign_in_denied`: a redirect with error=access_denied
+/// fails initialize with the message of the table and no detail; the
+/// bridge asks for no token.
+#[test]
+fn a_denied_sign_in_fails_initialize_with_sign_in_denied() {
+    let (response, fake, _dir) = sign_in_with("deny", &["--deny"]);
+    assert_eq!(response, error(json!(INIT), bridge_error(-32603, SIGN_IN_DENIED, "sign_in_denied", None)));
+    assert_eq!(fake.requests_to("/token"), Vec::<Value>::new());
+}
+
+/// Error table, `sign_in_error`: a redirect with another error gives its
+/// error code in data.detail.
+#[test]
+fn an_error_of_the_redirect_fails_initialize_with_sign_in_error_and_its_code() {
+    let (response, fake, _dir) = sign_in_with("error", &["--error", "server_error"]);
+    assert_eq!(
+        response,
+        error(json!(INIT), bridge_error(-32603, SIGN_IN_ERROR, "sign_in_error", Some("server_error")))
+    );
+    assert_eq!(fake.requests_to("/token"), Vec::<Value>::new());
+}
+
+/// "Authorization Response Validation" (RFC 9207): an iss that is not the
+/// recorded issuer is rejected before the code goes to any token
+/// endpoint: `sign_in_failed` with the detail of the check, and no token
+/// request.
+#[test]
+fn a_wrong_iss_fails_the_sign_in_before_any_token_request() {
+    let (response, fake, _dir) = sign_in_with("iss", &["--iss", "wrong"]);
+    let detail = "redirect: the iss of the response is not the authorization server";
+    assert_eq!(response, error(json!(INIT), bridge_error(-32603, SIGN_IN_FAILED, "sign_in_failed", Some(detail))));
+    assert_eq!(fake.requests_to("/token"), Vec::<Value>::new());
+    assert_eq!(fake.requests_to("/authorize").len(), 1);
+}
+
+/// Starts the bridge, sends initialize and returns its response without
+/// playing the browser (for the sign-ins that stop before the browser).
+fn initialize_without_browser(driver: &mut Driver) -> Value {
+    send_initialize(driver);
+    driver.response(&json!(INIT))
+}
+
+/// Error table, `registration_unavailable`, and the paragraph after it: an
+/// authorization server without any registration the bridge can use
+/// fails initialize, and the message names the redirect URI with the port
+/// filled in. No sign-in line: the browser has nothing to open.
+#[test]
+fn no_registration_fails_with_registration_unavailable_naming_the_redirect_uri() {
+    let dir = TempDir::new("noreg");
+    let fake = Fake::start(dir.path(), &["--no-registration"]);
+    let port = free_port().to_string();
+    let mut driver = bridge(dir.path(), &fake.url(), &["--redirect-port", &port], &[]);
+    let message = registration_unavailable_message(&format!("http://127.0.0.1:{port}/callback"));
+    assert_eq!(
+        initialize_without_browser(&mut driver),
+        error(json!(INIT), bridge_error(-32603, &message, "registration_unavailable", None))
+    );
+    assert_eq!((fake.requests_to("/register"), fake.requests_to("/authorize")), (vec![], vec![]));
+    assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
+}
+
+/// Error table, `registration_failed`: a refused dynamic registration has
+/// the HTTP status and the error code in data.detail, and the message
+/// names the redirect URI that the registration asked for.
+#[test]
+fn a_refused_registration_fails_with_registration_failed_and_its_status_and_code() {
+    let dir = TempDir::new("regfail");
+    let fake = Fake::start(dir.path(), &["--registration-status", "400"]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    let response = initialize_without_browser(&mut driver);
+    let register = fake.requests_to("/register");
+    assert_eq!(register.len(), 1, "{register:?}");
+    let redirect_uri = register[0]["redirect_uris"][0].as_str().unwrap_or_default().to_owned();
+    assert!(
+        redirect_uri.starts_with("http://127.0.0.1:") && redirect_uri.ends_with("/callback"),
+        "the redirect URI of the registration: {redirect_uri}"
+    );
+    let message = registration_failed_message(&redirect_uri);
+    let detail = "HTTP status 400, invalid_redirect_uri";
+    assert_eq!(response, error(json!(INIT), bridge_error(-32603, &message, "registration_failed", Some(detail))));
+    assert_eq!(fake.requests_to("/authorize"), Vec::<Value>::new());
+}
+
+/// Error table, `redirect_port_unavailable`: a --redirect-port that
+/// another program uses fails the sign-in with that port in the message,
+/// never a walk to another port.
+#[test]
+fn a_redirect_port_in_use_fails_with_redirect_port_unavailable_naming_it() {
+    let dir = TempDir::new("port");
+    let fake = Fake::start(dir.path(), &[]);
+    let taken = TcpListener::bind("127.0.0.1:0").expect("a listener");
+    let port = taken.local_addr().expect("its address").port();
+    let mut driver = bridge(dir.path(), &fake.url(), &["--redirect-port", &port.to_string()], &[]);
+    assert_eq!(
+        initialize_without_browser(&mut driver),
+        error(json!(INIT), bridge_error(-32603, &redirect_port_message(port), "redirect_port_unavailable", None))
+    );
+    assert_eq!((fake.requests_to("/register"), fake.requests_to("/authorize")), (vec![], vec![]));
+    assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
+    drop(taken);
+}
+
+/// Error table, `sign_in_start_reused` (M6): the one-time start URL sends
+/// the browser on once; a second GET before the redirect stops the
+/// sign-in, with the message of the table and no detail.
+#[test]
+fn a_second_get_of_the_start_url_stops_the_sign_in() {
+    let dir = TempDir::new("reused");
+    let fake = Fake::start(dir.path(), &[]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    send_initialize(&mut driver);
+    let start = start_url(&mut driver, 1);
+    let first = get(&start);
+    let authorize = format!("{}/authorize?", fake.base());
+    assert!(
+        first.status == 302 && first.location.as_deref().is_some_and(|l| l.starts_with(&authorize)),
+        "the first GET goes on to the authorization URL: {first:?}"
+    );
+    let second = get(&start);
+    assert!(second.status >= 400 && second.location.is_none(), "the second GET goes nowhere: {second:?}");
+    assert_eq!(
+        driver.response(&json!(INIT)),
+        error(json!(INIT), bridge_error(-32603, SIGN_IN_START_REUSED, "sign_in_start_reused", None))
+    );
+    assert_eq!((fake.requests_to("/authorize"), fake.requests_to("/token")), (vec![], vec![]));
+}
+
+/// "Sign-in during initialize (M4)" and the error table, `sign_in_timeout`:
+/// without a redirect in the time limit, initialize fails with the
+/// seconds of --sign-in-timeout and the name of the executable in place
+/// of the placeholders. The sign-in line was there.
+#[test]
+fn a_sign_in_without_a_redirect_stops_at_its_time_limit() {
+    let dir = TempDir::new("timeout");
+    let fake = Fake::start(dir.path(), &[]);
+    let mut driver = bridge(dir.path(), &fake.url(), &["--sign-in-timeout", "1", "--discover-timeout", "1"], &[]);
+    let started = Instant::now();
+    send_initialize(&mut driver);
+    start_url(&mut driver, 1);
+    let response = driver.response(&json!(INIT));
+    let elapsed = started.elapsed();
+    let message = sign_in_timeout_message(1, "mcp-bridge-vscode");
+    assert_eq!(response, error(json!(INIT), bridge_error(-32603, &message, "sign_in_timeout", None)));
+    assert!(elapsed >= Duration::from_secs(1), "the error came before the limit: {elapsed:?}");
+    assert_eq!((fake.requests_to("/authorize"), fake.requests_to("/token")), (vec![], vec![]));
+}
+
+/// "Sign-in during initialize (M4)" and the error table, `sandbox`: with
+/// SANDBOX_RUNTIME=1 a necessary sign-in fails initialize at once: no
+/// sign-in line, nothing asked of the authorization server.
+#[test]
+fn in_the_sandbox_a_necessary_sign_in_fails_at_once() {
+    let dir = TempDir::new("sandbox");
+    let fake = Fake::start(dir.path(), &[]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[("SANDBOX_RUNTIME", "1")]);
+    assert_eq!(
+        initialize_without_browser(&mut driver),
+        error(json!(INIT), bridge_error(-32603, SANDBOX, "sandbox", None))
+    );
+    assert_eq!(fake.records(), vec![mcp("server/discover", None, 401)]);
+    assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
+}
+
+/// "Step-Up Authorization Flow": an insufficient_scope 403 during
+/// initialize (here of server/discover) signs in again with the union of
+/// the scopes asked before and the challenge's; the registration is
+/// reused, and the request is retried with the new token.
+#[test]
+fn a_step_up_during_initialize_signs_in_again_with_the_union_of_the_scopes() {
+    let dir = TempDir::new("stepup-init");
+    let fake = Fake::start(dir.path(), &["--step-up", "mcp:write", "--step-up-method", "server/discover"]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    send_initialize(&mut driver);
+    follow(&start_url(&mut driver, 1));
+    let end = follow(&start_url(&mut driver, 2));
+    assert_eq!(end.status, 200, "the last page of the second sign-in: {end:?}");
+    assert_eq!(driver.response(&json!(INIT)), initialize_result());
+    let scopes: Vec<Value> = fake.requests_to("/authorize").iter().map(|r| r["values"]["scope"].clone()).collect();
+    assert_eq!(scopes, vec![json!("mcp:read"), json!("mcp:read mcp:write")]);
+    assert_eq!(fake.requests_to("/register").len(), 1, "the registration is reused");
+    let discovers: Vec<Value> = only(&fake.records(), "/mcp");
+    assert_eq!(
+        discovers,
+        vec![
+            mcp("server/discover", None, 401),
+            mcp("server/discover", Some("SeCrEt-access-2"), 403),
+            mcp("server/discover", Some("SeCrEt-access-5"), 200),
+        ]
+    );
+    driver.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let call = driver.call(json!(2), "tools/call", json!({"name": "whoami", "arguments": {}}));
+    assert_eq!(call["result"]["content"][0]["text"], "scope mcp:read mcp:write", "{call}");
+}
+
+/// Error table, `reauthorization_required`: after initialize the bridge
+/// does not open a sign-in by itself; an insufficient_scope 403 of a
+/// tools/call, from a client that declared no URL elicitation, fails that
+/// call with the detail no_consent, and no new sign-in starts.
+#[test]
+fn a_step_up_after_initialize_without_consent_fails_with_reauthorization_required() {
+    let dir = TempDir::new("stepup-later");
+    let fake = Fake::start(dir.path(), &["--step-up", "mcp:write"]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+    let from = fake.records().len();
+    let call = driver.call(json!(2), "tools/call", json!({"name": "whoami", "arguments": {}}));
+    assert_eq!(
+        call,
+        error(json!(2), bridge_error(-32603, REAUTHORIZATION_REQUIRED, "reauthorization_required", Some("no_consent")))
+    );
+    assert_eq!(since(&fake, from), vec![mcp("tools/call", Some("SeCrEt-access-2"), 403)]);
+    assert_eq!(driver.stderr_text().matches(SIGN_IN_LINE).count(), 1, "{}", driver.stderr_text());
+}
+
+/// Error table, `access_refused`: a server that refuses the token of a
+/// fresh sign-in again fails the request with the HTTP status in
+/// data.detail, after one sign-in only.
+#[test]
+fn a_refusal_after_the_sign_in_fails_with_access_refused_and_the_status() {
+    let (response, fake, _dir) = sign_in_with("refuse", &["--always-refuse"]);
+    assert_eq!(
+        response,
+        error(json!(INIT), bridge_error(-32603, ACCESS_REFUSED, "access_refused", Some("HTTP status 401")))
+    );
+    assert_eq!(fake.requests_to("/authorize").len(), 1);
+    assert_eq!(
+        fake.requests_to("/mcp"),
+        vec![mcp("server/discover", None, 401), mcp("server/discover", Some("SeCrEt-access-2"), 401)]
+    );
+}
+
+/// The paragraph after the error table and the rule of the log ("never a
+/// secret"): no token, code, client secret or query of the server URL
+/// reaches stdout or stderr, over a sign-in, a tools/list and a tools/call
+/// at the debug level. The fake's records show that each of them was
+/// used.
+#[test]
+fn no_token_code_client_secret_or_query_reaches_stdout_or_stderr() {
+    let dir = TempDir::new("secrets");
+    let secret = format!("SeCrEt{}x", std::process::id());
+    let key = format!("KeY{}x", std::process::id());
+    let fake = Fake::start(dir.path(), &["--secret", &secret, "--client-secret"]);
+    let url = format!("{}?key={key}", fake.url());
+    let mut driver = bridge(dir.path(), &url, &[], &[("MCP_BRIDGE_LOG", "debug")]);
+    assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+    let list = driver.call(json!(2), "tools/list", json!({}));
+    assert_eq!(list["result"]["tools"][0]["name"], "whoami", "{list}");
+    let call = driver.call(json!(3), "tools/call", json!({"name": "whoami", "arguments": {}}));
+    assert_eq!(call["result"]["content"][0]["text"], "scope mcp:read", "{call}");
+    let used = fake.requests_to("/mcp");
+    assert!(
+        used.len() == 4 && used[1..].iter().all(|r| r["token"].as_str().is_some_and(|t| t.starts_with(&secret))),
+        "the tokens of the fake went to the server: {used:?}"
+    );
+    // Every line of the run so far: the bridge does not exit at the end of
+    // its input yet (see the last test), so the run is read here, after
+    // the last response, when each log line of the work is written.
+    let stderr = driver.stderr_text();
+    for line in driver.seen.iter().map(Value::to_string) {
+        assert!(!line.contains(&secret) && !line.contains(&key), "a secret on stdout: {line}");
+    }
+    for line in stderr.lines() {
+        assert!(!line.contains(&secret) && !line.contains(&key), "a secret on stderr: {line}");
+    }
+    assert!(stderr.contains(SIGN_IN_LINE), "the log was captured:\n{stderr}");
+}
+
+/// "The exit code of mcp-bridge-vscode is 0 at the end of stdin", for an
+/// upstream server at a URL after a sign-in too.
+#[test]
+fn the_bridge_exits_with_0_at_the_end_of_stdin_after_a_sign_in() {
+    let dir = TempDir::new("exit");
+    let fake = Fake::start(dir.path(), &[]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+    let ended = end(&mut driver);
+    assert_eq!(ended.status.code(), Some(0), "stderr:\n{}", ended.stderr);
+}
