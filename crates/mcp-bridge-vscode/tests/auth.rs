@@ -13,7 +13,7 @@
 mod harness;
 
 use harness::bridge_error;
-use harness::driver::{assert_no_panic, Driver, Ended, STEP};
+use harness::driver::{assert_no_panic, Driver, STEP};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -220,16 +220,6 @@ fn initialize_signing_in(driver: &mut Driver) -> Value {
     response
 }
 
-/// Closes stdin and waits for the exit: the whole stderr.
-#[track_caller]
-fn end(driver: &mut Driver) -> Ended {
-    driver.close_stdin();
-    let ended = driver.wait_exit(STEP);
-    assert_no_panic(&ended);
-    assert!(ended.status.success(), "exit {:?}; stderr:\n{}", ended.status, ended.stderr);
-    ended
-}
-
 /// Runs `mcp-bridge-vscode logout <url>` with the store under `config`.
 fn logout(config: &Path, url: &str) -> (ExitStatus, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
@@ -311,13 +301,50 @@ fn follow(url: &str) -> Page {
     panic!("more than 5 redirects from {url}");
 }
 
-// --- The tests -------------------------------------------------------------
+// --- The records of the fake and the steps of a test ---------------------
 
 /// The port of a loopback URL.
 fn port_of(url: &str) -> u16 {
     let rest = url.strip_prefix("http://127.0.0.1:").unwrap_or_else(|| panic!("not a loopback URL: {url}"));
     rest.split(|c: char| !c.is_ascii_digit()).next().and_then(|p| p.parse().ok()).expect("a port")
 }
+
+/// A record of the fake for a request to the MCP endpoint.
+fn mcp(rpc: &str, token: Option<&str>, status: u16) -> Value {
+    json!({"method": "POST", "path": "/mcp", "rpc": rpc, "bearer": token.is_some(), "token": token, "status": status})
+}
+
+/// The records of the fake from `from` on.
+fn since(fake: &Fake, from: usize) -> Vec<Value> {
+    fake.records().split_off(from)
+}
+
+/// The records of `path` among `records`.
+fn only(records: &[Value], path: &str) -> Vec<Value> {
+    records.iter().filter(|r| r["path"] == path).cloned().collect()
+}
+
+/// Starts the bridge toward a fake with `fake_options`, sends initialize
+/// and plays the browser up to the redirect; returns the response to
+/// initialize and the fake.
+fn sign_in_with(name: &str, fake_options: &[&str]) -> (Value, Fake, TempDir) {
+    let dir = TempDir::new(name);
+    let fake = Fake::start(dir.path(), fake_options);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    send_initialize(&mut driver);
+    follow(&start_url(&mut driver, 1));
+    let response = driver.response(&json!(INIT));
+    (response, fake, dir)
+}
+
+/// Starts the bridge, sends initialize and returns its response without
+/// playing the browser (for the sign-ins that stop before the browser).
+fn initialize_without_browser(driver: &mut Driver) -> Value {
+    send_initialize(driver);
+    driver.response(&json!(INIT))
+}
+
+// --- The tests -------------------------------------------------------------
 
 /// "Sign-in during initialize (M4)" and the flow of `basic/authorization/`:
 /// the initialize result comes after the sign-in, whose requests come in
@@ -372,21 +399,6 @@ fn the_sign_in_during_initialize_follows_the_flow_of_the_page() {
         ],
         "the requests of the sign-in at {base}"
     );
-}
-
-/// A record of the fake for a request to the MCP endpoint.
-fn mcp(rpc: &str, token: Option<&str>, status: u16) -> Value {
-    json!({"method": "POST", "path": "/mcp", "rpc": rpc, "bearer": token.is_some(), "token": token, "status": status})
-}
-
-/// The records of the fake from `from` on.
-fn since(fake: &Fake, from: usize) -> Vec<Value> {
-    fake.records().split_off(from)
-}
-
-/// The records of `path` among `records`.
-fn only(records: &[Value], path: &str) -> Vec<Value> {
-    records.iter().filter(|r| r["path"] == path).cloned().collect()
 }
 
 /// "Sign-in during initialize (M4)": a sign-in starts only when the store
@@ -538,19 +550,6 @@ fn a_token_that_expires_within_a_minute_is_refreshed_and_the_rotated_refresh_tok
     assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
 }
 
-/// Starts the bridge toward a fake with `fake_options`, sends initialize
-/// and plays the browser up to the redirect; returns the response to
-/// initialize and the fake.
-fn sign_in_with(name: &str, fake_options: &[&str]) -> (Value, Fake, TempDir) {
-    let dir = TempDir::new(name);
-    let fake = Fake::start(dir.path(), fake_options);
-    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
-    send_initialize(&mut driver);
-    follow(&start_url(&mut driver, 1));
-    let response = driver.response(&json!(INIT));
-    (response, fake, dir)
-}
-
 /// Error table, `sign_in_denied`: a redirect with error=access_denied
 /// fails initialize with the message of the table and no detail; the
 /// bridge asks for no token.
@@ -584,13 +583,6 @@ fn a_wrong_iss_fails_the_sign_in_before_any_token_request() {
     assert_eq!(response, error(json!(INIT), bridge_error(-32603, SIGN_IN_FAILED, "sign_in_failed", Some(detail))));
     assert_eq!(fake.requests_to("/token"), Vec::<Value>::new());
     assert_eq!(fake.requests_to("/authorize").len(), 1);
-}
-
-/// Starts the bridge, sends initialize and returns its response without
-/// playing the browser (for the sign-ins that stop before the browser).
-fn initialize_without_browser(driver: &mut Driver) -> Value {
-    send_initialize(driver);
-    driver.response(&json!(INIT))
 }
 
 /// Error table, `registration_unavailable`, and the paragraph after it: an
@@ -826,6 +818,8 @@ fn the_bridge_exits_with_0_at_the_end_of_stdin_after_a_sign_in() {
     let fake = Fake::start(dir.path(), &[]);
     let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
     assert_eq!(initialize_signing_in(&mut driver), initialize_result());
-    let ended = end(&mut driver);
+    driver.close_stdin();
+    let ended = driver.wait_exit(STEP);
+    assert_no_panic(&ended);
     assert_eq!(ended.status.code(), Some(0), "stderr:\n{}", ended.stderr);
 }
