@@ -19,16 +19,28 @@ Routes:
 
 Options:
   --record PATH         append one JSON line per request: method, path, query keys, whether a
-                        bearer token came, the form keys of /token and /register
+                        bearer token came, the form keys of /token and /register. Also:
+                        /authorize: "values", the values of response_type, client_id, redirect_uri,
+                        scope, resource and code_challenge_method (the ones it has); /token:
+                        "refresh_token" (the one presented), "status", and "issued" (the
+                        access_token and refresh_token it answered, else null); /mcp: "token" (the
+                        bearer token, else null) and "status"
   --iss MODE            right (default) | wrong | absent: the iss of the redirect
   --deny                the redirect carries error=access_denied
   --error CODE          the redirect carries error=CODE
   --no-registration     the metadata has no registration_endpoint (and no client ID metadata)
   --registration-status N   /register answers N with {"error": "invalid_redirect_uri"}
   --expires-in N        the lifetime of the access tokens, in seconds (default 3600)
-  --step-up SCOPE       tools/call needs SCOPE: without it 403 insufficient_scope with that scope
+  --step-up SCOPE       the method of --step-up-method needs SCOPE: a token without it gets 403
+                        insufficient_scope with that scope
+  --step-up-method M    the method that --step-up guards (default tools/call); server/discover
+                        makes the step-up happen during initialize
   --always-refuse       every /mcp request gets 401, also with a valid token
   --secret TEXT         the prefix of the tokens and codes (so a test can grep the logs for it)
+  --mcp-path PATH       the path of the MCP endpoint instead of /mcp (the resource and the
+                        protected resource metadata follow it)
+  --client-secret       /register also answers a client_secret (the --secret prefix, then
+                        "-client-secret"); /token does not check it
 """
 import argparse
 import base64
@@ -49,8 +61,11 @@ p.add_argument("--no-registration", action="store_true")
 p.add_argument("--registration-status", type=int)
 p.add_argument("--expires-in", type=int, default=3600)
 p.add_argument("--step-up")
+p.add_argument("--step-up-method", default="tools/call")
 p.add_argument("--always-refuse", action="store_true")
 p.add_argument("--secret", default="SeCrEt")
+p.add_argument("--client-secret", action="store_true")
+p.add_argument("--mcp-path", default="/mcp")
 args = p.parse_args()
 
 lock = threading.Lock()
@@ -104,10 +119,14 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         url = urllib.parse.urlsplit(self.path)
         query = dict(urllib.parse.parse_qsl(url.query))
-        record({"method": "GET", "path": url.path, "query": sorted(query)})
+        entry = {"method": "GET", "path": url.path, "query": sorted(query)}
+        if url.path == "/authorize":
+            shown = ("response_type", "client_id", "redirect_uri", "scope", "resource", "code_challenge_method")
+            entry["values"] = {k: query[k] for k in shown if k in query}
+        record(entry)
         base = self.base()
-        if url.path == "/.well-known/oauth-protected-resource/mcp":
-            return self.send_json(200, {"resource": f"{base}/mcp", "authorization_servers": [base], "scopes_supported": ["mcp:read"]})
+        if url.path == f"/.well-known/oauth-protected-resource{args.mcp_path}":
+            return self.send_json(200, {"resource": f"{base}{args.mcp_path}", "authorization_servers": [base], "scopes_supported": ["mcp:read"]})
         if url.path == "/.well-known/oauth-authorization-server":
             meta = {
                 "issuer": base,
@@ -145,58 +164,72 @@ class Handler(BaseHTTPRequestHandler):
             record({"method": "POST", "path": "/register", "keys": sorted(doc), "application_type": doc.get("application_type"), "redirect_uris": doc.get("redirect_uris")})
             if args.registration_status:
                 return self.send_json(args.registration_status, {"error": "invalid_redirect_uri"})
-            return self.send_json(201, {"client_id": "client-1", "redirect_uris": doc.get("redirect_uris")})
+            client = {"client_id": "client-1", "redirect_uris": doc.get("redirect_uris")}
+            if args.client_secret:
+                client["client_secret"] = f"{args.secret}-client-secret"
+            return self.send_json(201, client)
         if url.path == "/token":
             form = dict(urllib.parse.parse_qsl(raw.decode()))
-            record({"method": "POST", "path": "/token", "keys": sorted(form), "grant_type": form.get("grant_type"), "resource": form.get("resource")})
-            if form.get("grant_type") == "authorization_code":
-                with lock:
-                    entry = codes.pop(form.get("code", ""), None)
-                if entry is None or not form.get("resource"):
-                    return self.send_json(400, {"error": "invalid_grant"})
-                challenge, redirect_uri, scope, _ = entry
-                verifier = form.get("code_verifier", "")
-                digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-                if digest != challenge or form.get("redirect_uri") != redirect_uri:
-                    return self.send_json(400, {"error": "invalid_grant"})
-                return self.issue(scope)
-            if form.get("grant_type") == "refresh_token":
-                with lock:
-                    scope = refresh.pop(form.get("refresh_token", ""), None)
-                if scope is None:
-                    return self.send_json(400, {"error": "invalid_grant"})
-                return self.issue(scope)
-            return self.send_json(400, {"error": "unsupported_grant_type"})
-        if url.path == "/mcp":
+            status, body = self.token(form)
+            issued = {k: body[k] for k in ("access_token", "refresh_token")} if status == 200 else None
+            record({"method": "POST", "path": "/token", "keys": sorted(form), "grant_type": form.get("grant_type"),
+                    "resource": form.get("resource"), "refresh_token": form.get("refresh_token"),
+                    "status": status, "issued": issued})
+            return self.send_json(status, body)
+        if url.path == args.mcp_path:
             return self.mcp(raw)
         self.send_json(404, {"error": "not_found"})
+
+    def token(self, form):
+        """The status and the body of the answer to a token request."""
+        if form.get("grant_type") == "authorization_code":
+            with lock:
+                entry = codes.pop(form.get("code", ""), None)
+            if entry is None or not form.get("resource"):
+                return 400, {"error": "invalid_grant"}
+            challenge, redirect_uri, scope, _ = entry
+            verifier = form.get("code_verifier", "")
+            digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+            if digest != challenge or form.get("redirect_uri") != redirect_uri:
+                return 400, {"error": "invalid_grant"}
+            return 200, self.issue(scope)
+        if form.get("grant_type") == "refresh_token":
+            with lock:
+                scope = refresh.pop(form.get("refresh_token", ""), None)
+            if scope is None:
+                return 400, {"error": "invalid_grant"}
+            return 200, self.issue(scope)
+        return 400, {"error": "unsupported_grant_type"}
 
     def issue(self, scope):
         access, refresh_token = new("access"), new("refresh")
         with lock:
             tokens[access] = scope
             refresh[refresh_token] = scope
-        self.send_json(200, {"access_token": access, "token_type": "Bearer", "expires_in": args.expires_in, "refresh_token": refresh_token, "scope": scope})
+        return {"access_token": access, "token_type": "Bearer", "expires_in": args.expires_in, "refresh_token": refresh_token, "scope": scope}
 
     def mcp(self, raw):
         auth = self.headers.get("Authorization", "")
         token = auth[7:] if auth.startswith("Bearer ") else None
         msg = json.loads(raw or b"{}")
-        record({"method": "POST", "path": "/mcp", "rpc": msg.get("method"), "bearer": token is not None})
+        entry = {"method": "POST", "path": args.mcp_path, "rpc": msg.get("method"), "bearer": token is not None, "token": token}
         base = self.base()
-        challenge = f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp", scope="mcp:read"'
+        challenge = f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource{args.mcp_path}", scope="mcp:read"'
         with lock:
             scope = tokens.get(token) if token else None
         if scope is None or args.always_refuse:
+            record({**entry, "status": 401})
             return self.send_json(401, {"error": "invalid_token"}, [("WWW-Authenticate", challenge)])
         if "id" not in msg:
+            record({**entry, "status": 202})
             self.send_response(202)
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
         method = msg.get("method")
-        if method == "tools/call" and args.step_up and args.step_up not in scope.split():
-            header = f'Bearer error="insufficient_scope", scope="{args.step_up}", resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"'
+        if method == args.step_up_method and args.step_up and args.step_up not in scope.split():
+            record({**entry, "status": 403})
+            header = f'Bearer error="insufficient_scope", scope="{args.step_up}", resource_metadata="{base}/.well-known/oauth-protected-resource{args.mcp_path}"'
             return self.send_json(403, {"error": "insufficient_scope"}, [("WWW-Authenticate", header)])
         if method == "server/discover":
             result = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
@@ -207,8 +240,8 @@ class Handler(BaseHTTPRequestHandler):
             result = {"content": [{"type": "text", "text": f"scope {scope}"}]}
         else:
             result = {}
+        record({**entry, "status": 200})
         self.send_json(200, {"jsonrpc": "2.0", "id": msg["id"], "result": result})
-
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -437,6 +437,11 @@ impl Client {
     /// `grace` to exit, then it is killed.
     pub async fn shutdown(&self, grace: Duration) {
         self.inner.transport.close(grace).await;
+        // The connection is closed: whatever waits for its loss (the watch of
+        // the front end, which holds the client and so the output) ends now.
+        // A pipe's supervisor said so already; a URL has no other end that
+        // would.
+        self.mark_lost(BridgeError::new(Cause::Closed));
     }
 }
 

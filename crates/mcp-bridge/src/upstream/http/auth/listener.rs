@@ -72,7 +72,15 @@ pub async fn serve(
             respond(&mut stream, "400 Bad Request", None, "This is not the sign-in that the bridge waits for.").await;
             continue;
         }
-        respond(&mut stream, "200 OK", None, "The sign-in is complete. You can close this window.").await;
+        // The checks of the answer come after; the page says only that it
+        // arrived.
+        respond(
+            &mut stream,
+            "200 OK",
+            None,
+            "The bridge received the answer of the sign-in. You can close this window.",
+        )
+        .await;
         return Ok(redirect);
     }
 }

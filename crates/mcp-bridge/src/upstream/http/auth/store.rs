@@ -43,6 +43,9 @@ pub struct Grant {
 /// The record of one upstream server.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Record {
+    /// The server URL (without query). Not written to the file: the file's
+    /// name is its digest, and a path can hold a key.
+    #[serde(skip)]
     pub resource: String,
     /// The resource identifier of the protected resource metadata, sent as
     /// `resource` (RFC 8707); the server URL when the metadata has none.
@@ -108,7 +111,8 @@ impl Store {
         let empty = Record { resource: resource.to_owned(), ..Record::default() };
         let Ok(text) = std::fs::read(self.path(resource)) else { return empty };
         match serde_json::from_slice::<Record>(&text) {
-            Ok(mut record) if record.resource == resource => {
+            Ok(mut record) => {
+                record.resource = resource.to_owned();
                 for (issuer, secrets) in self.vault.load(&Store::digest(resource)) {
                     if let Some(grant) = record.grants.get_mut(&issuer) {
                         secrets.restore(grant);
@@ -209,6 +213,8 @@ mod tests {
             .unwrap_or_default();
         assert_eq!(files.len(), 1);
         assert!(files[0].len() == 64 + 5 && !files[0].contains("example"), "{files:?}");
+        let text = std::fs::read_to_string(dir.join(&files[0])).unwrap_or_default();
+        assert!(!text.contains("mcp.example.com") && !text.contains("SECRET"), "the file names the server: {text}");
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;

@@ -1,0 +1,825 @@
+//! The sign-in toward an upstream server at a URL, end to end (behaviour
+//! spec, "Sign-in during initialize (M4)", the sign-in rows of the error
+//! table and the paragraph after it; 2026-07-28 `basic/authorization/`).
+//!
+//! Each test runs the real binary with `--no-browser` against the scripted
+//! protected server of tests/fake/auth_upstream.py (its own authorization
+//! server on the same port), with a fresh `XDG_CONFIG_HOME` for the token
+//! store. The test plays the browser: it reads the sign-in line of stderr,
+//! GETs the start URL and follows the redirects between the two loopback
+//! listeners with a small client of its own. Whole messages are compared;
+//! every wait is bounded.
+
+mod harness;
+
+use harness::bridge_error;
+use harness::driver::{assert_no_panic, Driver, STEP};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const SIGN_IN_LINE: &str = "sign-in: open ";
+const INIT: &str = "init";
+
+const SIGN_IN_FAILED: &str =
+    "The sign-in at the authorization server of the upstream server failed. See the Output channel of the server.";
+const SIGN_IN_DENIED: &str = "The authorization server refused the access. Restart the server to sign in again.";
+const SIGN_IN_ERROR: &str =
+    "The authorization server sent an error for the sign-in. See the Output channel of the server.";
+const SIGN_IN_START_REUSED: &str = "The start URL of the sign-in received a second request, thus the bridge stopped the sign-in. Another program on the host of the bridge possibly opened the URL. Restart the server to sign in again. When this occurs again on a host that other users share, use --no-browser.";
+const ACCESS_REFUSED: &str = "The upstream server refused the access after the sign-in. The account possibly does not have the necessary permissions. See the Output channel of the server.";
+const REAUTHORIZATION_REQUIRED: &str = "The upstream server needs a new sign-in, and the client did not open the URL of the sign-in. Restart the server to sign in again.";
+const SANDBOX: &str = "The upstream server needs a sign-in, but the bridge runs in the sandbox of VS Code. The sandbox blocks the browser and the redirect port of the sign-in. Disable the sandbox for this server.";
+
+/// The message of `sign_in_timeout` with its placeholders filled.
+fn sign_in_timeout_message(seconds: u64, name: &str) -> String {
+    format!("The sign-in did not complete in {seconds} s. The URL of the sign-in is in the Output channel of the server. To get more time, set --sign-in-timeout. During initialize, also set --discover-timeout. When the authorization server shows no sign-in page, it possibly does not know the stored client. Then run \"{name} logout <url>\" with the URL of this server, and restart the server.")
+}
+
+fn redirect_port_message(port: u16) -> String {
+    format!("The bridge cannot listen on the redirect port {port}. Stop the program that uses the port, or set a different port with --redirect-port. Each server with a sign-in needs its own port.")
+}
+
+fn registration_unavailable_message(redirect_uri: &str) -> String {
+    format!("The authorization server has no client registration that the bridge can use. Register a client with the redirect URI {redirect_uri} at the authorization server. Then give its client ID with --client-id and its issuer with --client-issuer.")
+}
+
+fn registration_failed_message(redirect_uri: &str) -> String {
+    format!("The authorization server refused the registration of the client. Register a client with the redirect URI {redirect_uri} at the authorization server. Then give its client ID with --client-id and its issuer with --client-issuer.")
+}
+
+// --- A temporary folder ----------------------------------------------------
+
+/// A fresh folder, removed at the end of the test.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!("mcp-bridge-auth-{name}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("the temporary folder is made");
+        TempDir(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+// --- The fake protected server -------------------------------------------
+
+/// tests/fake/auth_upstream.py with its options and its `--record` file.
+struct Fake {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    port: u16,
+    /// The path of its MCP endpoint.
+    path: String,
+    record: PathBuf,
+}
+
+impl Fake {
+    fn start(dir: &Path, options: &[&str]) -> Fake {
+        Fake::start_at(dir, "/mcp", options)
+    }
+
+    /// With the MCP endpoint at `path` (`--mcp-path`).
+    fn start_at(dir: &Path, path: &str, options: &[&str]) -> Fake {
+        let record = dir.join("record.jsonl");
+        let script = harness::repo_root().join("tests/fake/auth_upstream.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .arg("--record")
+            .arg(&record)
+            .args(["--mcp-path", path])
+            .args(options)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("python3 runs the fake");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx.recv_timeout(STEP).expect("the fake prints its port");
+        let port = line.trim().strip_prefix("PORT ").and_then(|p| p.parse().ok());
+        let port = port.unwrap_or_else(|| panic!("the first line of the fake is not PORT <n>: {line:?}"));
+        Fake { stdin: child.stdin.take(), child, port, path: path.to_owned(), record }
+    }
+
+    fn base(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The URL of its MCP endpoint (also the canonical resource).
+    fn url(&self) -> String {
+        format!("{}{}", self.base(), self.path)
+    }
+
+    /// The requests it received so far, one JSON object each.
+    fn records(&self) -> Vec<Value> {
+        let text = std::fs::read_to_string(&self.record).unwrap_or_default();
+        text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
+    }
+
+    /// The records whose path is `path`.
+    fn requests_to(&self, path: &str) -> Vec<Value> {
+        self.records().into_iter().filter(|r| r["path"] == path).collect()
+    }
+}
+
+impl Drop for Fake {
+    fn drop(&mut self) {
+        // The fake exits when its stdin closes.
+        self.stdin.take();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+// --- The bridge ------------------------------------------------------------
+
+/// The folder of the token store under an `XDG_CONFIG_HOME`.
+fn store_dir(config: &Path) -> PathBuf {
+    config.join("mcp-bridge").join("auth")
+}
+
+/// Starts the bridge toward `url` with `--no-browser`, the store under
+/// `config`, and `env` (which can set `SANDBOX_RUNTIME`).
+fn bridge(config: &Path, url: &str, options: &[&str], env: &[(&str, &str)]) -> Driver {
+    let mut args: Vec<&str> = vec!["--no-browser"];
+    args.extend_from_slice(options);
+    args.push(url);
+    let config = config.to_str().expect("a UTF-8 temporary path");
+    let mut vars = vec![("XDG_CONFIG_HOME", config), ("SANDBOX_RUNTIME", "0")];
+    vars.extend_from_slice(env);
+    Driver::start_env(&args, &[], &vars)
+}
+
+fn send_initialize(driver: &mut Driver) {
+    driver.request(
+        json!(INIT),
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "auth-test", "version": "1.0"}}),
+    );
+}
+
+/// The initialize result for the fake.
+fn initialize_result() -> Value {
+    json!({"jsonrpc": "2.0", "id": INIT, "result": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"tools": {}},
+        "serverInfo": {"name": "auth-fake", "version": "1.0"}
+    }})
+}
+
+fn error(id: Value, error: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": error})
+}
+
+/// The start URL of the `n`-th sign-in line (from 1), waiting for it.
+#[track_caller]
+fn start_url(driver: &mut Driver, n: usize) -> String {
+    driver.wait_stderr(SIGN_IN_LINE, n);
+    let stderr = driver.stderr_text();
+    let (_, rest) = stderr.match_indices(SIGN_IN_LINE).nth(n - 1).map(|(i, _)| stderr.split_at(i)).expect("the line");
+    let url = rest[SIGN_IN_LINE.len()..].split_whitespace().next().unwrap_or("").to_owned();
+    assert!(url.starts_with("http://127.0.0.1:") && url.contains("/start/"), "the sign-in line: {rest}");
+    url
+}
+
+/// Initializes through one headless sign-in; returns the response.
+#[track_caller]
+fn initialize_signing_in(driver: &mut Driver) -> Value {
+    send_initialize(driver);
+    let end = follow(&start_url(driver, 1));
+    assert_eq!(end.status, 200, "the last page of the sign-in: {end:?}");
+    let response = driver.response(&json!(INIT));
+    driver.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    response
+}
+
+/// Runs `mcp-bridge-vscode logout <url>` with the store under `config`.
+fn logout(config: &Path, url: &str) -> (ExitStatus, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
+        .args(["logout", url])
+        .env("XDG_CONFIG_HOME", config)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the bridge starts");
+    let deadline = Instant::now() + STEP;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("logout did not exit in {STEP:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (mut out, mut err) = (String::new(), String::new());
+    let _ = child.stdout.take().map(|mut s| s.read_to_string(&mut out));
+    let _ = child.stderr.take().map(|mut s| s.read_to_string(&mut err));
+    assert_eq!(out, "", "logout writes nothing on stdout");
+    (status, err)
+}
+
+/// A port that nobody listens on now.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
+}
+
+// --- The browser -----------------------------------------------------------
+
+/// One answer of a loopback listener.
+#[derive(Debug)]
+struct Page {
+    status: u16,
+    location: Option<String>,
+}
+
+/// One GET of an `http://127.0.0.1:<port>/...` URL, with a bounded
+/// connect, write and read.
+fn get(url: &str) -> Page {
+    let rest = url.strip_prefix("http://").unwrap_or_else(|| panic!("not an http URL: {url}"));
+    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let address = host.parse().unwrap_or_else(|e| panic!("{host}: {e}"));
+    let limit = Duration::from_secs(5);
+    let mut stream = TcpStream::connect_timeout(&address, limit).unwrap_or_else(|e| panic!("connect {host}: {e}"));
+    stream.set_read_timeout(Some(limit)).expect("read timeout");
+    stream.set_write_timeout(Some(limit)).expect("write timeout");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).expect("the request is written");
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).unwrap_or_else(|e| panic!("the answer of {host}: {e}"));
+    let text = String::from_utf8_lossy(&response);
+    let head = text.split("\r\n\r\n").next().unwrap_or("");
+    let mut lines = head.split("\r\n");
+    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let location = lines
+        .filter_map(|l| l.split_once(':'))
+        .find(|(name, _)| name.eq_ignore_ascii_case("location"))
+        .map(|(_, value)| value.trim().to_owned());
+    Page { status, location }
+}
+
+/// GETs `url` and follows the redirects, as a browser would: start URL →
+/// the fake's /authorize → the bridge's /callback. Returns the last page.
+fn follow(url: &str) -> Page {
+    let mut url = url.to_owned();
+    for _ in 0..5 {
+        let page = get(&url);
+        match (&page.status, &page.location) {
+            (300..=399, Some(location)) => url = location.clone(),
+            _ => return page,
+        }
+    }
+    panic!("more than 5 redirects from {url}");
+}
+
+// --- The records of the fake and the steps of a test ---------------------
+
+/// The port of a loopback URL.
+fn port_of(url: &str) -> u16 {
+    let rest = url.strip_prefix("http://127.0.0.1:").unwrap_or_else(|| panic!("not a loopback URL: {url}"));
+    rest.split(|c: char| !c.is_ascii_digit()).next().and_then(|p| p.parse().ok()).expect("a port")
+}
+
+/// A record of the fake for a request to the MCP endpoint.
+fn mcp(rpc: &str, token: Option<&str>, status: u16) -> Value {
+    json!({"method": "POST", "path": "/mcp", "rpc": rpc, "bearer": token.is_some(), "token": token, "status": status})
+}
+
+/// The records of the fake from `from` on.
+fn since(fake: &Fake, from: usize) -> Vec<Value> {
+    fake.records().split_off(from)
+}
+
+/// The records of `path` among `records`.
+fn only(records: &[Value], path: &str) -> Vec<Value> {
+    records.iter().filter(|r| r["path"] == path).cloned().collect()
+}
+
+/// Starts the bridge toward a fake with `fake_options`, sends initialize
+/// and plays the browser up to the redirect; returns the response to
+/// initialize and the fake.
+fn sign_in_with(name: &str, fake_options: &[&str]) -> (Value, Fake, TempDir) {
+    let dir = TempDir::new(name);
+    let fake = Fake::start(dir.path(), fake_options);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    send_initialize(&mut driver);
+    follow(&start_url(&mut driver, 1));
+    let response = driver.response(&json!(INIT));
+    (response, fake, dir)
+}
+
+/// Starts the bridge, sends initialize and returns its response without
+/// playing the browser (for the sign-ins that stop before the browser).
+fn initialize_without_browser(driver: &mut Driver) -> Value {
+    send_initialize(driver);
+    driver.response(&json!(INIT))
+}
+
+// --- The tests -------------------------------------------------------------
+
+/// "Sign-in during initialize (M4)" and the flow of `basic/authorization/`:
+/// the initialize result comes after the sign-in, whose requests come in
+/// the page's order: the request without a token and its 401, the
+/// protected resource metadata of the challenge, the authorization server
+/// metadata, a dynamic registration as a native client with its loopback
+/// redirect URI, the authorization request with PKCE S256, state, resource
+/// and the scope of the challenge, the token request with the verifier and
+/// the resource, then the retry with the bearer token. A later tools/call
+/// goes with that token.
+#[test]
+fn the_sign_in_during_initialize_follows_the_flow_of_the_page() {
+    let dir = TempDir::new("flow");
+    let fake = Fake::start(dir.path(), &[]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    send_initialize(&mut driver);
+    let start = start_url(&mut driver, 1);
+    // Nothing answers initialize before the browser comes.
+    assert_eq!(driver.take_new(Duration::from_millis(300)), Vec::<Value>::new());
+    let end = follow(&start);
+    assert_eq!(end.status, 200, "the last page of the sign-in: {end:?}");
+    assert_eq!(driver.response(&json!(INIT)), initialize_result());
+    driver.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let call = driver.call(json!(2), "tools/call", json!({"name": "whoami", "arguments": {}}));
+    assert_eq!(
+        call,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "scope mcp:read"}]}})
+    );
+
+    let (base, resource) = (fake.base(), fake.url());
+    let redirect_uri = format!("http://127.0.0.1:{}/callback", port_of(&start));
+    let (access, refresh) = ("SeCrEt-access-2", "SeCrEt-refresh-3");
+    assert_eq!(
+        fake.records(),
+        vec![
+            json!({"method": "POST", "path": "/mcp", "rpc": "server/discover", "bearer": false, "token": null, "status": 401}),
+            json!({"method": "GET", "path": "/.well-known/oauth-protected-resource/mcp", "query": []}),
+            json!({"method": "GET", "path": "/.well-known/oauth-authorization-server", "query": []}),
+            json!({"method": "POST", "path": "/register",
+                "keys": ["application_type", "client_name", "grant_types", "redirect_uris", "response_types", "token_endpoint_auth_method"],
+                "application_type": "native", "redirect_uris": [redirect_uri]}),
+            json!({"method": "GET", "path": "/authorize",
+                "query": ["client_id", "code_challenge", "code_challenge_method", "redirect_uri", "resource", "response_type", "scope", "state"],
+                "values": {"response_type": "code", "client_id": "client-1", "redirect_uri": redirect_uri,
+                    "scope": "mcp:read", "resource": resource, "code_challenge_method": "S256"}}),
+            json!({"method": "POST", "path": "/token",
+                "keys": ["client_id", "code", "code_verifier", "grant_type", "redirect_uri", "resource"],
+                "grant_type": "authorization_code", "resource": resource, "refresh_token": null, "status": 200,
+                "issued": {"access_token": access, "refresh_token": refresh}}),
+            json!({"method": "POST", "path": "/mcp", "rpc": "server/discover", "bearer": true, "token": access, "status": 200}),
+            json!({"method": "POST", "path": "/mcp", "rpc": "tools/call", "bearer": true, "token": access, "status": 200}),
+        ],
+        "the requests of the sign-in at {base}"
+    );
+}
+
+/// "Sign-in during initialize (M4)": a sign-in starts only when the store
+/// has no access token valid for more than a minute. A second process
+/// with the same store initializes with the stored token: no sign-in
+/// line, no metadata, registration, authorization or token request.
+#[test]
+fn a_stored_token_is_used_at_the_next_start_without_a_sign_in() {
+    let dir = TempDir::new("reuse");
+    let fake = Fake::start(dir.path(), &[]);
+    {
+        let mut first = bridge(dir.path(), &fake.url(), &[], &[]);
+        assert_eq!(initialize_signing_in(&mut first), initialize_result());
+    }
+    let from = fake.records().len();
+    let mut second = bridge(dir.path(), &fake.url(), &[], &[]);
+    send_initialize(&mut second);
+    assert_eq!(second.response(&json!(INIT)), initialize_result());
+    let call = second.call(json!(2), "tools/call", json!({"name": "whoami", "arguments": {}}));
+    assert_eq!(call["result"]["content"][0]["text"], "scope mcp:read", "{call}");
+    assert!(!second.stderr_text().contains(SIGN_IN_LINE), "a sign-in line:\n{}", second.stderr_text());
+    let token = Some("SeCrEt-access-2");
+    assert_eq!(since(&fake, from), vec![mcp("server/discover", token, 200), mcp("tools/call", token, 200)]);
+}
+
+/// The token store (BRIEF, "The command"; the spec's rule that no URL path
+/// or query, which can hold a key, goes anywhere but the request): one
+/// file of mode 0600 in a folder of mode 0700, whose name says nothing of
+/// the server, and whose text has neither the query nor the path of the
+/// server's URL.
+#[test]
+fn the_store_is_a_private_file_without_the_host_path_or_query_of_the_server() {
+    let dir = TempDir::new("store");
+    let path = format!("/tenant-PaTh{}/mcp", std::process::id());
+    let fake = Fake::start_at(dir.path(), &path, &[]);
+    let key = format!("QuErY-{}", std::process::id());
+    let url = format!("{}?key={key}", fake.url());
+    let mut driver = bridge(dir.path(), &url, &[], &[]);
+    assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+
+    use std::os::unix::fs::PermissionsExt;
+    let store = store_dir(dir.path());
+    let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode() & 0o777).unwrap_or(0);
+    assert_eq!(mode(&store), 0o700, "the folder of the store");
+    let names: Vec<String> = std::fs::read_dir(&store)
+        .expect("the store is there")
+        .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 1, "one file per server: {names:?}");
+    let name = &names[0];
+    let digest = name.strip_suffix(".json").unwrap_or("");
+    assert!(
+        digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit()) && !name.contains("127.0.0.1"),
+        "the name of the file: {name}"
+    );
+    let file = store.join(name);
+    assert_eq!(mode(&file), 0o600, "the file of the store");
+    let text = std::fs::read_to_string(&file).expect("the file reads");
+    let record: Value = serde_json::from_str(&text).expect("the store is JSON");
+    assert_eq!(record["grants"][fake.base()]["access_token"], "SeCrEt-access-2", "{text}");
+    assert!(!text.contains(&key) && !text.contains("key="), "the query is in the store:\n{text}");
+    assert!(!text.contains("PaTh"), "the path of the server URL is in the store:\n{text}");
+}
+
+/// `logout <URL>` (BRIEF, "The command") forgets the tokens and the
+/// registration of the server and exits with 0, also when there is
+/// nothing to forget; the next start signs in again, with a new
+/// registration.
+#[test]
+fn logout_forgets_the_server_and_the_next_start_signs_in_again() {
+    let dir = TempDir::new("logout");
+    let fake = Fake::start(dir.path(), &[]);
+    let url = format!("{}?key=LoGoUt", fake.url());
+    {
+        let mut driver = bridge(dir.path(), &url, &[], &[]);
+        assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+    }
+    let store = store_dir(dir.path());
+    let files = || std::fs::read_dir(&store).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(files(), 1);
+
+    let (status, stderr) = logout(dir.path(), &url);
+    assert_eq!((status.code(), stderr.as_str()), (Some(0), "mcp-bridge-vscode: forgot the sign-in of the server\n"));
+    assert_eq!(files(), 0, "the record of the server is gone");
+    let (status, stderr) = logout(dir.path(), &url);
+    assert_eq!((status.code(), stderr.as_str()), (Some(0), "mcp-bridge-vscode: the server had no sign-in\n"));
+
+    let from = fake.records().len();
+    let mut driver = bridge(dir.path(), &url, &[], &[]);
+    assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+    let again = since(&fake, from);
+    assert_eq!(again[0], mcp("server/discover", None, 401), "{again:?}");
+    assert_eq!((only(&again, "/register").len(), only(&again, "/authorize").len()), (1, 1), "{again:?}");
+    assert_eq!(files(), 1);
+}
+
+/// Refresh (2026-07-28 "Refresh Tokens", "Sign-in during initialize"): an
+/// access token that expires within a minute is refreshed before the next
+/// request, which goes with the new token; each refresh presents the
+/// refresh token of the last answer (rotation), and the store keeps the
+/// last one, so that the next process refreshes with it.
+#[test]
+fn a_token_that_expires_within_a_minute_is_refreshed_and_the_rotated_refresh_token_is_kept() {
+    let dir = TempDir::new("refresh");
+    let fake = Fake::start(dir.path(), &["--expires-in", "30"]);
+    let resource = fake.url();
+    let metadata = json!({"method": "GET", "path": "/.well-known/oauth-authorization-server", "query": []});
+    let token = |presented: &str, access: &str, rotated: &str| {
+        json!({"method": "POST", "path": "/token", "keys": ["client_id", "grant_type", "refresh_token", "resource"],
+            "grant_type": "refresh_token", "resource": resource, "refresh_token": presented, "status": 200,
+            "issued": {"access_token": access, "refresh_token": rotated}})
+    };
+    // Each refresh reads the metadata of the issuer again, then asks.
+    let refresh = |presented: &str, access: &str, rotated: &str| [metadata.clone(), token(presented, access, rotated)];
+    {
+        let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+        assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+        let list = driver.call(json!(2), "tools/list", json!({}));
+        assert_eq!(list["result"]["tools"][0]["name"], "whoami", "{list}");
+        let call = driver.call(json!(3), "tools/call", json!({"name": "whoami", "arguments": {}}));
+        assert_eq!(call["result"]["content"][0]["text"], "scope mcp:read", "{call}");
+        let records = fake.records();
+        let first = records.iter().position(|r| r["path"] == "/token").expect("a token request");
+        assert_eq!(records[first]["issued"]["refresh_token"], "SeCrEt-refresh-3", "{records:?}");
+        let expected: Vec<Value> = [
+            refresh("SeCrEt-refresh-3", "SeCrEt-access-4", "SeCrEt-refresh-5").to_vec(),
+            vec![mcp("server/discover", Some("SeCrEt-access-4"), 200)],
+            refresh("SeCrEt-refresh-5", "SeCrEt-access-6", "SeCrEt-refresh-7").to_vec(),
+            vec![mcp("tools/list", Some("SeCrEt-access-6"), 200)],
+            refresh("SeCrEt-refresh-7", "SeCrEt-access-8", "SeCrEt-refresh-9").to_vec(),
+            vec![mcp("tools/call", Some("SeCrEt-access-8"), 200)],
+        ]
+        .concat();
+        assert_eq!(records[first + 1..].to_vec(), expected);
+    }
+    let from = fake.records().len();
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    send_initialize(&mut driver);
+    assert_eq!(driver.response(&json!(INIT)), initialize_result());
+    assert_eq!(
+        since(&fake, from),
+        [
+            refresh("SeCrEt-refresh-9", "SeCrEt-access-10", "SeCrEt-refresh-11").to_vec(),
+            vec![mcp("server/discover", Some("SeCrEt-access-10"), 200)],
+        ]
+        .concat(),
+        "the next process refreshes with the last refresh token"
+    );
+    assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
+}
+
+/// Error table, `sign_in_denied`: a redirect with error=access_denied
+/// fails initialize with the message of the table and no detail; the
+/// bridge asks for no token.
+#[test]
+fn a_denied_sign_in_fails_initialize_with_sign_in_denied() {
+    let (response, fake, _dir) = sign_in_with("deny", &["--deny"]);
+    assert_eq!(response, error(json!(INIT), bridge_error(-32603, SIGN_IN_DENIED, "sign_in_denied", None)));
+    assert_eq!(fake.requests_to("/token"), Vec::<Value>::new());
+}
+
+/// Error table, `sign_in_error`: a redirect with another error gives its
+/// error code in data.detail.
+#[test]
+fn an_error_of_the_redirect_fails_initialize_with_sign_in_error_and_its_code() {
+    let (response, fake, _dir) = sign_in_with("error", &["--error", "server_error"]);
+    assert_eq!(
+        response,
+        error(json!(INIT), bridge_error(-32603, SIGN_IN_ERROR, "sign_in_error", Some("server_error")))
+    );
+    assert_eq!(fake.requests_to("/token"), Vec::<Value>::new());
+}
+
+/// "Authorization Response Validation" (RFC 9207): an iss that is not the
+/// recorded issuer is rejected before the code goes to any token
+/// endpoint: `sign_in_failed` with the detail of the check, and no token
+/// request.
+#[test]
+fn a_wrong_iss_fails_the_sign_in_before_any_token_request() {
+    let (response, fake, _dir) = sign_in_with("iss", &["--iss", "wrong"]);
+    let detail = "redirect: the iss of the response is not the authorization server";
+    assert_eq!(response, error(json!(INIT), bridge_error(-32603, SIGN_IN_FAILED, "sign_in_failed", Some(detail))));
+    assert_eq!(fake.requests_to("/token"), Vec::<Value>::new());
+    assert_eq!(fake.requests_to("/authorize").len(), 1);
+}
+
+/// Error table, `registration_unavailable`, and the paragraph after it: an
+/// authorization server without any registration the bridge can use
+/// fails initialize, and the message names the redirect URI with the port
+/// filled in. No sign-in line: the browser has nothing to open.
+#[test]
+fn no_registration_fails_with_registration_unavailable_naming_the_redirect_uri() {
+    let dir = TempDir::new("noreg");
+    let fake = Fake::start(dir.path(), &["--no-registration"]);
+    let port = free_port().to_string();
+    let mut driver = bridge(dir.path(), &fake.url(), &["--redirect-port", &port], &[]);
+    let message = registration_unavailable_message(&format!("http://127.0.0.1:{port}/callback"));
+    assert_eq!(
+        initialize_without_browser(&mut driver),
+        error(json!(INIT), bridge_error(-32603, &message, "registration_unavailable", None))
+    );
+    assert_eq!((fake.requests_to("/register"), fake.requests_to("/authorize")), (vec![], vec![]));
+    assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
+}
+
+/// Error table, `registration_failed`: a refused dynamic registration has
+/// the HTTP status and the error code in data.detail, and the message
+/// names the redirect URI that the registration asked for.
+#[test]
+fn a_refused_registration_fails_with_registration_failed_and_its_status_and_code() {
+    let dir = TempDir::new("regfail");
+    let fake = Fake::start(dir.path(), &["--registration-status", "400"]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    let response = initialize_without_browser(&mut driver);
+    let register = fake.requests_to("/register");
+    assert_eq!(register.len(), 1, "{register:?}");
+    let redirect_uri = register[0]["redirect_uris"][0].as_str().unwrap_or_default().to_owned();
+    assert!(
+        redirect_uri.starts_with("http://127.0.0.1:") && redirect_uri.ends_with("/callback"),
+        "the redirect URI of the registration: {redirect_uri}"
+    );
+    let message = registration_failed_message(&redirect_uri);
+    let detail = "HTTP status 400, invalid_redirect_uri";
+    assert_eq!(response, error(json!(INIT), bridge_error(-32603, &message, "registration_failed", Some(detail))));
+    assert_eq!(fake.requests_to("/authorize"), Vec::<Value>::new());
+}
+
+/// Error table, `redirect_port_unavailable`: a --redirect-port that
+/// another program uses fails the sign-in with that port in the message,
+/// never a walk to another port.
+#[test]
+fn a_redirect_port_in_use_fails_with_redirect_port_unavailable_naming_it() {
+    let dir = TempDir::new("port");
+    let fake = Fake::start(dir.path(), &[]);
+    let taken = TcpListener::bind("127.0.0.1:0").expect("a listener");
+    let port = taken.local_addr().expect("its address").port();
+    let mut driver = bridge(dir.path(), &fake.url(), &["--redirect-port", &port.to_string()], &[]);
+    assert_eq!(
+        initialize_without_browser(&mut driver),
+        error(json!(INIT), bridge_error(-32603, &redirect_port_message(port), "redirect_port_unavailable", None))
+    );
+    assert_eq!((fake.requests_to("/register"), fake.requests_to("/authorize")), (vec![], vec![]));
+    assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
+    drop(taken);
+}
+
+/// Error table, `sign_in_start_reused` (M6): the one-time start URL sends
+/// the browser on once; a second GET before the redirect stops the
+/// sign-in, with the message of the table and no detail.
+#[test]
+fn a_second_get_of_the_start_url_stops_the_sign_in() {
+    let dir = TempDir::new("reused");
+    let fake = Fake::start(dir.path(), &[]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    send_initialize(&mut driver);
+    let start = start_url(&mut driver, 1);
+    let first = get(&start);
+    let authorize = format!("{}/authorize?", fake.base());
+    assert!(
+        first.status == 302 && first.location.as_deref().is_some_and(|l| l.starts_with(&authorize)),
+        "the first GET goes on to the authorization URL: {first:?}"
+    );
+    let second = get(&start);
+    assert!(second.status >= 400 && second.location.is_none(), "the second GET goes nowhere: {second:?}");
+    assert_eq!(
+        driver.response(&json!(INIT)),
+        error(json!(INIT), bridge_error(-32603, SIGN_IN_START_REUSED, "sign_in_start_reused", None))
+    );
+    assert_eq!((fake.requests_to("/authorize"), fake.requests_to("/token")), (vec![], vec![]));
+}
+
+/// "Sign-in during initialize (M4)" and the error table, `sign_in_timeout`:
+/// without a redirect in the time limit, initialize fails with the
+/// seconds of --sign-in-timeout and the name of the executable in place
+/// of the placeholders. The sign-in line was there.
+#[test]
+fn a_sign_in_without_a_redirect_stops_at_its_time_limit() {
+    let dir = TempDir::new("timeout");
+    let fake = Fake::start(dir.path(), &[]);
+    let mut driver = bridge(dir.path(), &fake.url(), &["--sign-in-timeout", "1", "--discover-timeout", "1"], &[]);
+    let started = Instant::now();
+    send_initialize(&mut driver);
+    start_url(&mut driver, 1);
+    let response = driver.response(&json!(INIT));
+    let elapsed = started.elapsed();
+    let message = sign_in_timeout_message(1, "mcp-bridge-vscode");
+    assert_eq!(response, error(json!(INIT), bridge_error(-32603, &message, "sign_in_timeout", None)));
+    assert!(elapsed >= Duration::from_secs(1), "the error came before the limit: {elapsed:?}");
+    assert_eq!((fake.requests_to("/authorize"), fake.requests_to("/token")), (vec![], vec![]));
+}
+
+/// "Sign-in during initialize (M4)" and the error table, `sandbox`: with
+/// SANDBOX_RUNTIME=1 a necessary sign-in fails initialize at once: no
+/// sign-in line, nothing asked of the authorization server.
+#[test]
+fn in_the_sandbox_a_necessary_sign_in_fails_at_once() {
+    let dir = TempDir::new("sandbox");
+    let fake = Fake::start(dir.path(), &[]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[("SANDBOX_RUNTIME", "1")]);
+    assert_eq!(
+        initialize_without_browser(&mut driver),
+        error(json!(INIT), bridge_error(-32603, SANDBOX, "sandbox", None))
+    );
+    assert_eq!(fake.records(), vec![mcp("server/discover", None, 401)]);
+    assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
+}
+
+/// "Step-Up Authorization Flow": an insufficient_scope 403 during
+/// initialize (here of server/discover) signs in again with the union of
+/// the scopes asked before and the challenge's; the registration is
+/// reused, and the request is retried with the new token.
+#[test]
+fn a_step_up_during_initialize_signs_in_again_with_the_union_of_the_scopes() {
+    let dir = TempDir::new("stepup-init");
+    let fake = Fake::start(dir.path(), &["--step-up", "mcp:write", "--step-up-method", "server/discover"]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    send_initialize(&mut driver);
+    follow(&start_url(&mut driver, 1));
+    let end = follow(&start_url(&mut driver, 2));
+    assert_eq!(end.status, 200, "the last page of the second sign-in: {end:?}");
+    assert_eq!(driver.response(&json!(INIT)), initialize_result());
+    let scopes: Vec<Value> = fake.requests_to("/authorize").iter().map(|r| r["values"]["scope"].clone()).collect();
+    assert_eq!(scopes, vec![json!("mcp:read"), json!("mcp:read mcp:write")]);
+    assert_eq!(fake.requests_to("/register").len(), 1, "the registration is reused");
+    let discovers: Vec<Value> = only(&fake.records(), "/mcp");
+    assert_eq!(
+        discovers,
+        vec![
+            mcp("server/discover", None, 401),
+            mcp("server/discover", Some("SeCrEt-access-2"), 403),
+            mcp("server/discover", Some("SeCrEt-access-5"), 200),
+        ]
+    );
+    driver.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let call = driver.call(json!(2), "tools/call", json!({"name": "whoami", "arguments": {}}));
+    assert_eq!(call["result"]["content"][0]["text"], "scope mcp:read mcp:write", "{call}");
+}
+
+/// Error table, `reauthorization_required`: after initialize the bridge
+/// does not open a sign-in by itself; an insufficient_scope 403 of a
+/// tools/call, from a client that declared no URL elicitation, fails that
+/// call with the detail no_consent, and no new sign-in starts.
+#[test]
+fn a_step_up_after_initialize_without_consent_fails_with_reauthorization_required() {
+    let dir = TempDir::new("stepup-later");
+    let fake = Fake::start(dir.path(), &["--step-up", "mcp:write"]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+    let from = fake.records().len();
+    let call = driver.call(json!(2), "tools/call", json!({"name": "whoami", "arguments": {}}));
+    assert_eq!(
+        call,
+        error(json!(2), bridge_error(-32603, REAUTHORIZATION_REQUIRED, "reauthorization_required", Some("no_consent")))
+    );
+    assert_eq!(since(&fake, from), vec![mcp("tools/call", Some("SeCrEt-access-2"), 403)]);
+    assert_eq!(driver.stderr_text().matches(SIGN_IN_LINE).count(), 1, "{}", driver.stderr_text());
+}
+
+/// Error table, `access_refused`: a server that refuses the token of a
+/// fresh sign-in again fails the request with the HTTP status in
+/// data.detail, after one sign-in only.
+#[test]
+fn a_refusal_after_the_sign_in_fails_with_access_refused_and_the_status() {
+    let (response, fake, _dir) = sign_in_with("refuse", &["--always-refuse"]);
+    assert_eq!(
+        response,
+        error(json!(INIT), bridge_error(-32603, ACCESS_REFUSED, "access_refused", Some("HTTP status 401")))
+    );
+    assert_eq!(fake.requests_to("/authorize").len(), 1);
+    assert_eq!(
+        fake.requests_to("/mcp"),
+        vec![mcp("server/discover", None, 401), mcp("server/discover", Some("SeCrEt-access-2"), 401)]
+    );
+}
+
+/// The paragraph after the error table and the rule of the log ("never a
+/// secret"): no token, code, client secret or query of the server URL
+/// reaches stdout or stderr, over a sign-in, a tools/list and a tools/call
+/// at the debug level. The fake's records show that each of them was
+/// used.
+#[test]
+fn no_token_code_client_secret_or_query_reaches_stdout_or_stderr() {
+    let dir = TempDir::new("secrets");
+    let secret = format!("SeCrEt{}x", std::process::id());
+    let key = format!("KeY{}x", std::process::id());
+    let fake = Fake::start(dir.path(), &["--secret", &secret, "--client-secret"]);
+    let url = format!("{}?key={key}", fake.url());
+    let mut driver = bridge(dir.path(), &url, &[], &[("MCP_BRIDGE_LOG", "debug")]);
+    assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+    let list = driver.call(json!(2), "tools/list", json!({}));
+    assert_eq!(list["result"]["tools"][0]["name"], "whoami", "{list}");
+    let call = driver.call(json!(3), "tools/call", json!({"name": "whoami", "arguments": {}}));
+    assert_eq!(call["result"]["content"][0]["text"], "scope mcp:read", "{call}");
+    let used = fake.requests_to("/mcp");
+    assert!(
+        used.len() == 4 && used[1..].iter().all(|r| r["token"].as_str().is_some_and(|t| t.starts_with(&secret))),
+        "the tokens of the fake went to the server: {used:?}"
+    );
+    // Every line of the run so far: the bridge does not exit at the end of
+    // its input yet (see the last test), so the run is read here, after
+    // the last response, when each log line of the work is written.
+    let stderr = driver.stderr_text();
+    for line in driver.seen.iter().map(Value::to_string) {
+        assert!(!line.contains(&secret) && !line.contains(&key), "a secret on stdout: {line}");
+    }
+    for line in stderr.lines() {
+        assert!(!line.contains(&secret) && !line.contains(&key), "a secret on stderr: {line}");
+    }
+    assert!(stderr.contains(SIGN_IN_LINE), "the log was captured:\n{stderr}");
+}
+
+/// "The exit code of mcp-bridge-vscode is 0 at the end of stdin", for an
+/// upstream server at a URL after a sign-in too.
+#[test]
+fn the_bridge_exits_with_0_at_the_end_of_stdin_after_a_sign_in() {
+    let dir = TempDir::new("exit");
+    let fake = Fake::start(dir.path(), &[]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+    driver.close_stdin();
+    let ended = driver.wait_exit(STEP);
+    assert_no_panic(&ended);
+    assert_eq!(ended.status.code(), Some(0), "stderr:\n{}", ended.stderr);
+}
