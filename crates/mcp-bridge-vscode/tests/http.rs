@@ -166,10 +166,18 @@ impl Fake {
     }
 }
 
+/// The environment of every bridge of these tests: a token store of its own
+/// (a fresh `XDG_CONFIG_HOME`, never the user's) and no VS Code sandbox.
+fn isolated(cmd: &mut Command) -> &mut Command {
+    let config = std::env::temp_dir().join(format!("mcp-bridge-http-{}-config", std::process::id()));
+    std::fs::create_dir_all(&config).expect("a config folder");
+    cmd.env("XDG_CONFIG_HOME", config).env("SANDBOX_RUNTIME", "0")
+}
+
 /// Starts the bridge for `url` with `options` and `env`.
 fn bridge_env(url: &str, options: &[&str], env: &[(&str, &str)]) -> Driver {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
-    cmd.args(options).arg(url).envs(env.iter().copied());
+    isolated(&mut cmd).args(options).arg(url).envs(env.iter().copied());
     Driver::spawn(cmd)
 }
 
@@ -538,11 +546,29 @@ fn a_tool_with_an_invalid_x_mcp_header_is_left_out_of_tools_list_with_a_warning(
 /// behaviour spec.
 const STATUSES: [u16; 9] = [400, 401, 403, 404, 408, 429, 500, 501, 503];
 
+const SIGN_IN_FAILED: &str =
+    "The sign-in at the authorization server of the upstream server failed. See the Output channel of the server.";
+
+/// The answer to a request that got `status`, whatever its body, when the
+/// status is a challenge: a 401 starts a sign-in ("Sign-in during
+/// initialize (M4)", the Error table), and the fake has no protected
+/// resource metadata, so the sign-in fails at its discovery.
+fn challenged(status: u16) -> Option<Value> {
+    (status == 401).then(|| {
+        bridge_error(
+            -32603,
+            SIGN_IN_FAILED,
+            "sign_in_failed",
+            Some("discovery: no protected resource metadata names an authorization server"),
+        )
+    })
+}
+
 /// "After a failed request to an upstream server at a URL, data.detail also
 /// has the HTTP status": a status that is not a success, without a JSON-RPC
 /// error in its body (none, text, HTML, JSON that is not JSON-RPC), fails
-/// that request with transport_failed and `HTTP status <n>`; the connection
-/// goes on.
+/// that request with transport_failed and `HTTP status <n>`; a 401 is a
+/// challenge (sign_in_failed here); the connection goes on.
 #[test]
 fn each_error_status_without_a_json_rpc_error_fails_only_its_request_with_transport_failed() {
     let (_fake, mut driver) = session("status-plain", &[], &[]);
@@ -553,7 +579,7 @@ fn each_error_status_without_a_json_rpc_error_fails_only_its_request_with_transp
             exchange(
                 &mut driver,
                 call(json!(n), "status", json!({"code": status, "body": body})),
-                err(json!(n), transport_failed(&format!("HTTP status {status}"))),
+                err(json!(n), challenged(status).unwrap_or_else(|| transport_failed(&format!("HTTP status {status}")))),
             );
         }
     }
@@ -571,7 +597,8 @@ fn each_error_status_without_a_json_rpc_error_fails_only_its_request_with_transp
 
 /// "An error of the upstream server goes to the client with its code, its
 /// message and its data": the JSON-RPC error in the body of an error status
-/// ("modern servers also use 400 ... with a JSON-RPC error") is the answer.
+/// ("modern servers also use 400 ... with a JSON-RPC error") is the answer;
+/// a 401 is a challenge, whatever its body.
 #[test]
 fn each_error_status_with_a_json_rpc_error_body_gives_that_error_unchanged() {
     let (_fake, mut driver) = session("status-jsonrpc", &[], &[]);
@@ -579,7 +606,7 @@ fn each_error_status_with_a_json_rpc_error_body_gives_that_error_unchanged() {
         exchange(
             &mut driver,
             call(json!(status), "status", json!({"code": status, "body": "jsonrpc"})),
-            err(json!(status), refused(status)),
+            err(json!(status), challenged(status).unwrap_or_else(|| refused(status))),
         );
     }
     driver.assert_alive("ping");
@@ -1135,7 +1162,7 @@ fn header_env_sends_each_header_on_every_post() {
 /// that waits for its input instead of exiting is killed and gives the code
 /// `None`.
 fn run_with_open_stdin(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
+    let mut child = isolated(&mut Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode")))
         .args(args)
         .envs(env.iter().copied())
         .env_remove("MCP_BRIDGE_TEST_UNSET")
@@ -1524,7 +1551,7 @@ fn check_with_a_url_reports_the_server_and_its_tools() {
         {"name": "bad", "inputSchema": {"type": "object", "properties": {"a": {"type": "number", "x-mcp-header": "A"}}}}
     ]});
     let fake = Fake::start("check", &["--result", &format!("tools/list={tools}")]);
-    let output = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
+    let output = isolated(&mut Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode")))
         .arg("check")
         .arg(fake.url())
         .stdin(Stdio::null())

@@ -55,12 +55,22 @@ fn ts_v2_http() -> Served {
     Served::start(cmd, false)
 }
 
+/// The environment of the bridge (the driver passes its own on): a token
+/// store of its own (a fresh `XDG_CONFIG_HOME`, never the user's) and no
+/// VS Code sandbox.
+fn isolated(cmd: &mut Command) -> &mut Command {
+    let config = std::env::temp_dir().join(format!("mcp-bridge-http-peers-{}-config", std::process::id()));
+    std::fs::create_dir_all(&config).expect("a config folder");
+    cmd.env("XDG_CONFIG_HOME", config).env("SANDBOX_RUNTIME", "0")
+}
+
 /// Runs a scenario of tests/peers/node/client.mjs against the real bridge
 /// with `bridge_args` and the upstream at `url`, and returns its document.
 fn drive_url(scenario: &str, bridge_args: &[&str], url: &str) -> Value {
     peers();
     let mut cmd = Command::new(node());
-    cmd.arg(repo_root().join("tests/peers/node/client.mjs"))
+    isolated(&mut cmd)
+        .arg(repo_root().join("tests/peers/node/client.mjs"))
         .args([scenario, "--timeout-ms", "60000", "--"])
         .arg(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
         .args(bridge_args)
@@ -424,7 +434,7 @@ fn check_against_the_typescript_v2_http_peer_at_a_secret_path_shows_neither_path
     cmd.arg(repo_root().join("tests/peers/node/http-server-v2.mjs")).args(["--path", "/mcp/key-in-path-3b7c"]);
     let server = Served::start(cmd, false);
     let mut bridge_cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
-    bridge_cmd.arg("check").arg(server.url("/mcp/key-in-path-3b7c?token=key-in-query-9d1e"));
+    isolated(&mut bridge_cmd).arg("check").arg(server.url("/mcp/key-in-path-3b7c?token=key-in-query-9d1e"));
     let done = run_bounded(bridge_cmd, DRIVER_LIMIT);
     assert_eq!(done.status.code(), Some(0), "{}\n{}", done.stdout, done.stderr);
     for expected in [
