@@ -108,6 +108,9 @@ tools/call by tool name (params.arguments is `a`):
             message "step k") and one log message (level a.level or "info", logger "fake-http",
             data "hello"), then the result "done"
   redirect  307 with Location: the same path and query on the OTHER listener (another origin)
+  redirect-same
+            307 with a relative Location: /moved<the path and query> on this listener (the same
+            origin); the POST there answers the text "moved here"
   emit      writes a.events (each {"method", "params"}) on every open acknowledged listen stream,
             each event with the stream's subscriptionId in params._meta, then answers "emitted"
   any other name: the JSON-RPC error {"code": -32602, "message": "unknown tool <name>"}
@@ -455,6 +458,11 @@ class Handler(BaseHTTPRequestHandler):
             self.end_chunks()
         elif name == "redirect":
             self.status(msg, 307, "redirect")
+        elif name == "redirect-same":
+            if self.path.startswith("/moved"):
+                self.text(msg, "moved here")
+            else:
+                self.send_body(307, "text/plain", "moved", {"Location": "/moved" + self.path})
         elif name == "emit":
             with streams_lock:
                 open_streams = dict(streams)

@@ -1122,6 +1122,36 @@ fn a_redirect_to_another_origin_is_not_followed_and_the_header_stays_home() {
     finish(driver);
 }
 
+/// The other side of the rule above (the product's choice; the page is
+/// silent): a redirect within the origin of the server is followed, the
+/// POST goes again with its body and the headers of `--header-env`.
+#[test]
+fn a_redirect_within_the_origin_is_followed_with_the_body_and_the_headers() {
+    let fake = Fake::start("redirect-same", &[]);
+    let mut driver = bridge_env(
+        &fake.url(),
+        &["--header-env", "X-Api-Key=MCP_BRIDGE_TEST_KEY"],
+        &[("MCP_BRIDGE_TEST_KEY", HEADER_SECRET)],
+    );
+    driver.initialize();
+    exchange(&mut driver, call(json!(1), "redirect-same", json!({"n": 1})), text(json!(1), "moved here"));
+    let posts: Vec<Value> = fake.posts_of("tools/call");
+    let paths: Vec<Value> = posts.iter().map(|p| p["path"].clone()).collect();
+    let path = format!("/mcp/{PATH_SECRET}?key={QUERY_SECRET}");
+    assert_eq!(paths, [json!(path), json!(format!("/moved{path}"))], "the POST and the redirected one");
+    assert_json("the body sent again", &posts[1]["body"], &posts[0]["body"]);
+    for post in &posts {
+        assert_eq!(header(post, "X-Api-Key").as_deref(), Some(HEADER_SECRET), "{post:#}");
+        assert_json(
+            "the headers of the page",
+            &page_headers(post),
+            &expected_headers("tools/call", Some("redirect-same")),
+        );
+    }
+    let ended = finish(driver);
+    assert_no_secret("the stderr of the bridge", &ended.stderr);
+}
+
 /// `--header-env NAME=VAR` (repeatable) sends the header NAME with the value
 /// of VAR on every POST: server/discover, the forwarded requests, the
 /// listen stream and the notifications.
@@ -1415,7 +1445,11 @@ fn wait_count(driver: &mut Driver, message: &Value, count: usize) {
 
 /// "New streams after a loss", over HTTP: "the status 408, 429, or 500 to
 /// 599 except 501: the bridge opens a new stream after a wait", again after
-/// each failure (the back-off of the test timings is 20 ms to 80 ms).
+/// each failure; "The first wait is 0.5 s (listen_backoff). Each later wait
+/// is two times longer, up to 30 s" (the test timings: 20 ms, up to 80 ms).
+/// The first stream acknowledges and ends; each later one gets the status.
+/// The time between two refused streams is at least the wait (a loaded
+/// machine only makes it longer).
 #[test]
 fn a_listen_stream_that_fails_with_408_429_500_or_503_opens_again_after_the_back_off() {
     for status in [408, 429, 500, 503] {
@@ -1425,9 +1459,19 @@ fn a_listen_stream_that_fails_with_408_429_500_or_503_opens_again_after_the_back
             &["--capabilities", r#"{"tools":{"listChanged":true}}"#, "--listen", &spec],
             &["--test-listen-ms", LISTEN_MS],
         );
-        fake.wait(&format!("six listen streams with {status}"), |entries| {
+        let entries = fake.wait(&format!("six listen streams with {status}"), |entries| {
             entries.iter().filter(|e| e["body"]["method"] == "subscriptions/listen").count() >= 6
         });
+        let times: Vec<f64> = entries
+            .iter()
+            .filter(|e| e["body"]["method"] == "subscriptions/listen")
+            .filter_map(|e| e["t"].as_f64())
+            .collect();
+        // times[1] is the first refused stream; the waits after it double.
+        for (k, wait_ms) in [20.0, 40.0, 80.0, 80.0].into_iter().enumerate() {
+            let gap_ms = (times[k + 2] - times[k + 1]) * 1000.0;
+            assert!(gap_ms >= wait_ms, "{status}: {gap_ms:.1} ms between the refused streams {} and {}, not after the wait of {wait_ms} ms; all: {times:?}", k + 1, k + 2);
+        }
         finish(driver);
     }
 }
