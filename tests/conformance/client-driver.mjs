@@ -35,7 +35,8 @@
 // are all on loopback. As the suite's own example client does, the bridge gets
 // the client ID metadata document URL of the suite (--client-metadata-url), and
 // for auth/pre-registration the client ID of MCP_CONFORMANCE_CONTEXT with the
-// issuer that the server's protected resource metadata names.
+// issuer that the server's protected resource metadata names, and its secret
+// through --client-secret-env.
 //
 // Environment: MCP_BRIDGE_BIN (required), MCP_BRIDGE_DRIVER_REPORT (optional: a
 // file that gets {scenario, ok, error, steps, bridgeExit} as JSON; bridgeExit is
@@ -368,6 +369,8 @@ async function bridgeArgs() {
         args.push('--sign-in-timeout', '15', '--discover-timeout', '5', '--client-metadata-url', CIMD_CLIENT_METADATA_URL);
         if (scenario === 'auth/pre-registration' && context.client_id) {
             args.push('--client-id', context.client_id, '--client-issuer', await issuerOf(url));
+            // A confidential client: its secret goes through the environment.
+            if (context.client_secret) args.push('--client-secret-env', 'MCP_BRIDGE_CONFORMANCE_CLIENT_SECRET');
         }
     }
     return [...args, url];
@@ -381,7 +384,11 @@ async function main() {
     transport = new StdioClientTransport({
         command: bridge,
         args,
-        env: { ...process.env, XDG_CONFIG_HOME: store },
+        env: {
+            ...process.env,
+            XDG_CONFIG_HOME: store,
+            ...(context.client_secret && { MCP_BRIDGE_CONFORMANCE_CLIENT_SECRET: context.client_secret })
+        },
         stderr: 'pipe'
     });
     const startTransport = transport.start.bind(transport);

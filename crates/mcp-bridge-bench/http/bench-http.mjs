@@ -13,7 +13,12 @@
 // bridge/mcp-remote of the added latency and of the RSS. Figures of one run
 // on one machine; compare the ratios.
 //
-//   node bench-http.mjs --bridge PATH --python PATH --server PATH --mcp-remote PATH [--iterations N] [--quick]
+// The same again against the TypeScript SDK v2 HTTP peer
+// (tests/peers/node/http-server-v2.mjs) when --node-server is given: the
+// Python peer stalls about 40 ms on a reused connection (its writes meet the
+// client's delayed ACK), which hides what a proxy adds; the v2 peer does not.
+//
+//   node bench-http.mjs --bridge PATH --python PATH --server PATH --mcp-remote PATH [--node-server PATH] [--iterations N] [--quick]
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -35,14 +40,15 @@ const bridge = option('--bridge');
 const python = option('--python');
 const server = option('--server');
 const remote = option('--mcp-remote');
+const nodeServer = option('--node-server');
 if (!bridge || !python || !server || !remote || !(iterations > 0)) {
     process.stderr.write('usage: bench-http.mjs --bridge PATH --python PATH --server PATH --mcp-remote PATH [--iterations N] [--quick]\n');
     process.exit(2);
 }
 
-/** Starts the Python HTTP peer; resolves with its URL and its process. */
-function startServer() {
-    const child = spawn(python, [server], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** Starts an HTTP peer; resolves with its URL and its process. */
+function startServer(command, args) {
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
     return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('the HTTP peer did not start in 30 s')), 30_000);
         createInterface({ input: child.stdout }).on('line', (line) => {
@@ -70,7 +76,42 @@ function percentile(sorted, p) {
     return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))];
 }
 
-async function measure(name, url) {
+/** A raw 2026-07-28 client over fetch: for a modern-only upstream, where
+ *  the SDK 1.x client cannot go directly. Each call is one POST with the
+ *  metadata headers and `_meta`; the body is JSON or one SSE event. */
+function modernClient(url) {
+    let id = 0;
+    const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'bench-http', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': {}
+    };
+    const post = async (method, params) => {
+        const body = JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: { ...params, _meta: meta } });
+        const headers = {
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+            'MCP-Protocol-Version': '2026-07-28',
+            'Mcp-Method': method
+        };
+        if (params.name) headers['Mcp-Name'] = params.name;
+        const response = await fetch(url, { method: 'POST', headers, body });
+        const text = await response.text();
+        const json = response.headers.get('content-type')?.startsWith('text/event-stream')
+            ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5))).find((m) => m.id === id)
+            : JSON.parse(text);
+        if (!json?.result) throw new Error(`${method}: ${text.slice(0, 200)}`);
+        return json.result;
+    };
+    return {
+        connect: () => post('server/discover', {}),
+        callTool: (params) => post('tools/call', params),
+        close: async () => {}
+    };
+}
+
+async function measure(name, url, modern) {
+    if (name === 'direct' && modern) return timed(name, modernClient(url), null);
     const transport =
         name === 'direct'
             ? new StreamableHTTPClientTransport(new URL(url))
@@ -78,8 +119,12 @@ async function measure(name, url) {
               ? new StdioClientTransport({ command: process.execPath, args: [remote, url, '--protocol', 'auto', '--allow-http'], stderr: 'ignore' })
               : new StdioClientTransport({ command: bridge, args: [url], stderr: 'ignore' });
     const client = new Client({ name: 'bench-http', version: '1.0.0' }, { capabilities: {} });
+    return timed(name, { connect: () => client.connect(transport), callTool: (p, s, o) => client.callTool(p, s, o), close: () => client.close() }, transport);
+}
+
+async function timed(name, client, transport) {
     const started = process.hrtime.bigint();
-    await client.connect(transport);
+    await client.connect();
     const startup = Number(process.hrtime.bigint() - started) / 1e6;
     const small = { name: 'echo', arguments: { text: 'x' } };
     for (let i = 0; i < Math.min(100, iterations); i++) await client.callTool(small);
@@ -100,7 +145,7 @@ async function measure(name, url) {
         if (result.content?.[0]?.text?.length !== text.length) throw new Error(`${name}: the 1 MiB result is not whole`);
     }
     big.sort((a, b) => a - b);
-    const pid = transport.pid ?? null;
+    const pid = transport?.pid ?? null;
     const rss = pid ? peakRss(pid) : null;
     await client.close();
     return {
@@ -113,13 +158,22 @@ async function measure(name, url) {
     };
 }
 
-const { url, child } = await startServer();
-try {
-    const rows = [];
-    for (const name of ['direct', 'mcp-remote', 'bridge']) rows.push(await measure(name, url));
+async function run(label, command, args, modern) {
+    const { url, child } = await startServer(command, args);
+    try {
+        const rows = [];
+        for (const name of ['direct', 'mcp-remote', 'bridge']) rows.push(await measure(name, url, modern));
+        report(label, rows);
+    } finally {
+        child.stdin.end();
+        child.kill();
+    }
+}
+
+function report(label, rows) {
     const [direct, mcpRemote, ours] = rows;
-    const fmt = (n, d = 0) => (n === null || n === undefined ? '—' : n.toFixed(d));
-    console.log(`HTTP benchmark: ${iterations} small tools/call per way, ${bigRounds} rounds of 1 MiB each way; Python mcp 2.3.0 upstream`);
+    const fmt = (n, d = 0) => (n === null || n === undefined || Number.isNaN(n) ? '—' : n.toFixed(d));
+    console.log(`\nHTTP benchmark, ${label} upstream: ${iterations} small tools/call per way, ${bigRounds} rounds of 1 MiB each way`);
     console.log('way         start (ms)  p50 (µs)  p99 (µs)  added p50 (µs)  1 MiB (MB/s)  peak RSS (MiB)');
     for (const r of rows) {
         const added = r.name === 'direct' ? null : r.p50 - direct.p50;
@@ -131,7 +185,8 @@ try {
     const addedOurs = ours.p50 - direct.p50;
     console.log(`ratio bridge/mcp-remote: added p50 ${fmt(addedOurs / addedRemote, 3)} (target <= 0.2), peak RSS ${fmt(ours.rss && mcpRemote.rss ? ours.rss / mcpRemote.rss : null, 3)} (target <= 0.1)`);
     console.log(`ratio bridge/direct: 1 MiB throughput ${fmt(ours.mbps / direct.mbps, 3)}, mcp-remote/direct ${fmt(mcpRemote.mbps / direct.mbps, 3)}`);
-} finally {
-    child.stdin.end();
-    child.kill();
 }
+
+await run('Python mcp 2.3.0', python, [server], false);
+// Modern-only: "direct" is a raw 2026-07-28 client over fetch.
+if (nodeServer) await run('TypeScript SDK v2 2.4.0', process.execPath, [nodeServer], true);

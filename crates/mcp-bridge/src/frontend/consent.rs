@@ -9,7 +9,7 @@ use super::state::Shared;
 use crate::input::questions::Answer;
 use crate::jsonrpc::{self, reason};
 use crate::support::lock;
-use crate::upstream::{Consent, ConsentFn};
+use crate::upstream::{Consent, ConsentFn, ConsentStep};
 use serde_json::{json, Value};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, Weak};
@@ -22,16 +22,16 @@ const MESSAGE: &str = "The upstream server needs a new sign-in. Open the URL to 
 pub fn ask_fn(shared: &Arc<Shared>, declared_url: bool) -> ConsentFn {
     let weak: Weak<Shared> = Arc::downgrade(shared);
     let step: Arc<Mutex<Option<String>>> = Arc::default();
-    Arc::new(move |url: Option<String>| {
+    Arc::new(move |request: ConsentStep| {
         let (weak, step) = (weak.clone(), step.clone());
         Box::pin(async move {
             let Some(shared) = weak.upgrade() else { return Consent::NoConsent };
-            match url {
-                Some(url) if declared_url && shared.initialized.load(Ordering::Acquire) => {
-                    ask(&shared, &step, url).await
-                }
-                Some(_) => Consent::NoConsent,
-                None => {
+            let can_ask = declared_url && shared.initialized.load(Ordering::Acquire);
+            match request {
+                ConsentStep::CanAsk if can_ask => Consent::Accepted,
+                ConsentStep::Ask(url) if can_ask => ask(&shared, &step, url).await,
+                ConsentStep::CanAsk | ConsentStep::Ask(_) => Consent::NoConsent,
+                ConsentStep::Done => {
                     // The sign-in is over: VS Code hides the URL.
                     let done = lock(&step).take();
                     if let Some(id) = done {

@@ -76,11 +76,22 @@ pub enum Consent {
     NoConsent,
 }
 
+/// What a later sign-in asks of the client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConsentStep {
+    /// Whether the client can be asked at all (`Accepted` or `NoConsent`),
+    /// before the sign-in sends anything.
+    CanAsk,
+    /// Open this start URL.
+    Ask(String),
+    /// The sign-in is over.
+    Done,
+}
+
 /// The future of a consent.
 pub type ConsentFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Consent> + Send>>;
-/// Asks the client to open the start URL of a later sign-in; after the
-/// sign-in, the same function is called with `None` to say it is over.
-pub type ConsentFn = Arc<dyn Fn(Option<String>) -> ConsentFuture + Send + Sync>;
+/// Asks the client about a later sign-in.
+pub type ConsentFn = Arc<dyn Fn(ConsentStep) -> ConsentFuture + Send + Sync>;
 
 /// What the upstream client needs from the layer above it, without
 /// importing that layer.

@@ -26,7 +26,7 @@ pub use register::ClientOptions;
 pub use store::Store;
 
 use crate::jsonrpc::{BridgeError, Cause};
-use crate::upstream::{Consent, ConsentFn};
+use crate::upstream::{Consent, ConsentFn, ConsentStep};
 use challenge::Challenge;
 use discovery::ServerMetadata;
 use reqwest::Url;
@@ -204,6 +204,9 @@ impl Auth {
         if later && crate::support::lock(&self.declined_at).is_some_and(|at| at.elapsed() < DECLINE_COOLDOWN) {
             return Err(BridgeError::new(Cause::ReauthorizationRequired).with_detail("cooldown"));
         }
+        if later && (self.consent)(ConsentStep::CanAsk).await != Consent::Accepted {
+            return Err(BridgeError::new(Cause::ReauthorizationRequired).with_detail("no_consent"));
+        }
         // Set while the sign-in runs, and left set when the future is dropped
         // by the time limit of its request: that request then reads it.
         self.signing_in.store(true, Ordering::Release);
@@ -212,7 +215,7 @@ impl Auth {
         self.signing_in.store(false, Ordering::Release);
         if later {
             // The URL step of the client is over, whatever the outcome.
-            (self.consent)(None).await;
+            (self.consent)(ConsentStep::Done).await;
         }
         match outcome {
             Ok(result) => result,
@@ -275,7 +278,9 @@ impl Auth {
         let mut grant = grant;
         signin::store_tokens(&mut grant, &token, scope.as_deref());
         record.redirect_port = Some(port);
-        record.indicator = resource.resource;
+        // Kept only when it differs from the server URL, which the file does
+        // not name.
+        record.indicator = resource.resource.filter(|r| r.trim_end_matches('/') != self.resource);
         self.keep(record, &issuer, grant);
         self.sign_ins.send_modify(|n| *n += 1);
         tracing::info!("the sign-in is complete");
@@ -284,7 +289,7 @@ impl Auth {
 
     /// Asks the client to open the start URL of a later sign-in.
     pub(super) async fn ask(&self, start_url: &str) -> Result<(), BridgeError> {
-        match (self.consent)(Some(start_url.to_owned())).await {
+        match (self.consent)(ConsentStep::Ask(start_url.to_owned())).await {
             Consent::Accepted => Ok(()),
             Consent::Declined => {
                 *crate::support::lock(&self.declined_at) = Some(std::time::Instant::now());
