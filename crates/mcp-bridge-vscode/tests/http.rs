@@ -546,29 +546,25 @@ fn a_tool_with_an_invalid_x_mcp_header_is_left_out_of_tools_list_with_a_warning(
 /// behaviour spec.
 const STATUSES: [u16; 9] = [400, 401, 403, 404, 408, 429, 500, 501, 503];
 
-const SIGN_IN_FAILED: &str =
-    "The sign-in at the authorization server of the upstream server failed. See the Output channel of the server.";
+const REAUTHORIZATION_REQUIRED: &str =
+    "The upstream server needs a new sign-in, and the client did not open the URL of the sign-in. Restart the server to sign in again.";
 
 /// The answer to a request that got `status`, whatever its body, when the
-/// status is a challenge: a 401 starts a sign-in ("Sign-in during
-/// initialize (M4)", the Error table), and the fake has no protected
-/// resource metadata, so the sign-in fails at its discovery.
+/// status is a challenge: a 401 after initialize asks for a later sign-in,
+/// and these clients declare no `elicitation.url`, so the bridge cannot ask
+/// them to open its URL (notifications/initialized, "From M4"; the Error
+/// table, reauthorization_required: "data.detail has declined, no_consent or
+/// cooldown").
 fn challenged(status: u16) -> Option<Value> {
-    (status == 401).then(|| {
-        bridge_error(
-            -32603,
-            SIGN_IN_FAILED,
-            "sign_in_failed",
-            Some("discovery: no protected resource metadata names an authorization server"),
-        )
-    })
+    (status == 401)
+        .then(|| bridge_error(-32603, REAUTHORIZATION_REQUIRED, "reauthorization_required", Some("no_consent")))
 }
 
 /// "After a failed request to an upstream server at a URL, data.detail also
 /// has the HTTP status": a status that is not a success, without a JSON-RPC
 /// error in its body (none, text, HTML, JSON that is not JSON-RPC), fails
 /// that request with transport_failed and `HTTP status <n>`; a 401 is a
-/// challenge (sign_in_failed here); the connection goes on.
+/// challenge (see `challenged`); the connection goes on.
 #[test]
 fn each_error_status_without_a_json_rpc_error_fails_only_its_request_with_transport_failed() {
     let (_fake, mut driver) = session("status-plain", &[], &[]);
