@@ -104,6 +104,7 @@ What this server does on the wire (seen with curl, mcp 2.3.0)
 from __future__ import annotations
 
 import argparse
+import logging
 import socket
 import sys
 import threading
@@ -334,6 +335,11 @@ def main() -> None:
     sock.listen(128)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, lifespan="on")
 
+    def quiet_shutdown() -> None:
+        # The open listen streams outlive the grace of 1 s by design: uvicorn's traceback
+        # of their cancellation is no fault of the peer.
+        logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)
+
     class Server(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             # After the lifespan startup (the session manager runs), with the socket listening.
@@ -341,11 +347,16 @@ def main() -> None:
             if self.started:
                 print(f"PORT {sock.getsockname()[1]}", flush=True)
 
+        def handle_exit(self, sig: int, frame: object) -> None:
+            quiet_shutdown()
+            super().handle_exit(sig, frame)
+
     server = Server(config)
 
     def watch_stdin() -> None:
         # The end of stdin (the test ended, or dropped its pipe) stops the server.
         sys.stdin.buffer.read()
+        quiet_shutdown()
         server.should_exit = True
 
     threading.Thread(target=watch_stdin, daemon=True).start()
