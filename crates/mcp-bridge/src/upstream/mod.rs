@@ -334,8 +334,19 @@ impl Client {
             _ = &mut deadline => Err(BridgeError::new(Cause::Timeout)),
         };
         if let Err(err) = sent {
-            // The line did not go out: there is nothing to cancel upstream.
             lock(&self.inner.table).remove(id);
+            // A pipe's line did not go out: there is nothing to cancel. A
+            // POST whose status did not come can have reached the server,
+            // which then gets the cancellation too (its stream closed with
+            // the dropped request).
+            let reason = match err.cause {
+                Cause::Canceled => Some(reason::CLIENT_CANCELED),
+                Cause::Timeout => Some(reason::TIMED_OUT),
+                _ => None,
+            };
+            if let Some(reason) = reason.filter(|_| self.inner.transport.is_remote()) {
+                self.cancel_upstream(id, reason);
+            }
             return Err(match err.cause {
                 Cause::Canceled => CallError::Canceled,
                 Cause::Timeout => timeout_error(call.method, call.timeout),

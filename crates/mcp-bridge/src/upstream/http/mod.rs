@@ -47,6 +47,14 @@ impl CaBundle {
         if certificates.is_empty() {
             return Err("the file holds no PEM certificate".into());
         }
+        // The PEM reader only splits the file: a client made with the
+        // certificates parses each one, so a certificate that is not valid
+        // stops the start here and not later.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        reqwest::Client::builder()
+            .tls_certs_merge(certificates.iter().cloned())
+            .build()
+            .map_err(|_| "the file holds a certificate that is not valid".to_string())?;
         Ok(CaBundle(certificates))
     }
 }
