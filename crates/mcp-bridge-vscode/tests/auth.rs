@@ -757,6 +757,85 @@ fn a_step_up_after_initialize_without_consent_fails_with_reauthorization_require
     assert_eq!(driver.stderr_text().matches(SIGN_IN_LINE).count(), 1, "{}", driver.stderr_text());
 }
 
+/// The `notifications/initialized` row ("it also lets a later sign-in ask
+/// the client with a URL elicitation, when the client declared
+/// elicitation.url") and the step-up of "Scope Challenge Handling": after
+/// initialize, an `insufficient_scope` 403 asks the client to open the
+/// one-time start URL; the user accepts, the sign-in asks for the union of
+/// the scopes, the call is retried once and answered, and the URL step is
+/// completed before the response.
+#[test]
+fn a_step_up_after_initialize_asks_the_client_with_a_url_elicitation() {
+    let dir = TempDir::new("stepup-elicit");
+    let fake = Fake::start(dir.path(), &["--step-up", "mcp:write"]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    driver.request(
+        json!(INIT),
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"url": {}}}, "clientInfo": {"name": "auth-test", "version": "1.0"}}),
+    );
+    assert_eq!(follow(&start_url(&mut driver, 1)).status, 200);
+    assert_eq!(driver.response(&json!(INIT)), initialize_result());
+    driver.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    driver.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}),
+    );
+    let question = driver.next();
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    let url = question["params"]["url"].as_str().unwrap_or("").to_owned();
+    assert!(url.starts_with("http://127.0.0.1:") && url.contains("/start/"), "{question}");
+    assert_eq!(
+        question["params"],
+        json!({"mode": "url", "message": "The upstream server needs a new sign-in. Open the URL to sign in, then return here.", "url": url, "elicitationId": "elicitation-1"})
+    );
+    assert_eq!(driver.stderr_text().matches(SIGN_IN_LINE).count(), 1, "no second sign-in line: the client opens it");
+    driver.send(&json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept"}}));
+    assert_eq!(follow(&url).status, 200);
+    assert_eq!(
+        driver.next(),
+        json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete", "params": {"elicitationId": "elicitation-1"}})
+    );
+    assert_eq!(
+        driver.next(),
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "scope mcp:read mcp:write"}]}})
+    );
+    let scopes: Vec<Value> = fake.requests_to("/authorize").iter().map(|r| r["values"]["scope"].clone()).collect();
+    assert_eq!(scopes, vec![json!("mcp:read"), json!("mcp:read mcp:write")]);
+}
+
+/// `reauthorization_required` with `declined`, then `cooldown`: a user who
+/// declines the URL of a later sign-in is not asked again at once.
+#[test]
+fn a_declined_later_sign_in_gives_declined_and_then_cooldown() {
+    let dir = TempDir::new("stepup-decline");
+    let fake = Fake::start(dir.path(), &["--step-up", "mcp:write"]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    driver.request(
+        json!(INIT),
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"url": {}}}, "clientInfo": {"name": "auth-test", "version": "1.0"}}),
+    );
+    assert_eq!(follow(&start_url(&mut driver, 1)).status, 200);
+    assert_eq!(driver.response(&json!(INIT)), initialize_result());
+    driver.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    driver.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}),
+    );
+    let question = driver.next();
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    driver.send(&json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "decline"}}));
+    assert_eq!(
+        driver.response(&json!(2)),
+        error(json!(2), bridge_error(-32603, REAUTHORIZATION_REQUIRED, "reauthorization_required", Some("declined")))
+    );
+    let again = driver.call(json!(3), "tools/call", json!({"name": "whoami", "arguments": {}}));
+    assert_eq!(
+        again,
+        error(json!(3), bridge_error(-32603, REAUTHORIZATION_REQUIRED, "reauthorization_required", Some("cooldown")))
+    );
+    assert_eq!(fake.requests_to("/authorize").len(), 1, "no sign-in after the decline");
+}
+
 /// Error table, `access_refused`: a server that refuses the token of a
 /// fresh sign-in again fails the request with the HTTP status in
 /// data.detail, after one sign-in only.
