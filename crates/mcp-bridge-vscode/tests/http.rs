@@ -171,6 +171,13 @@ impl Fake {
 fn isolated(cmd: &mut Command) -> &mut Command {
     let config = std::env::temp_dir().join(format!("mcp-bridge-http-{}-config", std::process::id()));
     std::fs::create_dir_all(&config).expect("a config folder");
+    // A proxy of the machine would stand between the bridge and the fakes;
+    // the proxy test sets its own.
+    for var in
+        ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"]
+    {
+        cmd.env_remove(var);
+    }
     cmd.env("XDG_CONFIG_HOME", config).env("SANDBOX_RUNTIME", "0")
 }
 
@@ -1151,6 +1158,50 @@ fn a_redirect_within_the_origin_is_followed_with_the_body_and_the_headers() {
 
 /// `--header-env NAME=VAR` (repeatable) sends the header NAME with the value
 /// of VAR on every POST: server/discover, the forwarded requests, the
+/// "HTTPS_PROXY/HTTP_PROXY/NO_PROXY (and lower-case forms)" of issue 11: with
+/// `HTTP_PROXY` (and with `http_proxy`) every POST to the server goes
+/// through the proxy; with the server's host in `NO_PROXY` none does.
+#[test]
+fn the_proxy_variables_send_the_posts_through_the_proxy_unless_no_proxy_names_the_host() {
+    for (vars, through) in [
+        (&[("HTTP_PROXY", true)][..], true),
+        (&[("http_proxy", true)][..], true),
+        (&[("HTTP_PROXY", true), ("NO_PROXY", false)][..], false),
+    ] {
+        let dir = folder("proxy");
+        let fake = Fake::start_in(&dir, &[]);
+        let record = dir.join("proxy.jsonl");
+        let mut cmd = Command::new("python3");
+        cmd.arg(harness::repo_root().join("tests/fake/http_proxy.py")).arg("--record").arg(&record);
+        let proxy = Served::start(cmd, false);
+        let proxy_url = format!("http://127.0.0.1:{}", proxy.port);
+        let env: Vec<(&str, &str)> = vars
+            .iter()
+            .map(|(name, is_proxy)| (*name, if *is_proxy { proxy_url.as_str() } else { "127.0.0.1" }))
+            .collect();
+        let mut driver = bridge_env(&fake.url(), &[], &env);
+        driver.initialize();
+        exchange(
+            &mut driver,
+            request(json!(1), "tools/list", json!({})),
+            ok(json!(1), json!({"method": "tools/list"})),
+        );
+        let _ = finish(driver);
+        let seen: Vec<Value> = std::fs::read_to_string(&record)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let origin = format!("http://127.0.0.1:{}", fake.served.port);
+        if through {
+            assert!(seen.len() >= 2, "{vars:?}: the proxy saw {seen:?}");
+            assert!(seen.iter().all(|r| r["origin"] == origin.as_str() && r["method"] == "POST"), "{vars:?}: {seen:?}");
+        } else {
+            assert_eq!(seen, Vec::<Value>::new(), "{vars:?}: NO_PROXY names the host");
+        }
+    }
+}
+
 /// listen stream and the notifications.
 #[test]
 fn header_env_sends_each_header_on_every_post() {
