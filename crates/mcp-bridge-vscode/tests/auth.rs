@@ -757,6 +757,27 @@ fn a_step_up_after_initialize_without_consent_fails_with_reauthorization_require
     assert_eq!(driver.stderr_text().matches(SIGN_IN_LINE).count(), 1, "{}", driver.stderr_text());
 }
 
+/// Initializes as a client that declares `elicitation.url` (through the
+/// first sign-in), then calls the tool that needs a step-up; returns the
+/// question of the later sign-in.
+#[track_caller]
+fn step_up_question(driver: &mut Driver) -> Value {
+    driver.request(
+        json!(INIT),
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"url": {}}}, "clientInfo": {"name": "auth-test", "version": "1.0"}}),
+    );
+    assert_eq!(follow(&start_url(driver, 1)).status, 200);
+    assert_eq!(driver.response(&json!(INIT)), initialize_result());
+    driver.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    driver.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}),
+    );
+    let question = driver.next();
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    question
+}
+
 /// The `notifications/initialized` row ("it also lets a later sign-in ask
 /// the client with a URL elicitation, when the client declared
 /// elicitation.url") and the step-up of "Scope Challenge Handling": after
@@ -769,19 +790,7 @@ fn a_step_up_after_initialize_asks_the_client_with_a_url_elicitation() {
     let dir = TempDir::new("stepup-elicit");
     let fake = Fake::start(dir.path(), &["--step-up", "mcp:write"]);
     let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
-    driver.request(
-        json!(INIT),
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"url": {}}}, "clientInfo": {"name": "auth-test", "version": "1.0"}}),
-    );
-    assert_eq!(follow(&start_url(&mut driver, 1)).status, 200);
-    assert_eq!(driver.response(&json!(INIT)), initialize_result());
-    driver.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    driver.send(
-        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}),
-    );
-    let question = driver.next();
-    assert_eq!(question["method"], "elicitation/create", "{question}");
+    let question = step_up_question(&mut driver);
     let url = question["params"]["url"].as_str().unwrap_or("").to_owned();
     assert!(url.starts_with("http://127.0.0.1:") && url.contains("/start/"), "{question}");
     assert_eq!(
@@ -810,19 +819,7 @@ fn a_declined_later_sign_in_gives_declined_and_then_cooldown() {
     let dir = TempDir::new("stepup-decline");
     let fake = Fake::start(dir.path(), &["--step-up", "mcp:write"]);
     let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
-    driver.request(
-        json!(INIT),
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"url": {}}}, "clientInfo": {"name": "auth-test", "version": "1.0"}}),
-    );
-    assert_eq!(follow(&start_url(&mut driver, 1)).status, 200);
-    assert_eq!(driver.response(&json!(INIT)), initialize_result());
-    driver.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    driver.send(
-        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}),
-    );
-    let question = driver.next();
-    assert_eq!(question["method"], "elicitation/create", "{question}");
+    let question = step_up_question(&mut driver);
     driver.send(&json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "decline"}}));
     assert_eq!(
         driver.response(&json!(2)),
