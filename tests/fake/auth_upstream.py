@@ -36,6 +36,7 @@ Options:
   --step-up-method M    the method that --step-up guards (default tools/call); server/discover
                         makes the step-up happen during initialize
   --always-refuse       every /mcp request gets 401, also with a valid token
+  --open                /mcp needs no token (the same server without a sign-in, for the benchmark)
   --secret TEXT         the prefix of the tokens and codes (so a test can grep the logs for it)
   --mcp-path PATH       the path of the MCP endpoint instead of /mcp (the resource and the
                         protected resource metadata follow it)
@@ -63,6 +64,7 @@ p.add_argument("--expires-in", type=int, default=3600)
 p.add_argument("--step-up")
 p.add_argument("--step-up-method", default="tools/call")
 p.add_argument("--always-refuse", action="store_true")
+p.add_argument("--open", action="store_true")
 p.add_argument("--secret", default="SeCrEt")
 p.add_argument("--client-secret", action="store_true")
 p.add_argument("--mcp-path", default="/mcp")
@@ -217,6 +219,8 @@ class Handler(BaseHTTPRequestHandler):
         challenge = f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource{args.mcp_path}", scope="mcp:read"'
         with lock:
             scope = tokens.get(token) if token else None
+        if args.open:
+            scope = scope or ""
         if scope is None or args.always_refuse:
             record({**entry, "status": 401})
             return self.send_json(401, {"error": "invalid_token"}, [("WWW-Authenticate", challenge)])

@@ -18,13 +18,20 @@
 // Python peer stalls about 40 ms on a reused connection (its writes meet the
 // client's delayed ACK), which hides what a proxy adds; the v2 peer does not.
 //
-//   node bench-http.mjs --bridge PATH --python PATH --server PATH --mcp-remote PATH [--node-server PATH] [--iterations N] [--quick]
+// With --auth-server (tests/fake/auth_upstream.py) it also measures the
+// start to the initialize result of the bridge with a stored token, beside
+// the same start against the same server without a sign-in (issue 13: the
+// store must add less than 5 ms).
+//
+//   node bench-http.mjs --bridge PATH --python PATH --server PATH --mcp-remote PATH [--node-server PATH] [--auth-server PATH] [--iterations N] [--quick]
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 function option(name, fallback) {
@@ -41,6 +48,7 @@ const python = option('--python');
 const server = option('--server');
 const remote = option('--mcp-remote');
 const nodeServer = option('--node-server');
+const authServer = option('--auth-server');
 if (!bridge || !python || !server || !remote || !(iterations > 0)) {
     process.stderr.write('usage: bench-http.mjs --bridge PATH --python PATH --server PATH --mcp-remote PATH [--iterations N] [--quick]\n');
     process.exit(2);
@@ -190,3 +198,64 @@ function report(label, rows) {
 await run('Python mcp 2.3.0', python, [server], false);
 // Modern-only: "direct" is a raw 2026-07-28 client over fetch.
 if (nodeServer) await run('TypeScript SDK v2 2.4.0', process.execPath, [nodeServer], true);
+
+/** One start of the bridge to its initialize result, in ms; `onLine` sees
+ *  each stderr line (the sign-in line of the first start). */
+async function startOnce(url, config, onLine) {
+    const transport = new StdioClientTransport({
+        command: bridge,
+        args: ['--no-browser', url],
+        env: { ...process.env, XDG_CONFIG_HOME: config, SANDBOX_RUNTIME: '0', MCP_BRIDGE_TOKEN_STORE: 'file' },
+        stderr: 'pipe'
+    });
+    if (onLine) transport.stderr?.on('data', (chunk) => String(chunk).split('\n').forEach(onLine));
+    const client = new Client({ name: 'bench-http', version: '1.0.0' }, { capabilities: {} });
+    const started = process.hrtime.bigint();
+    await client.connect(transport);
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    await client.close();
+    return ms;
+}
+
+/** Follows the redirects of a sign-in start URL between loopback hosts. */
+async function signInHeadless(startUrl) {
+    let url = startUrl;
+    for (let hops = 0; hops < 10; hops++) {
+        const response = await fetch(url, { redirect: 'manual' });
+        const next = response.headers.get('location');
+        if (!next) return;
+        url = new URL(next, url).toString();
+        if (!['127.0.0.1', 'localhost'].includes(new URL(url).hostname)) throw new Error('a redirect off loopback');
+    }
+}
+
+async function signInStart() {
+    const rounds = quick ? 3 : 20;
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const open = await startServer(python, [authServer, '--open']);
+    const guarded = await startServer(python, [authServer]);
+    const config = mkdtempSync(join(tmpdir(), 'mcp-bridge-bench-'));
+    try {
+        const plain = [];
+        for (let i = 0; i < rounds; i++) plain.push(await startOnce(open.url, mkdtempSync(join(config, 'open-')), null));
+        let pending = null;
+        await startOnce(guarded.url, config, (line) => {
+            const m = /sign-in: open (\S+)/.exec(line);
+            if (m && !pending) pending = signInHeadless(m[1]);
+        });
+        await pending;
+        const stored = [];
+        for (let i = 0; i < rounds; i++) stored.push(await startOnce(guarded.url, config, null));
+        const [a, b] = [median(plain), median(stored)];
+        console.log(`\nstart to the initialize result, ${rounds} starts each, median: without a sign-in ${a.toFixed(1)} ms, with a stored token ${b.toFixed(1)} ms, the store adds ${(b - a).toFixed(1)} ms (target < 5 ms)`);
+    } finally {
+        for (const s of [open, guarded]) {
+            s.child.stdin.end();
+            s.child.kill();
+        }
+        rmSync(config, { recursive: true, force: true });
+    }
+}
+
+if (authServer) await signInStart();
+
