@@ -463,6 +463,41 @@ fn the_store_is_a_private_file_without_the_host_path_or_query_of_the_server() {
     assert!(!text.contains("PaTh"), "the path of the server URL is in the store:\n{text}");
 }
 
+/// The exit code "is also 2 ... for a token store that does not open": with
+/// the config folder a file, the bridge exits with 2 before it reads stdin
+/// (the test keeps stdin open), names the problem, and `logout` exits 2 too.
+#[test]
+fn a_token_store_that_does_not_open_exits_2_before_reading_stdin() {
+    let dir = TempDir::new("store-fails");
+    let config = dir.path().join("not-a-folder");
+    std::fs::write(&config, b"a file where the config folder should be").expect("a file");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
+        .arg("http://127.0.0.1:9/mcp")
+        .env("XDG_CONFIG_HOME", &config)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the bridge starts");
+    let deadline = Instant::now() + STEP;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the bridge did not exit in {STEP:?} with a token store that does not open");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    let _ = child.stderr.take().map(|mut s| s.read_to_string(&mut err));
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(err.starts_with("mcp-bridge-vscode: cannot make the token store "), "{err}");
+    let (status, err) = logout(&config, "http://127.0.0.1:9/mcp");
+    assert_eq!(status.code(), Some(2), "{err}");
+}
+
 /// `logout <URL>` (BRIEF, "The command") forgets the tokens and the
 /// registration of the server and exits with 0, also when there is
 /// nothing to forget; the next start signs in again, with a new
