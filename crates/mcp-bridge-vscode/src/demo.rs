@@ -18,7 +18,10 @@
 //!
 //! `rmcp` speaks 2026-07-28 on stdio as it is: it answers `server/discover`
 //! from [`ServerHandler::get_info`], checks the `_meta` of each request,
-//! and adds `resultType` and the caching hints itself.
+//! and adds `resultType` and the caching hints itself. The demo serves
+//! through the embedded bridge (`mcp_bridge::embed`), so the same binary
+//! is a 2025-11-25 server for VS Code (with the bridge's repairs) and a
+//! 2026-07-28 server for a modern client.
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, CompletionInfo,
@@ -28,8 +31,8 @@ use rmcp::model::{
     ReadResourceResult, Reference, Resource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
     ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::{RequestContext, ServerInitializeError};
-use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -66,14 +69,8 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let service = match Demo.serve((read, write)).await {
-        Ok(service) => service,
-        // The input ended before any request: nothing to serve.
-        Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
-        Err(err) => return Err(std::io::Error::other(err)),
-    };
-    service.waiting().await.map_err(std::io::Error::other)?;
-    Ok(())
+    let options = mcp_bridge::embed::Options::new(crate::profile::vscode(), "mcp-bridge-demo");
+    mcp_bridge::embed::serve(|_path| Demo, options, read, write).await
 }
 
 #[derive(Clone, Copy)]

@@ -13,6 +13,8 @@ pub mod frontend;
 pub mod input;
 pub mod jsonrpc;
 pub mod listener;
+#[cfg(feature = "embed")]
+pub mod embed;
 pub mod output;
 mod support;
 

@@ -35,6 +35,16 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     /// The next frame, or `None` at the end of the input. A last line
     /// without `\n` is still a frame: JSON needs no newline.
     pub async fn next_frame(&mut self) -> io::Result<Option<Frame>> {
+        self.read_frame().await
+    }
+
+    /// The buffered reader, with the bytes after the last frame still in
+    /// its buffer (the embedded mode hands them to the path it chose).
+    pub fn into_inner(self) -> BufReader<R> {
+        self.inner
+    }
+
+    async fn read_frame(&mut self) -> io::Result<Option<Frame>> {
         loop {
             let chunk = self.inner.fill_buf().await?;
             if chunk.is_empty() {

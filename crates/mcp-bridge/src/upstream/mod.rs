@@ -172,6 +172,21 @@ pub enum UpstreamSpec {
     Stdio(StdioCommand),
     /// A server at a URL, over Streamable HTTP.
     Http(Box<http::HttpOptions>),
+    /// A server in this process, over an in-memory duplex (the embedded
+    /// mode). A factory, because a failed `initialize` starts the upstream
+    /// again.
+    Memory(MemoryLink),
+}
+
+/// Makes the client's end of a new in-memory link to a server in this
+/// process; the server serves the other end.
+#[derive(Clone)]
+pub struct MemoryLink(pub Arc<dyn Fn() -> tokio::io::DuplexStream + Send + Sync>);
+
+impl std::fmt::Debug for MemoryLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MemoryLink")
+    }
 }
 
 /// Makes the client for an upstream server (steps 3 and 4 of the first
@@ -188,6 +203,14 @@ pub fn connect(
             let (transport, pipes) = stdio::spawn(command, max_line_bytes)?;
             let client = Client::new(transport, identity, hooks);
             pipes.start(client.clone());
+            Ok(client)
+        }
+        UpstreamSpec::Memory(link) => {
+            let (read, write) = tokio::io::split((link.0)());
+            let (lines, queue) = lines::Lines::new(Cause::Closed, None);
+            let client = Client::new(Transport::Lines(lines), identity, hooks);
+            lines::start_writer(write, queue);
+            tokio::spawn(lines::read_lines(client.clone(), read, max_line_bytes, Cause::Closed));
             Ok(client)
         }
         UpstreamSpec::Http(options) => {

@@ -1,0 +1,153 @@
+//! The first line of an embedded connection (behaviour spec, "The first
+//! line", "The discover rule"): which path the connection takes.
+
+use crate::framing::{self, Decoded, Frame, LineReader};
+use crate::jsonrpc::{self, Cause, Id, Message};
+use crate::Profile;
+use rmcp::{ServerHandler, ServiceExt};
+use std::io::Cursor;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+
+/// The path a connection serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Path {
+    /// A client of revision 2025-11-25, through the bridge's front end.
+    Legacy,
+    /// A client of revision 2026-07-28, through rmcp's own server.
+    Modern,
+}
+
+/// What a `server/discover` before the first other request gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Discover {
+    /// The server answers it; a 2026-07-28 client then sends its next
+    /// request and takes the modern path.
+    #[default]
+    Answer,
+    /// -32601 `method_not_found`: a client of both revisions then sends
+    /// `initialize` and takes the legacy path.
+    Refuse,
+}
+
+/// The options of an embedded connection.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The profile of the legacy path (for VS Code: its profile).
+    pub profile: Profile,
+    /// The server name when the server gives none (the legacy path).
+    pub name: String,
+    pub discover: Discover,
+    /// The server's line limit, on the first line and on both paths.
+    pub max_line_bytes: usize,
+    /// The server's depth limit of a message.
+    pub max_depth: usize,
+    /// How long the end of the input waits for the requests.
+    pub shutdown_grace: Duration,
+}
+
+impl Options {
+    /// The defaults of the bridge: 64 MiB lines, 64 levels, 2 s of grace,
+    /// and `Discover::Answer`.
+    pub fn new(profile: Profile, name: impl Into<String>) -> Options {
+        Options {
+            profile,
+            name: name.into(),
+            discover: Discover::Answer,
+            max_line_bytes: 64 * 1024 * 1024,
+            max_depth: framing::MAX_DEPTH,
+            shutdown_grace: Duration::from_secs(2),
+        }
+    }
+}
+
+/// The first line again, then the rest of the input.
+pub type Replay<R> = tokio::io::Chain<Cursor<Vec<u8>>, BufReader<R>>;
+
+pub enum Chosen<R> {
+    /// The input ended before a request.
+    Nothing,
+    Legacy(Replay<R>),
+    Modern(Replay<R>),
+}
+
+/// Reads lines until one picks a path. A blank line is skipped; a line
+/// over the limit is dropped without a response; a line that is not valid
+/// (JSON, depth, JSON-RPC, UTF-8) gets its error here and the modern path
+/// goes on from the next line.
+pub async fn choose<S, F, R, W>(make: &Arc<F>, options: &Options, input: R, output: &mut W) -> std::io::Result<Chosen<R>>
+where
+    S: ServerHandler,
+    F: Fn(Path) -> S + Send + Sync + 'static,
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin,
+{
+    let mut reader = LineReader::new(input, options.max_line_bytes);
+    loop {
+        let Some(frame) = reader.next_frame().await? else {
+            return Ok(Chosen::Nothing);
+        };
+        let Frame::Line(line) = &frame else {
+            tracing::debug!("dropped a first line over the line limit");
+            continue;
+        };
+        let replay = |reader: LineReader<R>, line: &[u8]| {
+            let mut bytes = line.to_vec();
+            bytes.push(b'\n');
+            Cursor::new(bytes).chain(reader.into_inner())
+        };
+        match framing::decode(&frame, options.max_line_bytes, options.max_depth) {
+            None => continue,
+            Some(Decoded::Message(Message::Request { id, method, .. })) => match method.as_str() {
+                "initialize" => return Ok(Chosen::Legacy(replay(reader, line))),
+                "server/discover" => discover(make, options, &id, line, output).await?,
+                _ => return Ok(Chosen::Modern(replay(reader, line))),
+            },
+            Some(Decoded::Message(_)) => return Ok(Chosen::Modern(replay(reader, line))),
+            Some(Decoded::Bad { id, error }) => {
+                write(output, &jsonrpc::error_response(id.as_ref(), error.to_value())).await?;
+                return Ok(Chosen::Modern(Cursor::new(Vec::new()).chain(reader.into_inner())));
+            }
+        }
+    }
+}
+
+/// The discover rule: the server answers (over a link of its own, which
+/// picks no path), or the bridge refuses.
+async fn discover<S, F, W>(make: &Arc<F>, options: &Options, id: &Id, line: &[u8], output: &mut W) -> std::io::Result<()>
+where
+    S: ServerHandler,
+    F: Fn(Path) -> S + Send + Sync + 'static,
+    W: AsyncWrite + Unpin,
+{
+    if options.discover == Discover::Refuse {
+        let error = crate::jsonrpc::BridgeError::new(Cause::MethodNotFound).to_value();
+        return write(output, &jsonrpc::error_response(Some(id), error)).await;
+    }
+    let (client, server) = tokio::io::duplex(1 << 20);
+    let handler = make(Path::Modern);
+    let service = tokio::spawn(async move {
+        if let Ok(service) = handler.serve(tokio::io::split(server)).await {
+            let _ = service.waiting().await;
+        }
+    });
+    let (read, mut write_half) = tokio::io::split(client);
+    let mut bytes = line.to_vec();
+    bytes.push(b'\n');
+    write_half.write_all(&bytes).await?;
+    let mut answer = String::new();
+    BufReader::new(read).read_line(&mut answer).await?;
+    drop(write_half);
+    service.abort();
+    output.write_all(answer.trim_end().as_bytes()).await?;
+    output.write_all(b"\n").await?;
+    output.flush().await
+}
+
+async fn write<W: AsyncWrite + Unpin>(output: &mut W, message: &serde_json::Value) -> std::io::Result<()> {
+    let mut line = message.to_string().into_bytes();
+    line.push(b'\n');
+    output.write_all(&line).await?;
+    output.flush().await
+}
