@@ -32,7 +32,12 @@ pub enum Command {
     /// The bundled demo 2026-07-28 server on stdio, which `check` runs
     /// when no upstream is given.
     #[command(hide = true)]
-    DemoServer,
+    DemoServer {
+        /// Answer a server/discover before the first request with -32601
+        /// (the embedded mode's `Discover::Refuse`).
+        #[arg(long)]
+        refuse_discover: bool,
+    },
 }
 
 /// The options of the bridge and the upstream command.

@@ -14,7 +14,12 @@
 //!   `content`: the bridge adds the text mirror;
 //! - every result has the members of 2026-07-28 (`resultType`, and `ttlMs`
 //!   with `cacheScope` on lists and reads), which the bridge removes;
-//! - `slow_count` sends progress and can be cancelled.
+//! - `slow_count` sends progress and can be cancelled;
+//! - `ask_name` asks the user's name with a form input request (on the
+//!   legacy path the bridge turns it into `elicitation/create`);
+//! - `add_tool` adds the tool `extra` and announces the change on the
+//!   listen streams (on the legacy path VS Code gets
+//!   `notifications/tools/list_changed`).
 //!
 //! `rmcp` speaks 2026-07-28 on stdio as it is: it answers `server/discover`
 //! from [`ServerHandler::get_info`], checks the `_meta` of each request,
@@ -23,6 +28,7 @@
 //! is a 2025-11-25 server for VS Code (with the bridge's repairs) and a
 //! 2026-07-28 server for a modern client.
 
+use mcp_bridge::embed::Discover;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, CompletionInfo,
     ContentBlock, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, JsonObject,
@@ -31,10 +37,13 @@ use rmcp::model::{
     ReadResourceResult, Reference, Resource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
     ServerConfig, Tool, ToolAnnotations,
 };
+use rmcp::model::{InputRequest, InputRequests, InputRequiredResult, SubscriptionFilter};
 use rmcp::service::RequestContext;
+use rmcp::service::{SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{json, Value};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 
@@ -55,26 +64,39 @@ const MAX_PRIME_LIMIT: u64 = 100_000;
 const MAX_STEPS: u64 = 1000;
 const MAX_DELAY_MS: u64 = 60_000;
 
-/// Serves one client on stdin and stdout until the input ends.
-pub async fn serve_stdio() -> std::io::Result<()> {
-    // The pipe driver of Tokio where stdin and stdout are pipes, as the
-    // bridge starts its upstream; the blocking handles otherwise.
+/// Serves one client on stdin and stdout until the input ends, with a
+/// discover rule (the hidden `--refuse-discover` of `demo-server` shows
+/// `Discover::Refuse`).
+pub async fn serve_stdio(discover: Discover) -> std::io::Result<()> {
     let (read, write) = rmcp::transport::stdio_pipes();
-    serve(read, write).await
+    serve_with(read, write, discover).await
 }
 
-/// Serves one client on `read` and `write` until `read` ends.
-async fn serve<R, W>(read: R, write: W) -> std::io::Result<()>
+async fn serve_with<R, W>(read: R, write: W, discover: Discover) -> std::io::Result<()>
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let options = mcp_bridge::embed::Options::new(crate::profile::vscode(), "mcp-bridge-demo");
-    mcp_bridge::embed::serve(|_path| Demo, options, read, write).await
+    let mut options = mcp_bridge::embed::Options::new(crate::profile::vscode(), "mcp-bridge-demo");
+    options.discover = discover;
+    // One state for the process: the server of each path (and each link of
+    // the legacy path) sees the same tool list and the same listen streams.
+    let state = Arc::new(State::default());
+    mcp_bridge::embed::serve(move |_path| Demo { state: state.clone() }, options, read, write).await
 }
 
-#[derive(Clone, Copy)]
-struct Demo;
+#[derive(Clone)]
+struct Demo {
+    state: Arc<State>,
+}
+
+/// What the tools change, and the listen streams that must hear of it.
+#[derive(Default)]
+struct State {
+    /// `add_tool` ran: the tool `extra` is in the list.
+    extra: AtomicBool,
+    sinks: Mutex<Vec<SubscriptionSink>>,
+}
 
 /// A hand-written schema: the macros of `rmcp` could not write the broken
 /// ones, and the demo needs them broken.
@@ -159,7 +181,27 @@ fn tools() -> Vec<Tool> {
         )
         .with_title("Slow count")
         .with_annotations(ToolAnnotations::new().read_only(true).open_world(false)),
+        Tool::new("ask_name", "Ask the user's name with a form, and greet them.", schema(json!({"type": "object"})))
+            .with_title("Ask name"),
+        Tool::new("add_tool", "Add the tool `extra` to the list, and announce the change.", schema(json!({"type": "object"})))
+            .with_title("Add a tool"),
     ]
+}
+
+/// The tool that `add_tool` adds.
+fn extra_tool() -> Tool {
+    Tool::new("extra", "A tool that `add_tool` added.", schema(json!({"type": "object"}))).with_title("Extra")
+}
+
+/// The form of `ask_name`: one required string, `name`.
+fn name_form() -> Option<InputRequests> {
+    let request = json!({"method": "elicitation/create", "params": {
+        "mode": "form",
+        "message": "What is your name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string", "title": "Name"}}, "required": ["name"]}
+    }});
+    let request: InputRequest = serde_json::from_value(request).ok()?;
+    Some(InputRequests::from([("name".to_owned(), request)]))
 }
 
 /// A tool error the model can read and correct.
@@ -198,6 +240,37 @@ fn primes(limit: u64) -> Vec<u64> {
 }
 
 impl Demo {
+    /// `ask_name`: the first round asks the form; the round with the answer
+    /// greets.
+    fn ask_name(request: &CallToolRequestParams) -> CallToolResponse {
+        let answer = request.input_responses.as_ref().and_then(|r| r.get("name"));
+        match answer {
+            None => match name_form() {
+                Some(form) => CallToolResponse::InputRequired(InputRequiredResult::from_input_requests(form)),
+                None => tool_error("the form cannot be made").into(),
+            },
+            Some(answer) => {
+                let name = answer.get("content").and_then(|c| c.get("name")).and_then(Value::as_str);
+                let text = match (answer.get("action").and_then(Value::as_str), name) {
+                    (Some("accept"), Some(name)) => format!("Hello, {name}!"),
+                    _ => "No name was given.".to_owned(),
+                };
+                CallToolResult::success(vec![ContentBlock::text(text)]).into()
+            }
+        }
+    }
+
+    /// `add_tool`: the change is announced on the task that makes it,
+    /// before the result, so a client hears of it first.
+    async fn add_tool(&self) -> CallToolResult {
+        self.state.extra.store(true, Ordering::Release);
+        let sinks: Vec<SubscriptionSink> = self.state.sinks.lock().map(|s| s.clone()).unwrap_or_default();
+        for sink in sinks {
+            let _ = sink.notify_tool_list_changed().await;
+        }
+        CallToolResult::success(vec![ContentBlock::text("added the tool extra")])
+    }
+
     async fn slow_count(
         &self,
         args: Option<&JsonObject>,
@@ -241,6 +314,10 @@ impl Demo {
                 integer(args, "limit", None, MAX_PRIME_LIMIT).map(|limit| structured(json!(primes(limit))))
             }
             "slow_count" => self.slow_count(args, context).await,
+            "add_tool" => Ok(self.add_tool().await),
+            "extra" if self.state.extra.load(Ordering::Acquire) => {
+                Ok(CallToolResult::success(vec![ContentBlock::text("the extra tool ran")]))
+            }
             _ => return None,
         };
         Some(result.unwrap_or_else(tool_error))
@@ -251,6 +328,7 @@ impl ServerHandler for Demo {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
+            .enable_tool_list_changed()
             .enable_prompts()
             .enable_resources()
             .enable_completions()
@@ -260,7 +338,7 @@ impl ServerHandler for Demo {
             Implementation::new("mcp-bridge-demo", env!("CARGO_PKG_VERSION")).with_title("mcp-bridge demo server");
         info.instructions = Some(
             "A demo server of revision 2026-07-28 that ships with mcp-bridge. \
-             Try `add`, `list_primes` and `slow_count`; `tag_items` shows the schema repairs."
+             Try `add`, `list_primes`, `slow_count`, `ask_name` and `add_tool`; `tag_items` shows the schema repairs."
                 .into(),
         );
         info
@@ -271,7 +349,29 @@ impl ServerHandler for Demo {
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(tools()))
+        let mut tools = tools();
+        if self.state.extra.load(Ordering::Acquire) {
+            tools.push(extra_tool());
+        }
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(requested.clone())
+    }
+
+    /// Keeps the stream's sink until the client cancels the stream.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let sink = context.sink().clone();
+        let id = sink.id().clone();
+        if let Ok(mut sinks) = self.state.sinks.lock() {
+            sinks.push(sink);
+        }
+        context.cancelled().await;
+        if let Ok(mut sinks) = self.state.sinks.lock() {
+            sinks.retain(|s| s.id() != &id);
+        }
+        Ok(())
     }
 
     async fn call_tool(
@@ -279,6 +379,9 @@ impl ServerHandler for Demo {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        if request.name == "ask_name" {
+            return Ok(Demo::ask_name(&request));
+        }
         match self.call(&request, context).await {
             Some(result) => Ok(result.into()),
             None => Err(McpError::invalid_params(format!("no tool named {}", request.name), None)),
@@ -402,7 +505,7 @@ mod tests {
         fn start() -> Self {
             let (client, server) = tokio::io::duplex(1 << 16);
             let (server_read, server_write) = tokio::io::split(server);
-            let server = tokio::spawn(serve(server_read, server_write));
+            let server = tokio::spawn(serve_with(server_read, server_write, Discover::Answer));
             let (read, write) = tokio::io::split(client);
             Wire { lines: BufReader::new(read).lines(), write, server }
         }
@@ -443,7 +546,10 @@ mod tests {
             result["_meta"]["io.modelcontextprotocol/serverInfo"],
             json!({"name": "mcp-bridge-demo", "title": "mcp-bridge demo server", "version": env!("CARGO_PKG_VERSION")})
         );
-        assert_eq!(result["capabilities"], json!({"completions": {}, "prompts": {}, "resources": {}, "tools": {}}));
+        assert_eq!(
+            result["capabilities"],
+            json!({"completions": {}, "prompts": {}, "resources": {}, "tools": {"listChanged": true}})
+        );
         assert!(result["instructions"].as_str().unwrap().starts_with("A demo server of revision 2026-07-28"));
         // A request without the inline `_meta` is refused by rmcp.
         wire.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})).await;
@@ -463,7 +569,7 @@ mod tests {
         );
         let tools = result["tools"].as_array().unwrap();
         let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["add", "tag_items", "list_primes", "slow_count"]);
+        assert_eq!(names, ["add", "tag_items", "list_primes", "slow_count", "ask_name", "add_tool"]);
         let tag = &tools[1]["inputSchema"];
         assert_eq!(tag["properties"]["tags"], json!({"type": "array", "description": "Tags, without an items schema"}));
         assert_eq!(tag["properties"]["labels"]["anyOf"][0], json!({"type": "array"}));

@@ -54,10 +54,15 @@ fn main() -> ExitCode {
             })
         }
         Some(Command::Logout { url }) => logout(&url),
-        Some(Command::DemoServer) => {
+        Some(Command::DemoServer { refuse_discover }) => {
             log::init("mcp-bridge-demo", "warn");
             run(async {
-                match demo::serve_stdio().await {
+                let discover = if refuse_discover {
+                    mcp_bridge::embed::Discover::Refuse
+                } else {
+                    mcp_bridge::embed::Discover::Answer
+                };
+                match demo::serve_stdio(discover).await {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(err) => {
                         tracing::error!(error = %err, "the demo server failed");

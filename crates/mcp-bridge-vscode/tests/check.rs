@@ -70,8 +70,10 @@ fn check_without_an_upstream_shows_the_demo_server_and_its_repairs() {
     for expected in [
         "Server: mcp-bridge demo server (mcp-bridge-demo 0.1.0)",
         "Instructions: A demo server of revision 2026-07-28 that ships with mcp-bridge.",
-        "tools/list: 4 item(s)",
+        "tools/list: 6 item(s)",
         "  - add \"Add\"",
+        "  - ask_name \"Ask name\"",
+        "  - add_tool \"Add a tool\"",
         "  - readme <demo://readme>",
         "  - item <demo://items/{id}>",
         "info [tools/list] tool 'tag_items', inputSchema '/properties/tags': an array schema without items got items: {}",

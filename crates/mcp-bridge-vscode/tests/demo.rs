@@ -11,6 +11,9 @@ fn demo_bridge() -> Bridge {
     let exe = env!("CARGO_BIN_EXE_mcp-bridge-vscode").to_string();
     let mut bridge = Bridge::start(&[], &[exe, "demo-server".into()]);
     bridge.initialize();
+    // The demo declares tools.listChanged: the first listen stream's
+    // acknowledgment gives the list change of the gap ("Events after a gap").
+    assert_eq!(bridge.recv(), json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}}));
     bridge
 }
 

@@ -8,13 +8,13 @@ pub mod profile;
 pub mod translate;
 
 pub use profile::{MetaPassthrough, Profile, Quirks};
+#[cfg(feature = "embed")]
+pub mod embed;
 pub mod framing;
 pub mod frontend;
 pub mod input;
 pub mod jsonrpc;
 pub mod listener;
-#[cfg(feature = "embed")]
-pub mod embed;
 pub mod output;
 mod support;
 

@@ -76,7 +76,12 @@ pub enum Chosen<R> {
 /// over the limit is dropped without a response; a line that is not valid
 /// (JSON, depth, JSON-RPC, UTF-8) gets its error here and the modern path
 /// goes on from the next line.
-pub async fn choose<S, F, R, W>(make: &Arc<F>, options: &Options, input: R, output: &mut W) -> std::io::Result<Chosen<R>>
+pub async fn choose<S, F, R, W>(
+    make: &Arc<F>,
+    options: &Options,
+    input: R,
+    output: &mut W,
+) -> std::io::Result<Chosen<R>>
 where
     S: ServerHandler,
     F: Fn(Path) -> S + Send + Sync + 'static,
@@ -115,7 +120,13 @@ where
 
 /// The discover rule: the server answers (over a link of its own, which
 /// picks no path), or the bridge refuses.
-async fn discover<S, F, W>(make: &Arc<F>, options: &Options, id: &Id, line: &[u8], output: &mut W) -> std::io::Result<()>
+async fn discover<S, F, W>(
+    make: &Arc<F>,
+    options: &Options,
+    id: &Id,
+    line: &[u8],
+    output: &mut W,
+) -> std::io::Result<()>
 where
     S: ServerHandler,
     F: Fn(Path) -> S + Send + Sync + 'static,
