@@ -29,6 +29,13 @@ impl Output {
         let _ = self.tx.send(message.to_string().into_bytes()).await;
     }
 
+    /// Queues a line that is JSON already (the embedded mode relays the
+    /// lines of rmcp's server byte for byte), waiting while the queue is
+    /// full.
+    pub async fn send_line(&self, line: Vec<u8>) {
+        let _ = self.tx.send(line).await;
+    }
+
     /// Queues a message without waiting; drops it when the queue is full.
     /// For progress and log messages, which the reader of the upstream
     /// server sends inline and which must never stall it.

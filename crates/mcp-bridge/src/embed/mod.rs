@@ -13,6 +13,7 @@
 //! one write both reach the path.
 
 mod first;
+mod modern;
 
 pub use first::{Discover, Options, Path};
 
@@ -53,7 +54,7 @@ where
     match first::choose(&make, &options, input, &mut output).await? {
         first::Chosen::Nothing => Ok(()),
         first::Chosen::Legacy(input) => legacy(make, options, input, output).await,
-        first::Chosen::Modern(input) => modern(make(Path::Modern), input, output).await,
+        first::Chosen::Modern(input) => modern::serve(make(Path::Modern), &options, input, output).await,
     }
 }
 
@@ -99,19 +100,5 @@ where
     match frontend::serve(config, input, output).await {
         Exit::EndOfInput => Ok(()),
         Exit::UpstreamLost => Err(std::io::Error::other("the server of the memory link ended")),
-    }
-}
-
-/// The modern path: rmcp's own stdio server.
-async fn modern<S, R, W>(server: S, input: R, output: W) -> std::io::Result<()>
-where
-    S: ServerHandler,
-    R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    match server.serve((input, output)).await {
-        Ok(service) => service.waiting().await.map(|_| ()).map_err(std::io::Error::other),
-        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
-        Err(err) => Err(std::io::Error::other(err)),
     }
 }
