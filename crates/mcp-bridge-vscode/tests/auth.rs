@@ -220,6 +220,23 @@ fn initialize_signing_in(driver: &mut Driver) -> Value {
     response
 }
 
+/// Waits for a process to exit, at most [`STEP`]; `what` names it in the
+/// failure.
+#[track_caller]
+fn exit_of(child: &mut std::process::Child, what: &str) -> ExitStatus {
+    let deadline = Instant::now() + STEP;
+    loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{what} did not exit in {STEP:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Runs `mcp-bridge-vscode logout <url>` with the store under `config`.
 fn logout(config: &Path, url: &str) -> (ExitStatus, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
@@ -230,17 +247,7 @@ fn logout(config: &Path, url: &str) -> (ExitStatus, String) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the bridge starts");
-    let deadline = Instant::now() + STEP;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("logout did not exit in {STEP:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = exit_of(&mut child, "logout");
     let (mut out, mut err) = (String::new(), String::new());
     let _ = child.stdout.take().map(|mut s| s.read_to_string(&mut out));
     let _ = child.stderr.take().map(|mut s| s.read_to_string(&mut err));
@@ -479,17 +486,7 @@ fn a_token_store_that_does_not_open_exits_2_before_reading_stdin() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the bridge starts");
-    let deadline = Instant::now() + STEP;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the bridge did not exit in {STEP:?} with a token store that does not open");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = exit_of(&mut child, "the bridge with a token store that does not open");
     let mut err = String::new();
     let _ = child.stderr.take().map(|mut s| s.read_to_string(&mut err));
     assert_eq!(status.code(), Some(2), "{err}");
