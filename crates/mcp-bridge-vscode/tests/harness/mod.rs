@@ -81,6 +81,21 @@ impl Bridge {
         }
     }
 
+    /// The next line of the bridge within `wait`, parsed; `None` when
+    /// there is none (also when the bridge closed its stdout).
+    pub fn try_recv(&mut self, wait: Duration) -> Option<Value> {
+        let line = self.lines.recv_timeout(wait).ok()?;
+        Some(
+            serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("the bridge wrote a line that is not JSON ({e}): {line}")),
+        )
+    }
+
+    /// Whether the process has exited.
+    pub fn exited(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
+    }
+
     /// The next line's exact text.
     pub fn recv_text(&mut self) -> String {
         self.lines.recv_timeout(WAIT).unwrap_or_else(|e| panic!("no line from the bridge in {WAIT:?}: {e:?}"))

@@ -12,7 +12,11 @@
 //!   grace (a response in that time still goes out), then the rest are
 //!   cancelled, without responses. At the return no listen stream is left.
 //!
-//! Every line goes to rmcp and back byte for byte.
+//! - Before rmcp's lifecycle starts, a notification or a response does not
+//!   reach rmcp: rmcp's server ends at such a message before its first
+//!   request, and the spec's modern path serves the lines after it.
+//!
+//! Every other line goes to rmcp and back byte for byte.
 
 use super::first::Options;
 use crate::framing::{self, Decoded, Frame, LineReader};
@@ -48,6 +52,7 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    let mut lifecycle = Lifecycle::of(&server);
     let (out, writer) = Output::start(output);
     let (ours, theirs) = tokio::io::duplex(1 << 20);
     let (their_read, their_write) = tokio::io::split(theirs);
@@ -74,7 +79,8 @@ where
                 out.send(&jsonrpc::error_response(id.as_ref(), error.to_value())).await;
                 continue;
             }
-            Some(Decoded::Message(Message::Request { id, method, .. })) => {
+            Some(Decoded::Message(Message::Request { id, method, params })) => {
+                lifecycle.see(&method, params.as_ref());
                 let listen = method == "subscriptions/listen";
                 if !listen && flight.others() >= MAX_IN_FLIGHT {
                     let error = BridgeError::new(Cause::TooManyRequests).to_value();
@@ -82,6 +88,10 @@ where
                     continue;
                 }
                 lock(&flight.requests).insert(id.key(), (id.as_value().clone(), listen));
+            }
+            Some(Decoded::Message(_)) if !lifecycle.started => {
+                tracing::debug!("dropped a notification or a response before the first request");
+                continue;
             }
             Some(Decoded::Message(Message::Notification { method, params })) if method == "notifications/cancelled" => {
                 // rmcp drops the answer of a canceled request: its place is
@@ -106,6 +116,41 @@ where
     drop(out);
     let _ = writer.await;
     Ok(())
+}
+
+/// Whether rmcp's server has left its first loop, by rmcp's own test
+/// (`serve_server`): an `initialize`, or a request other than `ping` and
+/// `server/discover` whose `_meta` has the protocol version, one the
+/// server supports, and the client capabilities. Until then rmcp answers
+/// each request and ends at the first other message.
+struct Lifecycle {
+    started: bool,
+    versions: Vec<String>,
+}
+
+impl Lifecycle {
+    fn of<S: ServerHandler>(server: &S) -> Lifecycle {
+        let versions = server.supported_protocol_versions().iter().map(|v| v.as_str().to_string()).collect();
+        Lifecycle { started: false, versions }
+    }
+
+    fn see(&mut self, method: &str, params: Option<&Value>) {
+        if self.started {
+            return;
+        }
+        self.started = match method {
+            "initialize" => true,
+            "ping" | "server/discover" => false,
+            _ => {
+                let meta = params.and_then(|p| p.get("_meta"));
+                let version =
+                    meta.and_then(|m| m.get("io.modelcontextprotocol/protocolVersion")).and_then(Value::as_str);
+                let capabilities = meta.and_then(|m| m.get("io.modelcontextprotocol/clientCapabilities"));
+                version.is_some_and(|v| self.versions.iter().any(|known| known == v))
+                    && capabilities.is_some_and(Value::is_object)
+            }
+        };
+    }
 }
 
 /// The end of the input: the listen streams first, then the grace for the
