@@ -29,9 +29,9 @@ pub enum Command {
         #[arg(value_name = "URL")]
         url: String,
     },
-    /// The bundled demo 2026-07-28 server on stdio, which `check` runs
-    /// when no upstream is given.
-    #[command(hide = true)]
+    /// The bundled demo server on stdio, for clients of both revisions (it
+    /// serves through the embedded bridge); `check` runs it when no
+    /// upstream is given.
     DemoServer {
         /// Answer a server/discover before the first request with -32601
         /// (the embedded mode's `Discover::Refuse`).

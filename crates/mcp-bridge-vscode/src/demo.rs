@@ -77,7 +77,7 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let mut options = mcp_bridge::embed::Options::new(crate::profile::vscode(), "mcp-bridge-demo");
+    let mut options = mcp_bridge::embed::Options::new(mcp_bridge::Profile::vscode(), "mcp-bridge-demo");
     options.discover = discover;
     // One state for the process: the server of each path (and each link of
     // the legacy path) sees the same tool list and the same listen streams.

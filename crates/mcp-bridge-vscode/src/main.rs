@@ -251,7 +251,7 @@ fn config(args: &BridgeArgs) -> Result<Config, String> {
         timeouts.shutdown_grace = Duration::from_millis(ms);
     }
     Ok(Config {
-        profile: profile::vscode(),
+        profile: mcp_bridge::Profile::vscode(),
         upstream,
         fallback_name,
         max_line_bytes: usize::try_from(args.max_line_bytes)

@@ -48,3 +48,31 @@ pub struct Profile {
     /// The client-specific repairs.
     pub quirks: Quirks,
 }
+
+impl Profile {
+    /// The name of the VS Code product: the tag of its log lines, and the
+    /// server name when no other name exists.
+    pub const VSCODE_NAME: &'static str = "mcp-bridge-vscode";
+
+    /// The profile of VS Code (behaviour spec, "The profile",
+    /// `vscode.profile`): `mcp-bridge-vscode` runs with it, and an
+    /// embedding server passes it to the legacy path of `embed`.
+    pub fn vscode() -> Profile {
+        Profile {
+            name: Profile::VSCODE_NAME.to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            reply_protocol_version: "2025-11-25".to_owned(),
+            request_id_prefix: "b-".to_owned(),
+            meta_passthrough: MetaPassthrough {
+                keys: vec!["traceparent".to_owned(), "tracestate".to_owned()],
+                prefixes: vec!["vscode.".to_owned()],
+            },
+            quirks: Quirks {
+                normalize_array_items: true,
+                drop_non_object_output_schema: true,
+                // VS Code and the MCP Apps read the values this would remove.
+                strict_legacy_results: false,
+            },
+        }
+    }
+}
