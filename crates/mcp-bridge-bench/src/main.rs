@@ -30,22 +30,21 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod targets;
+
 type Result<T> = std::result::Result<T, String>;
 
 const USAGE: &str = "\
-usage: mcp-bridge-bench [--iterations N] [--bridge PATH] [--upstream PATH] [--no-build]
+usage: mcp-bridge-bench [--iterations N] [--quick] [--bridge PATH] [--upstream PATH] [--no-build]
 
   --iterations N    timed round trips per operation and side (default 5000)
+  --quick           a smoke run: 200 round trips (unless --iterations), 2 rounds of each other figure
   --bridge PATH     the mcp-bridge-vscode to measure (default: next to this executable)
   --upstream PATH   the fast-upstream to use (default: next to this executable)
   --no-build        do not run `cargo build` first, even when started by cargo";
 
 /// The size of the text of the big result; the result line holds it twice.
 const BIG_BYTES: usize = 16 << 20;
-/// Timed big results per side, after one for warm-up. The pipes of a small
-/// virtual machine vary by half from one result to the next: fewer rounds
-/// give a median that moves from run to run.
-const BIG_ROUNDS: usize = 10;
 /// Samples are taken in blocks that alternate between the two sides, so
 /// that a drift of the machine (clock frequency, other load) falls on both.
 const BLOCK: usize = 500;
@@ -69,6 +68,8 @@ fn run() -> Result<()> {
     describe_machine();
     let n = options.iterations;
     let warmup = (n / 10).max(50);
+    let rounds = options.rounds;
+    let mut figures = targets::Figures::default();
 
     let mut direct = Peer::start(Side::Direct, &paths, &[])?;
     let mut bridged = Peer::start(Side::Bridged, &paths, &[])?;
@@ -84,8 +85,12 @@ fn run() -> Result<()> {
     for operation in [&echo, &list] {
         rows.push(latency(&mut direct, &mut bridged, operation, n, warmup)?);
     }
+    let echo_row = &rows[0];
+    figures.added_p50_us = Some(micros(percentile(&echo_row.bridged, 0.5)) - micros(percentile(&echo_row.direct, 0.5)));
+    figures.bridge_cpu_us = echo_row.bridge_cpu.map(micros);
     std::thread::sleep(SETTLE);
     let rss_idle = [direct.status_kib("VmRSS"), bridged.status_kib("VmRSS")];
+    figures.idle_rss_mib = rss_idle[1].map(mib);
     print_latency(&rows, n, warmup);
     println!();
     println!("{:<44} {:>10} {:>10} {:>8}", "memory (KiB) and size", "direct", "bridged", "ratio");
@@ -96,8 +101,10 @@ fn run() -> Result<()> {
     println!("  {:<42} {:>21}", "bridge binary size", kib(file_kib(&paths.bridge)));
 
     // (3): throughput of big results, then the peak memory they cost.
-    let big = throughput(&mut direct, &mut bridged)?;
+    let big = throughput(&mut direct, &mut bridged, rounds.big)?;
+    figures.big_ratio = Some(big.ratio_at(0.5));
     let rss_peak = [direct.status_kib("VmHWM"), bridged.status_kib("VmHWM")];
+    figures.peak_rss_mib = rss_peak[1].map(mib);
     std::thread::sleep(SETTLE);
     let rss_after_big = [direct.status_kib("VmRSS"), bridged.status_kib("VmRSS")];
     println!();
@@ -108,13 +115,15 @@ fn run() -> Result<()> {
     // More shapes: a long list, a burst, the start.
     println!();
     println!("{:<44} {:>10} {:>10} {:>8}", "more (p50)", "direct", "bridged", "ratio");
-    let flight = in_flight(&mut direct, &mut bridged, 256, 20)?;
+    let flight = in_flight(&mut direct, &mut bridged, 256, rounds.other)?;
     print_pair("256 requests in flight, ms", flight);
     let notifications = direct.notifications + bridged.notifications;
     drop_peer(direct);
     drop_peer(bridged);
-    print_pair("tools/list of 2000 tools, ms", long_list(&paths, 2000, 20)?);
-    let start = startup(&paths, 10)?;
+    let long = long_list(&paths, 2000, rounds.other)?;
+    figures.long_list_ms = Some(long[1]);
+    print_pair("tools/list of 2000 tools, ms", long);
+    let start = startup(&paths, rounds.start)?;
     print_pair("start to first result, ms", start);
     println!("  {:<42} {:>21.2}", "  beyond the upstream's own discover, ms", start[1] - start[0]);
     if notifications > 0 {
@@ -122,12 +131,14 @@ fn run() -> Result<()> {
             "note: {notifications} notifications came between requests and responses (their parse is in the timings)"
         );
     }
+    figures.print();
     Ok(())
 }
 
 /// The command line.
 struct Options {
     iterations: usize,
+    rounds: Rounds,
     bridge: Option<PathBuf>,
     upstream: Option<PathBuf>,
     build: bool,
@@ -136,16 +147,21 @@ struct Options {
 impl Options {
     /// `None` for `--help`.
     fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>> {
-        let mut options = Options { iterations: 5000, bridge: None, upstream: None, build: true };
+        let mut options = Options { iterations: 5000, rounds: Rounds::FULL, bridge: None, upstream: None, build: true };
+        let mut iterations = None;
         while let Some(arg) = args.next() {
             let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value\n{USAGE}"));
             match arg.as_str() {
                 "--iterations" => {
                     let text = value("--iterations")?;
-                    options.iterations = match text.parse() {
-                        Ok(n) if n > 0 => n,
+                    iterations = match text.parse() {
+                        Ok(n) if n > 0 => Some(n),
                         _ => return Err(format!("--iterations needs a positive number, not {text:?}")),
                     };
+                }
+                "--quick" => {
+                    options.rounds = Rounds::QUICK;
+                    options.iterations = 200;
                 }
                 "--bridge" => options.bridge = Some(value("--bridge")?.into()),
                 "--upstream" => options.upstream = Some(value("--upstream")?.into()),
@@ -154,8 +170,28 @@ impl Options {
                 other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
             }
         }
+        options.iterations = iterations.unwrap_or(options.iterations);
         Ok(Some(options))
     }
+}
+
+/// How many timed rounds each figure other than the latency takes.
+#[derive(Clone, Copy)]
+struct Rounds {
+    /// Big results per side, after one for warm-up. The pipes of a small
+    /// virtual machine vary by half from one result to the next: fewer
+    /// rounds give a median that moves from run to run.
+    big: usize,
+    /// Bursts in flight and long lists.
+    other: usize,
+    /// Starts of each process.
+    start: usize,
+}
+
+impl Rounds {
+    const FULL: Rounds = Rounds { big: 10, other: 20, start: 10 };
+    /// `--quick`: enough to show that every figure still works.
+    const QUICK: Rounds = Rounds { big: 2, other: 2, start: 2 };
 }
 
 /// The two executables the bench runs.
@@ -719,6 +755,10 @@ fn print_latency(rows: &[LatencyRow], n: usize, warmup: usize) {
     println!("(bridge CPU: CPU time of the bridge process per round trip, all threads)");
 }
 
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
 fn kib(value: Option<u64>) -> String {
     value.map_or("?".into(), |kib| format!("{kib} KiB"))
 }
@@ -733,7 +773,7 @@ struct Throughput {
     times: [Vec<Duration>; 2],
 }
 
-fn throughput(direct: &mut Peer, bridged: &mut Peer) -> Result<Throughput> {
+fn throughput(direct: &mut Peer, bridged: &mut Peer, rounds: usize) -> Result<Throughput> {
     let params = json!({"name": "big", "arguments": {"bytes": BIG_BYTES}});
     let requests =
         [Request::new(Side::Direct, "tools/call", params.clone()), Request::new(Side::Bridged, "tools/call", params)];
@@ -744,7 +784,7 @@ fn throughput(direct: &mut Peer, bridged: &mut Peer) -> Result<Throughput> {
         *bytes = first.bytes;
     }
     let mut times = [Vec::new(), Vec::new()];
-    for _ in 0..BIG_ROUNDS {
+    for _ in 0..rounds {
         for ((peer, request), times) in [&mut *direct, &mut *bridged].into_iter().zip(&requests).zip(&mut times) {
             times.push(peer.exchange(request)?.elapsed);
         }
@@ -752,10 +792,19 @@ fn throughput(direct: &mut Peer, bridged: &mut Peer) -> Result<Throughput> {
     Ok(Throughput { line_bytes, times })
 }
 
+impl Throughput {
+    /// The rate at rank `p` through the bridge over the rate directly.
+    fn ratio_at(&self, p: f64) -> f64 {
+        let rate = |side: usize| self.line_bytes[side] as f64 / percentile(&self.times[side], p).as_secs_f64();
+        rate(1) / rate(0)
+    }
+}
+
 fn print_throughput(big: &Throughput) {
     println!(
-        "throughput of a big tools/call result: {} MiB of text + the same as structuredContent, {BIG_ROUNDS} rounds",
-        BIG_BYTES >> 20
+        "throughput of a big tools/call result: {} MiB of text + the same as structuredContent, {} rounds",
+        BIG_BYTES >> 20,
+        big.times[1].len()
     );
     println!("{:<44} {:>10} {:>10} {:>8}", "", "direct", "bridged", "ratio");
     println!("  {:<42} {:>10} {:>10}", "response line, bytes", big.line_bytes[0], big.line_bytes[1]);

@@ -1,0 +1,55 @@
+//! The speed targets of the bridge (issue 15), each beside its figure of
+//! this run, so that one run says which are met.
+
+/// The figures of one run that the targets name; `None` when the run
+/// could not read one (a `/proc` file missing, say).
+#[derive(Default)]
+pub struct Figures {
+    /// The median a small `tools/call` round trip gains through the bridge, µs.
+    pub added_p50_us: Option<f64>,
+    /// The bridge's CPU time per small `tools/call` round trip, µs.
+    pub bridge_cpu_us: Option<f64>,
+    /// Throughput of the 32 MiB result line at p50, bridged / direct.
+    pub big_ratio: Option<f64>,
+    /// `tools/list` of 2,000 tools that all need R6, bridged p50, ms.
+    pub long_list_ms: Option<f64>,
+    /// The bridge's own peak RSS after the big results, MiB.
+    pub peak_rss_mib: Option<f64>,
+    /// The bridge's idle RSS after the round trips, MiB.
+    pub idle_rss_mib: Option<f64>,
+}
+
+/// How a figure compares with its bound.
+#[derive(Clone, Copy)]
+enum Bound {
+    AtMost(f64),
+    AtLeast(f64),
+}
+
+impl Figures {
+    pub fn print(&self) {
+        let rows = [
+            ("small tools/call, added p50 (µs)", self.added_p50_us, Bound::AtMost(20.0)),
+            ("small tools/call, bridge CPU per round trip (µs)", self.bridge_cpu_us, Bound::AtMost(12.0)),
+            ("32 MiB result line, throughput bridged/direct at p50", self.big_ratio, Bound::AtLeast(0.5)),
+            ("tools/list of 2000 tools with R6, bridged p50 (ms)", self.long_list_ms, Bound::AtMost(5.0)),
+            ("bridge peak RSS on the 32 MiB line (MiB)", self.peak_rss_mib, Bound::AtMost(64.0)),
+            ("bridge idle RSS (MiB)", self.idle_rss_mib, Bound::AtMost(8.0)),
+        ];
+        println!();
+        println!("{:<54} {:>10} {:>10} {:>8}", "targets (this run)", "figure", "target", "");
+        for (name, figure, bound) in rows {
+            let (target, met) = match bound {
+                Bound::AtMost(limit) => (format!("≤ {limit}"), figure.map(|f| f <= limit)),
+                Bound::AtLeast(limit) => (format!("≥ {limit}"), figure.map(|f| f >= limit)),
+            };
+            let figure = figure.map_or("?".into(), |f| format!("{f:.2}"));
+            let verdict = match met {
+                Some(true) => "met",
+                Some(false) => "missed",
+                None => "?",
+            };
+            println!("  {name:<52} {figure:>10} {target:>10} {verdict:>8}");
+        }
+    }
+}
