@@ -1,0 +1,99 @@
+"""The modern path of the embedded bridge, with the 2026-07-28 client of PyPI `mcp==2.3.0`.
+
+    .cache/peers/py/bin/python tests/peers/python/embed_client.py -- <command> [args...]
+
+Runs the demo server (`mcp-bridge-vscode demo-server`) as a child with mode="auto",
+so the client sends server/discover first and then requests with `_meta`: the modern
+path, rmcp's own server, with no rule of the bridge. Steps: tools/list, add, ask_name
+(the form answered with {"name": "Ada"} by the elicitation callback), slow_count with
+its progress, a cancelled slow_count (the call is cancelled after 300 ms; a ping after
+it shows that the server still serves), and add_tool under a listen stream (the event
+must come before the result of add_tool, and the list after it has `extra`).
+Prints ONE JSON document.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import anyio
+from mcp import Client, StdioServerParameters
+from mcp_types import ElicitResult
+
+
+def dump(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return value
+
+
+async def main(server: StdioServerParameters) -> None:
+    out: dict[str, Any] = {"steps": {}}
+    asked: list[Any] = []
+
+    async def on_elicit(context: Any, params: Any) -> ElicitResult:
+        asked.append(dump(params))
+        return ElicitResult(action="accept", content={"name": "Ada"})
+
+    async with Client(server, mode="auto", read_timeout_seconds=20, cache=None, elicitation_callback=on_elicit) as client:
+        out["protocolVersion"] = client.protocol_version
+
+        async def step(name: str, fn: Any) -> None:
+            try:
+                out["steps"][name] = dump(await fn())
+            except Exception as exc:  # noqa: BLE001 - the report names it
+                out["steps"][name] = {"error": f"{type(exc).__name__}: {exc}"}
+
+        await step("tools/list", lambda: client.list_tools())
+        await step("add", lambda: client.call_tool("add", {"a": 2, "b": 3}))
+        await step("ask_name", lambda: client.call_tool("ask_name", {}))
+        out["asked"] = asked
+
+        progress: list[Any] = []
+
+        async def on_progress(value: float, total: float | None, message: str | None) -> None:
+            progress.append([value, total, message])
+
+        await step(
+            "slow_count",
+            lambda: client.call_tool("slow_count", {"steps": 2, "delay_ms": 10}, progress_callback=on_progress),
+        )
+        out["progress"] = progress
+
+        cancelled = True
+        with anyio.move_on_after(0.3):
+            await client.call_tool("slow_count", {"steps": 1000, "delay_ms": 60000})
+            cancelled = False
+        out["cancelled"] = cancelled
+        await step("add after the cancel", lambda: client.call_tool("add", {"a": 1, "b": 1}))
+
+        order: list[str] = []
+        async with client.listen(tools_list_changed=True) as sub:
+
+            async def events() -> None:
+                async for event in sub:
+                    order.append(f"event {type(event).__name__}")
+                    return
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(events)
+                await step("add_tool", lambda: client.call_tool("add_tool", {}))
+                order.append("result add_tool")
+                with anyio.move_on_after(5):
+                    while not any(item.startswith("event") for item in order):
+                        await anyio.sleep(0.01)
+                group.cancel_scope.cancel()
+        out["order"] = order
+        await step("tools/list after add_tool", lambda: client.list_tools())
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    argv = sys.argv[1:]
+    if "--" in argv and argv.index("--") < len(argv) - 1:
+        command = argv[argv.index("--") + 1 :]
+        anyio.run(main, StdioServerParameters(command=command[0], args=command[1:]))
+    else:
+        sys.exit("usage: embed_client.py -- <command> [args...]")
