@@ -4,6 +4,9 @@
 //! client on the legacy path, with the bridge's rules, and the Python
 //! `mcp==2.3.0` client in 2026-07-28 mode on the modern path, rmcp's own
 //! server, with none of them.
+//!
+//! Each test runs its driver against a new demo process and checks one rule
+//! of the document the driver prints (described at the top of each driver).
 
 mod common;
 mod harness;
@@ -54,76 +57,245 @@ fn name_form() -> Value {
     json!({"mode": "form", "message": "What is your name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string", "title": "Name"}}, "required": ["name"]}})
 }
 
+/// The tools of the demo server, in its order.
+const TOOLS: [&str; 6] = ["add", "tag_items", "list_primes", "slow_count", "ask_name", "add_tool"];
+
+/// The inputSchema of `tag_items` as the demo server writes it.
+fn tag_items_as_written() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "tags": {"type": "array", "description": "Tags, without an items schema"},
+            "labels": {
+                "description": "Labels: a list (without an items schema) or one string",
+                "anyOf": [{"type": "array"}, {"type": "string"}]
+            },
+            "pair": {"$ref": "#/$defs/pair"}
+        },
+        "$defs": {
+            "pair": {
+                "type": "array",
+                "description": "A name and a weight, and nothing after them",
+                "prefixItems": [{"type": "string"}, {"type": "number"}],
+                "items": false
+            }
+        }
+    })
+}
+
+fn add_output_schema() -> Value {
+    json!({"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]})
+}
+
+// The legacy path: the TypeScript SDK 1.32.2 client (client-embed.mjs).
+
 #[test]
-fn the_ts_client_on_the_legacy_path_gets_every_rule_of_the_bridge() {
+fn legacy_path_is_chosen_by_initialize_and_answers_2025_11_25() {
     let doc = legacy_doc();
-    assert_eq!(doc["serverInfo"]["name"], "mcp-bridge-demo", "{doc:#}");
-    let list = step(&doc, "tools/list");
-    // R6: each array schema gets an items schema.
-    let tags = &tool(list, "tag_items")["inputSchema"]["properties"]["tags"];
     assert_json(
-        "R6 on tag_items.tags",
-        tags,
-        &json!({"type": "array", "description": "Tags, without an items schema", "items": {}}),
+        "the initialize result on the wire",
+        &doc["initialize"],
+        &json!({"protocolVersion": "2025-11-25", "serverInfo": {"name": "mcp-bridge-demo", "title": "mcp-bridge demo server", "version": env!("CARGO_PKG_VERSION")}}),
     );
-    // An outputSchema whose root is not an object is removed.
+    assert_json(
+        "the capabilities",
+        &doc["capabilities"],
+        &json!({"completions": {}, "prompts": {}, "resources": {}, "tools": {"listChanged": true}}),
+    );
+    assert_eq!(names(step(&doc, "tools/list")), TOOLS, "{doc:#}");
+}
+
+#[test]
+fn legacy_r6_gives_each_array_schema_of_tag_items_an_items_schema() {
+    let doc = legacy_doc();
+    let mut expected = tag_items_as_written();
+    expected["properties"]["tags"]["items"] = json!({});
+    expected["properties"]["labels"]["anyOf"][0]["items"] = json!({});
+    // items: false after prefixItems: items {} and maxItems the length of prefixItems.
+    expected["$defs"]["pair"]["items"] = json!({});
+    expected["$defs"]["pair"]["maxItems"] = json!(2);
+    assert_json("tag_items.inputSchema", &tool(step(&doc, "tools/list"), "tag_items")["inputSchema"], &expected);
+}
+
+#[test]
+fn legacy_output_schema_whose_root_is_not_an_object_is_removed() {
+    let doc = legacy_doc();
+    let list = step(&doc, "tools/list");
     assert_eq!(tool(list, "list_primes").get("outputSchema"), None, "{list:#}");
-    assert_eq!(list.get("ttlMs"), None, "the 2026-07-28 members are removed: {list:#}");
-    // The text mirror of a structured result.
+    assert_json("add.outputSchema (an object, kept)", &tool(list, "add")["outputSchema"], &add_output_schema());
+}
+
+#[test]
+fn legacy_results_lose_the_modern_members_and_get_the_text_mirror() {
+    let doc = legacy_doc();
+    let list = step(&doc, "tools/list");
+    for member in ["resultType", "ttlMs", "cacheScope", "_meta"] {
+        assert_eq!(list.get(member), None, "tools/list keeps {member}: {list:#}");
+    }
     assert_json(
         "add",
         step(&doc, "add"),
         &json!({"content": [{"type": "text", "text": "{\"sum\":5.0}"}], "structuredContent": {"sum": 5}, "isError": false}),
     );
-    // The input request became elicitation/create, answered by the client.
+    // structuredContent stays an array (the vscode profile has no strict
+    // results), which the SDK 1.x itself refuses: the wire shows the result.
+    assert_json(
+        "list_primes on the wire",
+        &doc["wireListPrimes"]["result"],
+        &json!({"content": [{"type": "text", "text": "[2,3,5,7,11]"}], "structuredContent": [2, 3, 5, 7, 11], "isError": false}),
+    );
+    assert_eq!(step(&doc, "list_primes")["error"]["code"], Value::Null, "the SDK 1.x refuses it: {doc:#}");
+}
+
+#[test]
+fn legacy_form_input_request_becomes_elicitation_create_answered_by_the_client() {
+    let doc = legacy_doc();
     assert_json("the elicitations", &doc["asked"], &json!([name_form()]));
     assert_json(
         "ask_name",
         step(&doc, "ask_name"),
         &json!({"content": [{"type": "text", "text": "Hello, Ada!"}], "isError": false}),
     );
+}
+
+#[test]
+fn legacy_progress_reaches_onprogress_before_the_result() {
+    let doc = legacy_doc();
     assert_json(
         "progress",
         &doc["progress"],
         &json!([{"progress": 1, "total": 2, "message": "step 1 of 2"}, {"progress": 2, "total": 2, "message": "step 2 of 2"}]),
     );
-    assert_eq!(step(&doc, "slow_count")["content"], json!([{"type": "text", "text": "counted to 2"}]));
-    // The SDK gives up the cancelled call itself; the server keeps serving.
-    assert_eq!(step(&doc, "cancelled")["error"]["code"], -32001, "{doc:#}");
-    assert_json("ping after the cancel", step(&doc, "ping after the cancel"), &json!({}));
-    // Live updates: the list change of add_tool reaches the client before its result.
-    assert_json("order", &doc["order"], &json!(["notifications/tools/list_changed", "result add_tool"]));
-    assert!(names(step(&doc, "tools/list after add_tool")).contains(&"extra"), "{doc:#}");
-    assert!(!names(list).contains(&"extra"), "{list:#}");
+    assert_json(
+        "slow_count",
+        step(&doc, "slow_count"),
+        &json!({"content": [{"type": "text", "text": "counted to 2"}], "isError": false}),
+    );
 }
 
 #[test]
-fn the_python_client_on_the_modern_path_gets_rmcp_unrepaired() {
+fn legacy_cancelled_call_gets_no_response_nor_progress_and_the_server_keeps_serving() {
+    let doc = legacy_doc();
+    // The SDK gives up the call itself and sends notifications/cancelled.
+    assert_json(
+        "the aborted call",
+        step(&doc, "cancelled"),
+        &json!({"error": {"code": -32001, "message": "MCP error -32001: AbortError: This operation was aborted"}}),
+    );
+    let cancel = &doc["cancel"];
+    assert!(cancel["progressBefore"].as_u64().is_some_and(|n| n > 0), "the count was running: {cancel:#}");
+    assert_json("the messages after the cancel", &cancel["lateMessages"], &json!([]));
+    assert_json("the errors of the client", &cancel["errors"], &json!([]));
+    assert_json("ping after the cancel", step(&doc, "ping after the cancel"), &json!({}));
+}
+
+#[test]
+fn legacy_list_change_of_add_tool_comes_before_its_result() {
+    let doc = legacy_doc();
+    assert_json("order", &doc["order"], &json!(["notifications/tools/list_changed", "result add_tool"]));
+    assert_json(
+        "add_tool",
+        step(&doc, "add_tool"),
+        &json!({"content": [{"type": "text", "text": "added the tool extra"}], "isError": false}),
+    );
+    assert_eq!(names(step(&doc, "tools/list")), TOOLS, "{doc:#}");
+    let after = names(step(&doc, "tools/list after add_tool"));
+    assert_eq!(after, [&TOOLS[..], &["extra"]].concat(), "{doc:#}");
+}
+
+// The modern path: the Python mcp==2.3.0 client in 2026-07-28 mode (embed_client.py).
+
+#[test]
+fn modern_path_is_taken_after_server_discover_and_speaks_2026_07_28() {
     let doc = modern_doc();
     assert_eq!(doc["protocolVersion"], "2026-07-28", "{doc:#}");
-    let list = step(&doc, "tools/list");
-    // No rule of the bridge on this path: the schemas stay as the server wrote them.
-    let tags = &tool(list, "tag_items")["inputSchema"]["properties"]["tags"];
+    assert_eq!(names(step(&doc, "tools/list")), TOOLS, "{doc:#}");
+}
+
+#[test]
+fn modern_r6_does_not_apply_and_tag_items_keeps_its_schema() {
+    let doc = modern_doc();
     assert_json(
-        "tag_items.tags as written",
-        tags,
-        &json!({"type": "array", "description": "Tags, without an items schema"}),
+        "tag_items.inputSchema as written",
+        &tool(step(&doc, "tools/list"), "tag_items")["inputSchema"],
+        &tag_items_as_written(),
     );
-    assert_eq!(tool(list, "list_primes")["outputSchema"]["type"], "array", "{list:#}");
+}
+
+#[test]
+fn modern_output_schema_whose_root_is_an_array_is_kept() {
+    let doc = modern_doc();
+    let list = step(&doc, "tools/list");
+    assert_json(
+        "list_primes.outputSchema",
+        &tool(list, "list_primes")["outputSchema"],
+        &json!({"type": "array", "items": {"type": "integer"}}),
+    );
+    assert_json("add.outputSchema", &tool(list, "add")["outputSchema"], &add_output_schema());
+}
+
+#[test]
+fn modern_results_keep_the_2026_07_28_members_and_get_no_text_mirror() {
+    let doc = modern_doc();
+    let list = step(&doc, "tools/list");
+    assert_json(
+        "the members of tools/list",
+        &json!([list["resultType"], list["ttlMs"], list["cacheScope"]]),
+        &json!(["complete", 0, "private"]),
+    );
     assert_json(
         "add",
         step(&doc, "add"),
         &json!({"content": [], "structuredContent": {"sum": 5.0}, "isError": false, "resultType": "complete"}),
     );
+}
+
+#[test]
+fn modern_form_input_request_reaches_the_elicitation_callback() {
+    let doc = modern_doc();
     assert_json("the input requests", &doc["asked"], &json!([name_form()]));
     assert_json(
         "ask_name",
         step(&doc, "ask_name"),
         &json!({"content": [{"type": "text", "text": "Hello, Ada!"}], "isError": false, "resultType": "complete"}),
     );
+}
+
+#[test]
+fn modern_progress_reaches_the_progress_callback_before_the_result() {
+    let doc = modern_doc();
     assert_json("progress", &doc["progress"], &json!([[1.0, 2.0, "step 1 of 2"], [2.0, 2.0, "step 2 of 2"]]));
-    assert_eq!(doc["cancelled"], true, "{doc:#}");
-    assert_eq!(step(&doc, "add after the cancel")["structuredContent"], json!({"sum": 2.0}), "{doc:#}");
+    assert_json(
+        "slow_count",
+        step(&doc, "slow_count"),
+        &json!({"content": [{"type": "text", "text": "counted to 2"}], "isError": false, "resultType": "complete"}),
+    );
+}
+
+#[test]
+fn modern_cancelled_call_gets_no_response_nor_progress_and_the_server_keeps_serving() {
+    let doc = modern_doc();
+    assert_eq!(doc["cancelled"], true, "the call was running at the cancel: {doc:#}");
+    let cancel = &doc["cancel"];
+    assert!(cancel["progressBefore"].as_u64().is_some_and(|n| n > 0), "the count was running: {cancel:#}");
+    assert_json("the progress after the cancel", &cancel["lateProgress"], &json!([]));
+    assert_json("the responses after the cancel", &cancel["lateResponses"], &json!([]));
+    assert_json(
+        "add after the cancel",
+        step(&doc, "add after the cancel"),
+        &json!({"content": [], "structuredContent": {"sum": 2.0}, "isError": false, "resultType": "complete"}),
+    );
+}
+
+#[test]
+fn modern_list_change_of_add_tool_comes_on_the_listen_stream_before_its_result() {
+    let doc = modern_doc();
     assert_json("order", &doc["order"], &json!(["event ToolsListChanged", "result add_tool"]));
-    assert!(names(step(&doc, "tools/list after add_tool")).contains(&"extra"), "{doc:#}");
+    assert_json(
+        "add_tool",
+        step(&doc, "add_tool"),
+        &json!({"content": [{"type": "text", "text": "added the tool extra"}], "isError": false, "resultType": "complete"}),
+    );
+    let after = names(step(&doc, "tools/list after add_tool"));
+    assert_eq!(after, [&TOOLS[..], &["extra"]].concat(), "{doc:#}");
 }

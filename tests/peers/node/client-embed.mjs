@@ -4,18 +4,40 @@
 //
 //   node client-embed.mjs <command> [args...]
 //
-// Steps: tools/list, add, ask_name (the elicitation handler answers the form with
-// {name: "Ada"}), slow_count with progress, a slow_count cancelled by an
-// AbortSignal after 300 ms (a ping after it shows the server still serves),
-// add_tool (the list change must come before its result) and tools/list after it.
-// Prints ONE JSON document.
+// Steps: tools/list, add, list_primes, ask_name (the elicitation handler answers
+// the form with {name: "Ada"}), slow_count with progress, a slow_count with
+// progress cancelled by an AbortSignal after 300 ms (then 700 ms of quiet: the
+// messages that arrive from 100 ms after the abort are kept, and a ping after it
+// shows the server still serves), add_tool (the list change must come before its
+// result) and tools/list after it.
+// Prints ONE JSON document:
+//   initialize  the protocolVersion and serverInfo of the initialize result, on the wire
+//   capabilities, serverInfo   as the client took them
+//   steps       {name: result | {error: {code, message}}}
+//   wireListPrimes  the response to list_primes as it came off the wire
+//   asked       the params of each elicitation/create
+//   progress    what onprogress got for slow_count
+//   cancel      {progressBefore: onprogress calls before the abort,
+//                lateMessages: messages of the server in [abort + 100 ms, abort + 700 ms],
+//                errors: what client.onerror got (a late response or progress)}
+//   order       the list change and the result of add_tool, in the order the client got them
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const [command, ...args] = process.argv.slice(2);
+// The driver's own watchdog: the Rust test's limit is longer.
+setTimeout(() => {
+  process.stderr.write('client-embed.mjs: watchdog after 60 s\n');
+  process.exit(3);
+}, 60000).unref();
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const asked = [];
 const order = [];
+const errors = [];
+// Every message of the server, as it came off the wire.
+const wire = [];
 const client = new Client({ name: 'peer-client', version: '1.32.2' }, { capabilities: { elicitation: { form: {} } } });
 client.setRequestHandler(ElicitRequestSchema, async (request) => {
   asked.push(request.params);
@@ -33,12 +55,38 @@ const attempt = async (fn) => {
   }
 };
 
+const transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
+// The client sets onmessage at connect (it reads the old one first, so the getter
+// gives nothing before that); the getter puts the wire log in front of it.
+let deliver;
+const tap = (message, extra) => {
+  wire.push({ at: Date.now(), message });
+  deliver(message, extra);
+};
+Object.defineProperty(transport, 'onmessage', {
+  configurable: true,
+  get: () => (deliver ? tap : undefined),
+  set: (fn) => {
+    deliver = fn;
+  },
+});
+
 const out = { steps: {} };
-await client.connect(new StdioClientTransport({ command, args, stderr: 'inherit' }));
+await client.connect(transport);
+client.onerror = (e) => errors.push(e?.message ?? String(e));
+const init = wire.find((m) => m.message.id !== undefined && m.message.result?.protocolVersion !== undefined);
+out.initialize = init
+  ? { protocolVersion: init.message.result.protocolVersion, serverInfo: init.message.result.serverInfo }
+  : null;
 out.capabilities = client.getServerCapabilities();
 out.serverInfo = client.getServerVersion();
 out.steps['tools/list'] = await attempt(() => client.listTools());
 out.steps.add = await attempt(() => client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }));
+// The SDK 1.x refuses a structuredContent that is not an object; the wire shows
+// what the server wrote.
+const before = wire.length;
+out.steps.list_primes = await attempt(() => client.callTool({ name: 'list_primes', arguments: { limit: 12 } }));
+out.wireListPrimes = wire.slice(before).find((m) => m.message.id !== undefined)?.message ?? null;
 out.steps.ask_name = await attempt(() => client.callTool({ name: 'ask_name', arguments: {} }));
 out.asked = asked;
 const progress = [];
@@ -48,12 +96,31 @@ out.steps.slow_count = await attempt(() =>
   }),
 );
 out.progress = progress;
+
+// A long count with progress every 50 ms, aborted after 300 ms.
 const abort = new AbortController();
-setTimeout(() => abort.abort(), 300);
+let progressBefore = 0;
+let abortedAt = 0;
+setTimeout(() => {
+  abortedAt = Date.now();
+  abort.abort();
+}, 300);
 out.steps.cancelled = await attempt(() =>
-  client.callTool({ name: 'slow_count', arguments: { steps: 1000, delay_ms: 60000 } }, undefined, { signal: abort.signal }),
+  client.callTool({ name: 'slow_count', arguments: { steps: 1000, delay_ms: 50 } }, undefined, {
+    signal: abort.signal,
+    onprogress: () => {
+      progressBefore += 1;
+    },
+  }),
 );
+await sleep(700);
+out.cancel = {
+  progressBefore,
+  lateMessages: wire.filter((m) => m.at >= abortedAt + 100).map((m) => m.message),
+  errors: [...errors],
+};
 out.steps['ping after the cancel'] = await attempt(() => client.ping());
+
 // The gap's list change of the first listen stream came at the start.
 order.length = 0;
 out.steps.add_tool = await attempt(() => client.callTool({ name: 'add_tool', arguments: {} }));

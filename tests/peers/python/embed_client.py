@@ -6,21 +6,47 @@ Runs the demo server (`mcp-bridge-vscode demo-server`) as a child with mode="aut
 so the client sends server/discover first and then requests with `_meta`: the modern
 path, rmcp's own server, with no rule of the bridge. Steps: tools/list, add, ask_name
 (the form answered with {"name": "Ada"} by the elicitation callback), slow_count with
-its progress, a cancelled slow_count (the call is cancelled after 300 ms; a ping after
-it shows that the server still serves), and add_tool under a listen stream (the event
+its progress, a cancelled slow_count (progress every 50 ms, the call cancelled after
+300 ms, which sends notifications/cancelled, then 700 ms of quiet; an add after it
+shows that the server still serves), and add_tool under a listen stream (the event
 must come before the result of add_tool, and the list after it has `extra`).
-Prints ONE JSON document.
+Prints ONE JSON document:
+  protocolVersion  the negotiated revision
+  steps            {name: result | {"error": text}}
+  asked            the params of each input request the elicitation callback got
+  progress         [value, total, message] of each progress callback of slow_count
+  cancelled        the call was still running when its scope was cancelled
+  cancel           {"progressBefore": progress callbacks before the cancel,
+                    "lateProgress": progress notifications (message_handler) in
+                    [cancel + 100 ms, cancel + 700 ms],
+                    "lateResponses": responses the SDK dropped as unknown or late}
+  order            the listen event and the result of add_tool, in the order they came
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sys
+import time
 from typing import Any
 
 import anyio
 from mcp import Client, StdioServerParameters
-from mcp_types import ElicitResult
+from mcp_types import ElicitResult, ProgressNotification
+
+
+class Dropped(logging.Handler):
+    """Keeps what the dispatcher logs when a response has no request waiting for it."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.texts: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if text.startswith("dropping response"):
+            self.texts.append(text)
 
 
 def dump(value: Any) -> Any:
@@ -37,7 +63,26 @@ async def main(server: StdioServerParameters) -> None:
         asked.append(dump(params))
         return ElicitResult(action="accept", content={"name": "Ada"})
 
-    async with Client(server, mode="auto", read_timeout_seconds=20, cache=None, elicitation_callback=on_elicit) as client:
+    # Every progress notification of the server, with the time it came.
+    seen: list[tuple[float, Any]] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, ProgressNotification):
+            seen.append((time.monotonic(), dump(message.params)))
+
+    dropped = Dropped()
+    dispatcher_log = logging.getLogger("mcp.shared.jsonrpc_dispatcher")
+    dispatcher_log.setLevel(logging.DEBUG)
+    dispatcher_log.addHandler(dropped)
+
+    async with Client(
+        server,
+        mode="auto",
+        read_timeout_seconds=20,
+        cache=None,
+        elicitation_callback=on_elicit,
+        message_handler=on_message,
+    ) as client:
         out["protocolVersion"] = client.protocol_version
 
         async def step(name: str, fn: Any) -> None:
@@ -62,11 +107,25 @@ async def main(server: StdioServerParameters) -> None:
         )
         out["progress"] = progress
 
+        before: list[Any] = []
+
+        async def on_progress_before(value: float, total: float | None, message: str | None) -> None:
+            before.append(value)
+
         cancelled = True
         with anyio.move_on_after(0.3):
-            await client.call_tool("slow_count", {"steps": 1000, "delay_ms": 60000})
+            await client.call_tool(
+                "slow_count", {"steps": 1000, "delay_ms": 50}, progress_callback=on_progress_before
+            )
             cancelled = False
+        cancelled_at = time.monotonic()
         out["cancelled"] = cancelled
+        await anyio.sleep(0.7)
+        out["cancel"] = {
+            "progressBefore": len(before),
+            "lateProgress": [params for at, params in seen if at >= cancelled_at + 0.1],
+            "lateResponses": list(dropped.texts),
+        }
         await step("add after the cancel", lambda: client.call_tool("add", {"a": 1, "b": 1}))
 
         order: list[str] = []
