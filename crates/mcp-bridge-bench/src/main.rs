@@ -12,7 +12,8 @@
 //! - the bridge's idle RSS and its binary size;
 //! - the throughput of a big `tools/call` result (16 MiB of text, and the
 //!   same text as `structuredContent`) and the bridge's peak RSS after it;
-//! - a `tools/list` of 2,000 tools, 256 requests in flight, and the time from
+//! - a `tools/list` of 2,000 tools that each need an R6 repair (one info
+//!   line each on the bridge's stderr), 256 requests in flight, and the time from
 //!   the start of the process to its first result.
 //!
 //! Run it with `cargo run --release -p mcp-bridge-bench`: started by cargo,
@@ -122,7 +123,7 @@ fn run() -> Result<()> {
     drop_peer(bridged);
     let long = long_list(&paths, 2000, rounds.other)?;
     figures.long_list_ms = Some(long[1]);
-    print_pair("tools/list of 2000 tools, ms", long);
+    print_pair("tools/list of 2000 tools needing R6, ms", long);
     let start = startup(&paths, rounds.start)?;
     print_pair("start to first result, ms", start);
     println!("  {:<42} {:>21.2}", "  beyond the upstream's own discover, ms", start[1] - start[0]);

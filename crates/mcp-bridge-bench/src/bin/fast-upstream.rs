@@ -10,8 +10,9 @@
 //!
 //! - `server/discover`: revision 2026-07-28, capability `tools`.
 //! - `tools/list`: the small tools `echo`, `big` and `noop`; with
-//!   `--tools N`, N more tools with nested schemas, to measure the bridge's
-//!   walk of large lists.
+//!   `--tools N`, N more tools with nested schemas, each with one array
+//!   schema that needs R6, to measure the bridge's walk and repair of large
+//!   lists (one info line per tool).
 //! - `tools/call`: `echo` returns `arguments.text` as one text block; `big`
 //!   returns `arguments.bytes` bytes of text in `content` and the same text
 //!   in `structuredContent` (`{"text": ...}`), so a result has both halves
@@ -137,7 +138,9 @@ fn discover() -> Value {
 }
 
 /// `echo`, `big` and `noop`, then `extra` tools with nested schemas (arrays of
-/// objects, `anyOf`), the shapes a bridge has to walk.
+/// objects, `anyOf`), the shapes a bridge has to walk. Each extra tool has
+/// one array schema without `items` (`filters.items.values`), so that each
+/// needs one R6 repair, and the bridge writes one info line per tool.
 fn tools_list(extra: usize) -> Value {
     let mut tools = vec![
         json!({
@@ -161,7 +164,7 @@ fn tools_list(extra: usize) -> Value {
                 "properties": {
                     "query": {"type": "string"},
                     "filters": {"type": "array", "items": {"type": "object", "properties": {
-                        "field": {"type": "string"}, "values": {"type": "array", "items": {"type": "string"}}}}},
+                        "field": {"type": "string"}, "values": {"type": "array"}}}},
                     "options": {"anyOf": [
                         {"type": "object", "properties": {"limit": {"type": "integer"}, "sort": {"enum": ["asc", "desc"]}}},
                         {"type": "null"}
