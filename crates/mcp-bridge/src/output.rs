@@ -26,7 +26,7 @@ impl Output {
 
     /// Queues a message, waiting while the queue is full.
     pub async fn send(&self, message: &Value) {
-        let _ = self.tx.send(message.to_string().into_bytes()).await;
+        let _ = self.tx.send(crate::support::json_line(message)).await;
     }
 
     /// Queues a line that is JSON already (the embedded mode relays the
@@ -40,7 +40,7 @@ impl Output {
     /// For progress and log messages, which the reader of the upstream
     /// server sends inline and which must never stall it.
     pub fn offer(&self, message: &Value) {
-        if self.tx.try_send(message.to_string().into_bytes()).is_err() {
+        if self.tx.try_send(crate::support::json_line(message)).is_err() {
             tracing::debug!("dropped a notification: the output queue is full");
         }
     }

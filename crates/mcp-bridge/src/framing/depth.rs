@@ -6,21 +6,14 @@
 /// broken line is found by the parser after this scan.
 pub fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for &b in bytes {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-            continue;
-        }
+    let mut at = 0;
+    while let Some(&b) = bytes.get(at) {
+        at += 1;
         match b {
-            b'"' => in_string = true,
+            // A string is skipped to its closing quote with `memchr`: the
+            // text of a big result is one long string, and a byte loop
+            // over it was most of the cost of a 16 MiB line.
+            b'"' => at = string_end(bytes, at),
             b'{' | b'[' => {
                 depth += 1;
                 if depth > max {
@@ -32,6 +25,20 @@ pub fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
         }
     }
     false
+}
+
+/// The offset after the quote that closes the string whose text starts at
+/// `at`, or the length of `bytes` when it is not closed. A backslash
+/// escapes the byte after it, whatever it is.
+fn string_end(bytes: &[u8], mut at: usize) -> usize {
+    loop {
+        let Some(rest) = bytes.get(at..) else { return bytes.len() };
+        match memchr::memchr2(b'"', b'\\', rest) {
+            None => return bytes.len(),
+            Some(found) if rest[found] == b'"' => return at + found + 1,
+            Some(found) => at += found + 2,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -56,5 +63,12 @@ mod tests {
         }
         assert!(exceeds_depth(b"{\"a\":{\"b\":[1]}}", 2));
         assert!(!exceeds_depth(b"{\"a\":{\"b\":[1]}}", 3));
+        // The string skip: an escaped backslash ends the escape, an escaped
+        // quote does not end the string, an open string hides the rest.
+        assert!(!exceeds_depth(br#"["\\",[[]]]"#, 3));
+        assert!(exceeds_depth(br#"["\\",[[[]]]]"#, 3));
+        assert!(!exceeds_depth(br#"["\"[[[[[["]"#, 3));
+        assert!(!exceeds_depth(br#"["[[[[[["#, 3));
+        assert!(!exceeds_depth(br#"["\"#, 3));
     }
 }

@@ -21,6 +21,10 @@ use crate::jsonrpc::{BridgeError, Cause, Id, Message};
 /// The nesting limit of a message of the client.
 pub const MAX_DEPTH: usize = 64;
 
+/// The most levels `serde_json` parses: its recursion limit of 128 fails
+/// at the 128th level. A test below holds it to that.
+const PARSER_MAX_DEPTH: usize = 127;
+
 /// What one line of a peer is.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decoded {
@@ -43,17 +47,28 @@ pub fn decode(frame: &Frame, max_line_bytes: usize, max_depth: usize) -> Option<
     if is_blank(line) {
         return None;
     }
-    if exceeds_depth(line, max_depth) {
+    // The depth pre-scan costs a walk of the whole line. When the limit is
+    // at or above the parser's own, a line that parses is within the limit
+    // (`serde_json` accepts at most `PARSER_MAX_DEPTH` levels), so the scan
+    // is needed only for a line that fails: then it tells `too_deep` from
+    // `parse_error`, as it did when it came first.
+    let parsed = if max_depth < PARSER_MAX_DEPTH && exceeds_depth(line, max_depth) {
+        None
+    } else {
+        match serde_json::from_slice(line) {
+            Ok(value) => Some(value),
+            Err(_) if exceeds_depth(line, max_depth) => None,
+            Err(_) => return Some(Decoded::Bad { id: sniff_id(line), error: BridgeError::new(Cause::ParseError) }),
+        }
+    };
+    let Some(value) = parsed else {
         let error = BridgeError::new(Cause::TooDeep).with_detail(format!("limit: {max_depth} levels"));
         return Some(Decoded::Bad { id: sniff_id(line), error });
-    }
-    match serde_json::from_slice(line) {
-        Ok(value) => Some(match Message::classify(value) {
-            Message::Invalid { id } => Decoded::Bad { id, error: BridgeError::new(Cause::InvalidRequestShape) },
-            message => Decoded::Message(message),
-        }),
-        Err(_) => Some(Decoded::Bad { id: sniff_id(line), error: BridgeError::new(Cause::ParseError) }),
-    }
+    };
+    Some(match Message::classify(value) {
+        Message::Invalid { id } => Decoded::Bad { id, error: BridgeError::new(Cause::InvalidRequestShape) },
+        message => Decoded::Message(message),
+    })
 }
 
 /// A blank line holds only JSON whitespace (RFC 8259: space, tab, line
@@ -61,4 +76,52 @@ pub fn decode(frame: &Frame, max_line_bytes: usize, max_depth: usize) -> Option<
 /// gets `parse_error`.
 fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nested(levels: usize) -> Vec<u8> {
+        format!("{}{}", "[".repeat(levels), "]".repeat(levels)).into_bytes()
+    }
+
+    /// `decode` skips the pre-scan of a line that parses when the limit is
+    /// at or above `PARSER_MAX_DEPTH`; that is sound only while the parser
+    /// refuses anything deeper.
+    #[test]
+    fn the_parser_refuses_more_than_parser_max_depth_levels() {
+        assert!(serde_json::from_slice::<serde_json::Value>(&nested(PARSER_MAX_DEPTH)).is_ok());
+        assert!(serde_json::from_slice::<serde_json::Value>(&nested(PARSER_MAX_DEPTH + 1)).is_err());
+    }
+
+    #[test]
+    fn too_deep_and_parse_error_are_told_apart_at_every_limit() {
+        let cause = |line: &[u8], max: usize| match decode(&Frame::Line(line.to_vec()), 1 << 20, max) {
+            Some(Decoded::Bad { error, .. }) => Some(error.cause),
+            _ => None,
+        };
+        for max in [64usize, 126, 127, 128, 200] {
+            for levels in [max.saturating_sub(1), max, max + 1] {
+                let mut line = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":".to_vec();
+                line.extend(nested(levels));
+                line.push(b'}');
+                // The envelope is one level more.
+                let depth = levels + 1;
+                let want = if depth > max {
+                    Some(Cause::TooDeep)
+                } else if depth > PARSER_MAX_DEPTH {
+                    Some(Cause::ParseError)
+                } else {
+                    None
+                };
+                assert_eq!(cause(&line, max), want, "limit {max}, {levels} levels");
+                // Broken after the nesting: still too deep when over the limit.
+                line.pop();
+                line.extend(b",}");
+                let want = if depth > max { Some(Cause::TooDeep) } else { Some(Cause::ParseError) };
+                assert_eq!(cause(&line, max), want, "broken, limit {max}, {levels} levels");
+            }
+        }
+    }
 }

@@ -84,5 +84,10 @@ impl fmt::Display for Note {
 /// An RFC 6901 reference token: `~` becomes `~0`, then `/` becomes `~1`.
 /// The order matters: the other order would turn `/` into `~01`.
 pub fn escape_token(token: &str) -> String {
+    // Most tokens (property names, indexes) need no escape: one scan
+    // instead of two replacements, on each step of the R6 walk.
+    if !token.contains(['~', '/']) {
+        return token.to_owned();
+    }
     token.replace('~', "~0").replace('/', "~1")
 }

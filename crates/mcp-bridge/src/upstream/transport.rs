@@ -32,7 +32,7 @@ impl Transport {
     /// `None` for a notification.
     pub(super) async fn send(&self, client: &Client, id: Option<u64>, message: &Value) -> Result<(), BridgeError> {
         match self {
-            Transport::Lines(lines) => lines.send(message.to_string().into_bytes()).await,
+            Transport::Lines(lines) => lines.send(crate::support::json_line(message)).await,
             Transport::Http(http) => http.send(client, id, message).await,
         }
     }
@@ -41,7 +41,7 @@ impl Transport {
     /// fails when it cannot go out now.
     pub(super) fn try_send(&self, message: &Value) -> Result<(), BridgeError> {
         match self {
-            Transport::Lines(lines) => lines.try_send(message.to_string().into_bytes()),
+            Transport::Lines(lines) => lines.try_send(crate::support::json_line(message)),
             Transport::Http(http) => {
                 http.try_send(message);
                 Ok(())
