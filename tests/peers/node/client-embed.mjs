@@ -117,7 +117,10 @@ await sleep(700);
 out.cancel = {
   progressBefore,
   lateMessages: wire.filter((m) => m.at >= abortedAt + 100).map((m) => m.message),
-  errors: [...errors],
+  // The last progress of the short count above (total 2) can reach the SDK
+  // after that count's result (seen once in CI), which the SDK reports as an
+  // unknown token: not an answer to the cancelled call, whose total is 1000.
+  errors: errors.filter((e) => !e.includes('"total":2,')),
 };
 out.steps['ping after the cancel'] = await attempt(() => client.ping());
 
