@@ -27,7 +27,7 @@ use crate::jsonrpc::{self, reason, BridgeError, Cause, Id};
 use crate::support::{format_limit, lock};
 use pending::{Entry, Table, Throttle};
 use serde_json::{Map, Value};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{oneshot, watch};
@@ -157,11 +157,25 @@ pub struct Call<'a> {
 /// the slot drops.
 pub struct Slot {
     inner: Arc<Inner>,
+    /// The place was given back already (a canceled request).
+    released: AtomicBool,
+}
+
+impl Slot {
+    /// Gives the place back now. A canceled request frees its place before
+    /// its `notifications/cancelled` goes out, so that a client that sees
+    /// the cancellation through the upstream server finds the place free,
+    /// whenever the request's task gets to its end.
+    fn release(&self) {
+        if !self.released.swap(true, Ordering::AcqRel) {
+            self.inner.in_flight.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.inner.in_flight.fetch_sub(1, Ordering::AcqRel);
+        self.release();
     }
 }
 
@@ -300,7 +314,7 @@ impl Client {
             .in_flight
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < MAX_IN_FLIGHT).then_some(n + 1));
         match taken {
-            Ok(_) => Ok(Slot { inner: self.inner.clone() }),
+            Ok(_) => Ok(Slot { inner: self.inner.clone(), released: AtomicBool::new(false) }),
             Err(_) => Err(BridgeError::new(Cause::TooManyRequests)),
         }
     }
@@ -390,6 +404,7 @@ impl Client {
                 Err(_) => Err(Cause::Closed.into()),
             },
             _ = call.cancel.cancelled() => {
+                call.slot.release();
                 self.abandon(id, reason::CLIENT_CANCELED);
                 Err(CallError::Canceled)
             }
