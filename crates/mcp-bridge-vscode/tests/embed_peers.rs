@@ -144,7 +144,15 @@ fn legacy_results_lose_the_modern_members_and_get_the_text_mirror() {
         &doc["wireListPrimes"]["result"],
         &json!({"content": [{"type": "text", "text": "[2,3,5,7,11]"}], "structuredContent": [2, 3, 5, 7, 11], "isError": false}),
     );
-    assert_eq!(step(&doc, "list_primes")["error"]["code"], Value::Null, "the SDK 1.x refuses it: {doc:#}");
+    let refused = step(&doc, "list_primes");
+    assert_eq!(refused["error"]["code"], Value::Null, "not an error of the server: {doc:#}");
+    let why: Value = serde_json::from_str(refused["error"]["message"].as_str().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("the SDK's refusal is not its zod text ({e}): {refused:#}"));
+    assert_json(
+        "the SDK 1.x refuses the array",
+        &why,
+        &json!([{"expected": "record", "code": "invalid_type", "path": ["structuredContent"], "message": "Invalid input: expected record, received array"}]),
+    );
 }
 
 #[test]
@@ -186,13 +194,35 @@ fn legacy_cancelled_call_gets_no_response_nor_progress_and_the_server_keeps_serv
     assert!(cancel["progressBefore"].as_u64().is_some_and(|n| n > 0), "the count was running: {cancel:#}");
     assert_json("the messages after the cancel", &cancel["lateMessages"], &json!([]));
     assert_json("the errors of the client", &cancel["errors"], &json!([]));
-    assert_json("ping after the cancel", step(&doc, "ping after the cancel"), &json!({}));
+    assert_json("ping after the cancel (the front end)", step(&doc, "ping after the cancel"), &json!({}));
+    assert_json(
+        "add after the cancel (the server, over the memory link)",
+        step(&doc, "add after the cancel"),
+        &json!({"content": [{"type": "text", "text": "{\"sum\":2.0}"}], "structuredContent": {"sum": 2}, "isError": false}),
+    );
+}
+
+#[test]
+fn legacy_first_listen_stream_gives_one_list_change_after_its_acknowledgment() {
+    let doc = legacy_doc();
+    // Events after a gap: one list change for the declared tools list, and
+    // nothing else before add_tool.
+    let order = doc["order"].as_array().unwrap_or_else(|| panic!("no order: {doc:#}"));
+    let call = order.iter().position(|o| o == "call add_tool").unwrap_or_else(|| panic!("no call: {doc:#}"));
+    assert_json("before add_tool", &json!(order[..call]), &json!(["notifications/tools/list_changed"]));
 }
 
 #[test]
 fn legacy_list_change_of_add_tool_comes_before_its_result() {
     let doc = legacy_doc();
-    assert_json("order", &doc["order"], &json!(["notifications/tools/list_changed", "result add_tool"]));
+    let order = doc["order"].as_array().unwrap_or_else(|| panic!("no order: {doc:#}"));
+    let call = order.iter().position(|o| o == "call add_tool").unwrap_or_else(|| panic!("no call: {doc:#}"));
+    // Exactly one change between the call and its result, none after it.
+    assert_json(
+        "from the call of add_tool",
+        &json!(order[call..]),
+        &json!(["call add_tool", "notifications/tools/list_changed", "result add_tool"]),
+    );
     assert_json(
         "add_tool",
         step(&doc, "add_tool"),
@@ -208,6 +238,18 @@ fn legacy_list_change_of_add_tool_comes_before_its_result() {
 #[test]
 fn modern_path_is_taken_after_server_discover_and_speaks_2026_07_28() {
     let doc = modern_doc();
+    // Discover.answer, the default: rmcp's server answers server/discover
+    // (which picks no path); the SDK then adopts it, with no initialize.
+    assert_eq!(doc["connectedBy"], "server/discover", "{doc:#}");
+    assert_json(
+        "the server/discover result",
+        &doc["discover"],
+        &json!({
+            "supportedVersions": ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"],
+            "capabilities": {"prompts": {}, "resources": {}, "tools": {"listChanged": true}, "completions": {}},
+            "serverInfo": {"name": "mcp-bridge-demo", "title": "mcp-bridge demo server", "version": env!("CARGO_PKG_VERSION")}
+        }),
+    );
     assert_eq!(doc["protocolVersion"], "2026-07-28", "{doc:#}");
     assert_eq!(names(step(&doc, "tools/list")), TOOLS, "{doc:#}");
 }
@@ -278,6 +320,8 @@ fn modern_cancelled_call_gets_no_response_nor_progress_and_the_server_keeps_serv
     assert_eq!(doc["cancelled"], true, "the call was running at the cancel: {doc:#}");
     let cancel = &doc["cancel"];
     assert!(cancel["progressBefore"].as_u64().is_some_and(|n| n > 0), "the count was running: {cancel:#}");
+    // message_handler, the channel of lateProgress, saw the same progress.
+    assert_eq!(cancel["seenBefore"], cancel["progressBefore"], "{cancel:#}");
     assert_json("the progress after the cancel", &cancel["lateProgress"], &json!([]));
     assert_json("the responses after the cancel", &cancel["lateResponses"], &json!([]));
     assert_json(
@@ -290,7 +334,9 @@ fn modern_cancelled_call_gets_no_response_nor_progress_and_the_server_keeps_serv
 #[test]
 fn modern_list_change_of_add_tool_comes_on_the_listen_stream_before_its_result() {
     let doc = modern_doc();
-    assert_json("order", &doc["order"], &json!(["event ToolsListChanged", "result add_tool"]));
+    // No event at the acknowledgment (a 2026-07-28 server has no gap to
+    // make up), exactly one between the call and its result, none after it.
+    assert_json("order", &doc["order"], &json!(["call add_tool", "event ToolsListChanged", "result add_tool"]));
     assert_json(
         "add_tool",
         step(&doc, "add_tool"),

@@ -7,9 +7,11 @@
 // Steps: tools/list, add, list_primes, ask_name (the elicitation handler answers
 // the form with {name: "Ada"}), slow_count with progress, a slow_count with
 // progress cancelled by an AbortSignal after 300 ms (then 700 ms of quiet: the
-// messages that arrive from 100 ms after the abort are kept, and a ping after it
-// shows the server still serves), add_tool (the list change must come before its
-// result) and tools/list after it.
+// messages that arrive from 100 ms after the abort are kept; a ping, which the
+// front end answers, and an add, which reaches the server over the memory link,
+// show that both still serve), add_tool (the list change must come after the
+// call and before its result; 200 ms of quiet after the result show any late or
+// second change) and tools/list after it.
 // Prints ONE JSON document:
 //   initialize  the protocolVersion and serverInfo of the initialize result, on the wire
 //   capabilities, serverInfo   as the client took them
@@ -20,7 +22,8 @@
 //   cancel      {progressBefore: onprogress calls before the abort,
 //                lateMessages: messages of the server in [abort + 100 ms, abort + 700 ms],
 //                errors: what client.onerror got (a late response or progress)}
-//   order       the list change and the result of add_tool, in the order the client got them
+//   order       every list change the client got, from the start, with the markers
+//               'call add_tool' (just before the call) and 'result add_tool'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -123,12 +126,14 @@ out.cancel = {
   errors: errors.filter((e) => !e.includes('"total":2,')),
 };
 out.steps['ping after the cancel'] = await attempt(() => client.ping());
+out.steps['add after the cancel'] = await attempt(() => client.callTool({ name: 'add', arguments: { a: 1, b: 1 } }));
 
 // The gap's list change of the first listen stream came at the start.
-order.length = 0;
+order.push('call add_tool');
 out.steps.add_tool = await attempt(() => client.callTool({ name: 'add_tool', arguments: {} }));
 order.push('result add_tool');
-out.order = order;
+await sleep(200);
+out.order = [...order];
 out.steps['tools/list after add_tool'] = await attempt(() => client.listTools());
 await client.close();
 process.stdout.write(JSON.stringify(out) + '\n');

@@ -9,18 +9,24 @@ path, rmcp's own server, with no rule of the bridge. Steps: tools/list, add, ask
 its progress, a cancelled slow_count (progress every 50 ms, the call cancelled after
 300 ms, which sends notifications/cancelled, then 700 ms of quiet; an add after it
 shows that the server still serves), and add_tool under a listen stream (the event
-must come before the result of add_tool, and the list after it has `extra`).
+must come after the call and before its result, with no second event in the 200 ms
+after the result, and the list after it has `extra`).
 Prints ONE JSON document:
   protocolVersion  the negotiated revision
+  connectedBy      "server/discover" or "initialize": the handshake the SDK's auto mode took
+  discover         supportedVersions, capabilities and serverInfo of the server/discover result
   steps            {name: result | {"error": text}}
   asked            the params of each input request the elicitation callback got
   progress         [value, total, message] of each progress callback of slow_count
   cancelled        the call was still running when its scope was cancelled
   cancel           {"progressBefore": progress callbacks before the cancel,
+                    "seenBefore": the cancelled call's progress notifications (message_handler)
+                                  before the cancel,
                     "lateProgress": progress notifications (message_handler) in
                     [cancel + 100 ms, cancel + 700 ms],
                     "lateResponses": responses the SDK dropped as unknown or late}
-  order            the listen event and the result of add_tool, in the order they came
+  order            every event of the listen stream, with the markers "call add_tool"
+                   (just before the call) and "result add_tool"
 """
 
 from __future__ import annotations
@@ -84,6 +90,17 @@ async def main(server: StdioServerParameters) -> None:
         message_handler=on_message,
     ) as client:
         out["protocolVersion"] = client.protocol_version
+        session = client.session
+        if session.discover_result is not None and session.initialize_result is None:
+            out["connectedBy"] = "server/discover"
+            found = dump(session.discover_result)
+            out["discover"] = {
+                "supportedVersions": found.get("supportedVersions"),
+                "capabilities": found.get("capabilities"),
+                "serverInfo": found.get("_meta", {}).get("io.modelcontextprotocol/serverInfo"),
+            }
+        elif session.initialize_result is not None:
+            out["connectedBy"] = "initialize"
 
         async def step(name: str, fn: Any) -> None:
             try:
@@ -123,6 +140,8 @@ async def main(server: StdioServerParameters) -> None:
         await anyio.sleep(0.7)
         out["cancel"] = {
             "progressBefore": len(before),
+            # The same progress through message_handler: the channel of lateProgress works.
+            "seenBefore": len([p for at, p in seen if at < cancelled_at and p.get("total") == 1000]),
             "lateProgress": [params for at, params in seen if at >= cancelled_at + 0.1],
             "lateResponses": list(dropped.texts),
         }
@@ -134,15 +153,19 @@ async def main(server: StdioServerParameters) -> None:
             async def events() -> None:
                 async for event in sub:
                     order.append(f"event {type(event).__name__}")
-                    return
 
             async with anyio.create_task_group() as group:
                 group.start_soon(events)
+                # The stream is acknowledged: any event it gives at once comes before the call.
+                await anyio.sleep(0.2)
+                order.append("call add_tool")
                 await step("add_tool", lambda: client.call_tool("add_tool", {}))
                 order.append("result add_tool")
                 with anyio.move_on_after(5):
                     while not any(item.startswith("event") for item in order):
                         await anyio.sleep(0.01)
+                # A late or second event would come in this time.
+                await anyio.sleep(0.2)
                 group.cancel_scope.cancel()
         out["order"] = order
         await step("tools/list after add_tool", lambda: client.list_tools())
