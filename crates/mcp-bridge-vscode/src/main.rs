@@ -25,7 +25,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         None => {
-            log::init(profile::NAME, "info");
+            let _log = log::init(profile::NAME, "info");
             with_config(&cli.bridge, |config| async move {
                 // Non-blocking pipes when VS Code gives pipes: reads and writes
                 // then run on the reactor, without a thread hand-off per line.
@@ -38,7 +38,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Check(mut args)) => {
             // The report goes to stdout; only warnings go to the log.
-            log::init(profile::NAME, "warn");
+            let _log = log::init(profile::NAME, "warn");
             if args.command.is_empty() && args.url.is_none() {
                 match demo_command() {
                     Ok(command) => args.command = command,
@@ -55,7 +55,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Logout { url }) => logout(&url),
         Some(Command::DemoServer { refuse_discover }) => {
-            log::init("mcp-bridge-demo", "warn");
+            let _log = log::init("mcp-bridge-demo", "warn");
             run(async {
                 let discover = if refuse_discover {
                     mcp_bridge::embed::Discover::Refuse

@@ -74,3 +74,40 @@ fn each_log_message_at_or_above_the_level_goes_to_the_client_without_the_upstrea
         }
     }
 }
+
+/// The log of the bridge goes to stderr through a buffer that a thread of
+/// its own writes (issue 15): every R6 info line of a list still reaches
+/// stderr, in the order of the tools, also when the input ends right after
+/// the list's result. 400 tools keep the `--tools-list` argument under the
+/// 128 KiB limit of one argument.
+#[test]
+fn every_r6_line_of_a_long_list_reaches_stderr_in_order_before_the_exit() {
+    use harness::driver::Driver;
+    const TOOLS: usize = 400;
+    let tools: Vec<Value> = (0..TOOLS)
+        .map(|i| {
+            json!({"name": format!("t{i}"), "inputSchema": {"type": "object",
+            "properties": {"v": {"type": "array"}}}})
+        })
+        .collect();
+    let list = json!({"tools": tools}).to_string();
+    let mut driver = Driver::start(&[], &fake_upstream(&["--tools-list", &list]));
+    driver.initialize();
+    let result = driver.call(json!(1), "tools/list", json!({}));
+    assert_eq!(result["result"]["tools"].as_array().map(Vec::len), Some(TOOLS));
+    driver.close_stdin();
+    let ended = driver.wait_exit(Duration::from_secs(10));
+    assert_eq!(ended.status.code(), Some(0));
+    let repaired: Vec<&str> = ended
+        .stderr
+        .lines()
+        .filter(|l| l.contains("inputSchema '/properties/v'"))
+        .filter_map(|l| l.split("tool '").nth(1)?.split('\'').next())
+        .collect();
+    let want: Vec<String> = (0..TOOLS).map(|i| format!("t{i}")).collect();
+    assert_eq!(repaired, want, "stderr:\n{}", ended.stderr);
+    // The line of the exit, logged last, was written before the process
+    // ended. (The guard that waits for it at the exit is not what this can
+    // catch: the thread writes faster than the bridge exits.)
+    assert!(ended.stderr.contains("INFO the upstream command exited"), "stderr:\n{}", ended.stderr);
+}

@@ -2,6 +2,8 @@
 //! the Output channel of the server. Stdout is the protocol: nothing else
 //! writes there.
 
+mod pipe;
+
 use std::fmt;
 use tracing::{Event, Subscriber};
 use tracing_subscriber::fmt::format::Writer;
@@ -42,13 +44,17 @@ where
 }
 
 /// Installs the logger. `MCP_BRIDGE_LOG` (an env filter such as `debug`)
-/// changes the level; the default is `default_level`.
-pub fn init(tag: &'static str, default_level: &str) {
+/// changes the level; the default is `default_level`. The lines that are
+/// still buffered go out when the guard drops.
+#[must_use = "the guard writes the last lines when it drops"]
+pub fn init(tag: &'static str, default_level: &str) -> pipe::Guard {
     let filter = EnvFilter::try_from_env("MCP_BRIDGE_LOG").unwrap_or_else(|_| EnvFilter::new(default_level));
+    let (writer, guard) = pipe::start();
     tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(writer)
         .with_ansi(false)
         .with_env_filter(filter)
         .event_format(Tagged(tag))
         .init();
+    guard
 }
