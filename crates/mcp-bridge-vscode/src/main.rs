@@ -30,6 +30,7 @@ fn main() -> ExitCode {
                 // Non-blocking pipes when VS Code gives pipes: reads and writes
                 // then run on the reactor, without a thread hand-off per line.
                 let (input, output) = rmcp::transport::stdio_pipes();
+                mcp_bridge::framing::widen_pipe(std::io::stdout());
                 match frontend::serve(config, input, output).await {
                     Exit::EndOfInput => ExitCode::SUCCESS,
                     Exit::UpstreamLost => ExitCode::FAILURE,

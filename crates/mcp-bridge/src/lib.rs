@@ -10,6 +10,7 @@ pub mod translate;
 pub use profile::{MetaPassthrough, Profile, Quirks};
 #[cfg(feature = "embed")]
 pub mod embed;
+pub mod fast;
 pub mod framing;
 pub mod frontend;
 pub mod input;

@@ -1,7 +1,8 @@
 //! The writer task: the only code that writes the client's stdout. Each
 //! message goes out whole, with its `\n`; a burst is flushed once.
 
-use crate::framing::write_lines;
+use crate::framing::{write_lines, Line};
+use bytes::Bytes;
 use serde_json::Value;
 use tokio::io::AsyncWrite;
 use tokio::sync::mpsc;
@@ -13,34 +14,40 @@ const QUEUE: usize = 4096;
 /// A handle to the writer task. Cheap to clone.
 #[derive(Clone)]
 pub struct Output {
-    tx: mpsc::Sender<Vec<u8>>,
+    tx: mpsc::Sender<Line>,
 }
 
 impl Output {
     /// Starts the writer task on `out`.
     pub fn start<W: AsyncWrite + Unpin + Send + 'static>(out: W) -> (Output, JoinHandle<()>) {
-        let (tx, rx) = mpsc::channel::<Vec<u8>>(QUEUE);
+        let (tx, rx) = mpsc::channel::<Line>(QUEUE);
         let task = tokio::spawn(write_lines(out, rx));
         (Output { tx }, task)
     }
 
     /// Queues a message, waiting while the queue is full.
     pub async fn send(&self, message: &Value) {
-        let _ = self.tx.send(crate::support::json_line(message)).await;
+        let _ = self.tx.send(Line::Text(crate::support::json_line(message))).await;
     }
 
     /// Queues a line that is JSON already (the embedded mode relays the
     /// lines of rmcp's server byte for byte), waiting while the queue is
     /// full.
     pub async fn send_line(&self, line: Vec<u8>) {
-        let _ = self.tx.send(line).await;
+        let _ = self.tx.send(Line::Text(line)).await;
+    }
+
+    /// Queues a message given as its JSON text in pieces (the fast path of
+    /// big results), waiting while the queue is full.
+    pub async fn send_pieces(&self, pieces: Vec<Bytes>) {
+        let _ = self.tx.send(Line::Pieces(pieces)).await;
     }
 
     /// Queues a message without waiting; drops it when the queue is full.
     /// For progress and log messages, which the reader of the upstream
     /// server sends inline and which must never stall it.
     pub fn offer(&self, message: &Value) {
-        if self.tx.try_send(crate::support::json_line(message)).is_err() {
+        if self.tx.try_send(Line::Text(crate::support::json_line(message))).is_err() {
             tracing::debug!("dropped a notification: the output queue is full");
         }
     }

@@ -4,13 +4,13 @@
 //! A regression input stays here after its fix, so the bug cannot return
 //! unnoticed.
 
-use mcp_bridge::props::{framing, input, translate};
+use mcp_bridge::props::{fast, framing, input, translate};
 use std::path::PathBuf;
 
 type Check = fn(&[u8]) -> Result<(), String>;
 
 /// Each fuzz target, by the name of its folders, with its property.
-const TARGETS: [(&str, Check); 12] = [
+const TARGETS: [(&str, Check); 13] = [
     ("line_reader", framing::line_reader_bytes),
     ("depth", framing::depth_bytes),
     ("sniff", framing::sniff_bytes),
@@ -23,6 +23,7 @@ const TARGETS: [(&str, Check); 12] = [
     ("input_round", input::round_bytes),
     ("url", input::url_bytes),
     ("answers", input::answer_bytes),
+    ("fast_path", fast::fast_path_bytes),
 ];
 
 fn fuzz_dir(kind: &str) -> PathBuf {

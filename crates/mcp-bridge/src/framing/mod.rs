@@ -14,7 +14,7 @@ mod writer;
 pub use depth::exceeds_depth;
 pub use reader::{Frame, LineReader, EDGE_BYTES};
 pub use sniff::{sniff_id, sniff_id_at_end, sniff_id_at_start};
-pub use writer::write_lines;
+pub use writer::{write_lines, Line};
 
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
 
@@ -23,7 +23,26 @@ pub const MAX_DEPTH: usize = 64;
 
 /// The most levels `serde_json` parses: its recursion limit of 128 fails
 /// at the 128th level. A test below holds it to that.
-const PARSER_MAX_DEPTH: usize = 127;
+pub(crate) const PARSER_MAX_DEPTH: usize = 127;
+
+/// The size the bridge asks for its pipes (Linux's `pipe-max-size` by
+/// default).
+pub const PIPE_BYTES: usize = 1 << 20;
+
+/// Asks for a pipe of [`PIPE_BYTES`] instead of the 64 KiB default: a big
+/// line then crosses with a sixteenth of the reads, writes and wake-ups.
+/// Linux only; a descriptor that is no pipe, or a refusal (a limit lower
+/// than 1 MiB), leaves the pipe as it was.
+#[cfg(target_os = "linux")]
+pub fn widen_pipe(fd: impl std::os::fd::AsFd) {
+    if let Err(err) = rustix::pipe::fcntl_setpipe_size(fd, PIPE_BYTES) {
+        tracing::debug!(error = %err, "the pipe keeps its size");
+    }
+}
+
+/// Other systems keep their pipes as they are.
+#[cfg(not(target_os = "linux"))]
+pub fn widen_pipe<T>(_fd: T) {}
 
 /// What one line of a peer is.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,13 +4,14 @@
 use super::dispatch::{reply, reply_error};
 use super::rounds::{self, Request};
 use super::state::Shared;
+use crate::fast;
 use crate::input::checks::Declared;
 use crate::jsonrpc::{self, Id};
 use crate::translate::icons::{filter_icons, IconRule};
 use crate::translate::note::{Level, Note};
 use crate::translate::params::forwarded;
 use crate::translate::result::{is_input_required, translate_result};
-use crate::upstream::{Call, CallError, Client, ProgressSink};
+use crate::upstream::{Call, CallError, Client, Payload, ProgressSink};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -49,7 +50,21 @@ pub async fn start(
             cancel: &token,
             slot: &slot,
         };
-        let outcome = match client.call(call).await {
+        let icons = IconRule::for_upstream(client.is_remote());
+        let first = match client.call_raw(call).await {
+            Ok(Payload::Raw(raw)) => match fast::result::result_line(&id, &method, &raw, &shared.config.profile, icons)
+            {
+                Some(line) => {
+                    if shared.inflight.finish(&id, seq) {
+                        shared.out.send_pieces(line).await;
+                    }
+                    return;
+                }
+                None => Payload::Raw(raw).into_value(),
+            },
+            other => other.and_then(Payload::into_value),
+        };
+        let outcome = match first {
             Ok(result) if is_input_required(&result) => {
                 let rounds = Request {
                     shared: &shared,
@@ -72,7 +87,7 @@ pub async fn start(
         match outcome {
             Ok(result) => {
                 let (mut result, notes) = translate_result(&method, cursor.as_ref(), result, &shared.config.profile);
-                filter_icons(&method, &mut result, IconRule::for_upstream(client.is_remote()));
+                filter_icons(&method, &mut result, icons);
                 for note in &notes {
                     report(&shared, &method, note);
                 }

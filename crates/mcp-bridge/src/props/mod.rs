@@ -15,6 +15,7 @@
 //! not name).
 
 pub mod bytes;
+pub mod fast;
 pub mod framing;
 pub mod input;
 pub mod translate;

@@ -10,11 +10,11 @@ use crate::Profile;
 use serde_json::{Map, Value};
 
 /// The list results whose `nextCursor` must be a string.
-const LIST_METHODS: [&str; 4] = ["tools/list", "prompts/list", "resources/list", "resources/templates/list"];
+pub(crate) const LIST_METHODS: [&str; 4] = ["tools/list", "prompts/list", "resources/list", "resources/templates/list"];
 
 /// The members of revision 2026-07-28 that every result loses: the result
 /// type, and the caching hints that revision 2025-11-25 does not have.
-const MODERN_MEMBERS: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
+pub(crate) const MODERN_MEMBERS: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
 
 /// Whether a result asks for input (an `InputRequiredResult`). Such a
 /// result never goes to the client: the caller does the rounds of the

@@ -4,7 +4,8 @@
 //! link of the embedded mode can use it over a duplex.
 
 use super::Client;
-use crate::framing::{self, write_lines, LineReader};
+use crate::fast;
+use crate::framing::{self, write_lines, Frame, Line, LineReader};
 use crate::jsonrpc::{BridgeError, Cause};
 use crate::support::lock;
 use std::sync::Mutex;
@@ -23,7 +24,7 @@ pub(super) type Stop = (Duration, oneshot::Sender<()>);
 /// The sending half of a pipe.
 pub(super) struct Lines {
     /// `None` once the pipe is closed.
-    writer: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
+    writer: Mutex<Option<mpsc::Sender<Line>>>,
     /// Asks the owner of the far end (the supervisor of a child) to stop;
     /// `None` once asked, or when nothing owns the far end.
     stop: Mutex<Option<oneshot::Sender<Stop>>>,
@@ -35,7 +36,7 @@ impl Lines {
     /// The sending half and the queue its writer task drains. `gone` is
     /// the cause of a write after the far end went away (`upstream_exited`
     /// for a child).
-    pub(super) fn new(gone: Cause, stop: Option<oneshot::Sender<Stop>>) -> (Lines, mpsc::Receiver<Vec<u8>>) {
+    pub(super) fn new(gone: Cause, stop: Option<oneshot::Sender<Stop>>) -> (Lines, mpsc::Receiver<Line>) {
         let (tx, queue) = mpsc::channel(WRITE_QUEUE);
         (Lines { writer: Mutex::new(Some(tx)), stop: Mutex::new(stop), gone }, queue)
     }
@@ -44,7 +45,7 @@ impl Lines {
     pub(super) async fn send(&self, line: Vec<u8>) -> Result<(), BridgeError> {
         let writer = lock(&self.writer).clone();
         match writer {
-            Some(tx) => tx.send(line).await.map_err(|_| BridgeError::new(self.gone)),
+            Some(tx) => tx.send(Line::Text(line)).await.map_err(|_| BridgeError::new(self.gone)),
             None => Err(BridgeError::new(Cause::NotConnected)),
         }
     }
@@ -52,7 +53,7 @@ impl Lines {
     /// Queues a line without waiting; fails when the queue is full.
     pub(super) fn try_send(&self, line: Vec<u8>) -> Result<(), BridgeError> {
         match &*lock(&self.writer) {
-            Some(tx) => tx.try_send(line).map_err(|_| BridgeError::new(Cause::TransportFailed)),
+            Some(tx) => tx.try_send(Line::Text(line)).map_err(|_| BridgeError::new(Cause::TransportFailed)),
             None => Err(BridgeError::new(Cause::NotConnected)),
         }
     }
@@ -72,7 +73,7 @@ impl Lines {
 }
 
 /// Starts the writer task of a pipe.
-pub(super) fn start_writer<W>(out: W, queue: mpsc::Receiver<Vec<u8>>) -> JoinHandle<()>
+pub(super) fn start_writer<W>(out: W, queue: mpsc::Receiver<Line>) -> JoinHandle<()>
 where
     W: AsyncWrite + Unpin + Send + 'static,
 {
@@ -87,6 +88,18 @@ pub(super) async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, m
     loop {
         match reader.next_frame().await {
             Ok(Some(frame)) => {
+                // A big result response goes as its bytes (`fast`), unless
+                // only the full decode can tell what it is.
+                let frame = match frame {
+                    Frame::Line(line) if line.len() >= fast::MIN_BYTES => match fast::envelope::response(line) {
+                        Ok((id, raw)) => {
+                            client.receive_raw(id, raw);
+                            continue;
+                        }
+                        Err(line) => Frame::Line(line),
+                    },
+                    frame => frame,
+                };
                 if let Some(decoded) = framing::decode(&frame, max_line_bytes, super::UPSTREAM_MAX_DEPTH) {
                     client.receive(decoded).await;
                 }

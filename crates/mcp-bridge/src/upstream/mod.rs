@@ -23,6 +23,7 @@ pub use stream::{
     SUBSCRIPTION_ID_KEY,
 };
 
+use crate::fast::RawResult;
 use crate::jsonrpc::{self, reason, BridgeError, Cause, Id};
 use crate::support::{format_limit, lock};
 use pending::{Entry, Table, Throttle};
@@ -112,6 +113,25 @@ pub struct Identity {
     pub client_info: Value,
     /// The translated `clientCapabilities`.
     pub capabilities: Value,
+}
+
+/// The result of a call that takes big results as their bytes
+/// ([`Client::call_raw`]).
+#[derive(Debug)]
+pub enum Payload {
+    Value(Value),
+    /// A big result, for the fast path (`crate::fast`).
+    Raw(RawResult),
+}
+
+impl Payload {
+    /// The result as a `Value`, as [`Client::call`] gives it.
+    pub fn into_value(self) -> Result<Value, CallError> {
+        match self {
+            Payload::Value(value) => Ok(value),
+            Payload::Raw(raw) => pending::parse_raw(&raw).map_err(CallError::Bridge),
+        }
+    }
 }
 
 /// How a call failed.
@@ -342,11 +362,21 @@ impl Client {
     /// asks of a client (a server can send it for a version it supports,
     /// as the conformance suite's mock does).
     pub async fn call(&self, call: Call<'_>) -> Result<Value, CallError> {
+        self.call_with(call, false).await?.into_value()
+    }
+
+    /// [`Client::call`], but a big result of a pipe comes as its bytes
+    /// ([`Payload::Raw`]), for the fast path of the result rules.
+    pub async fn call_raw(&self, call: Call<'_>) -> Result<Payload, CallError> {
+        self.call_with(call, true).await
+    }
+
+    async fn call_with(&self, call: Call<'_>, raw: bool) -> Result<Payload, CallError> {
         let deadline = tokio::time::sleep(call.timeout);
         tokio::pin!(deadline);
         let mut retried = false;
         loop {
-            match self.call_once(&call, deadline.as_mut()).await {
+            match self.call_once(&call, raw, deadline.as_mut()).await {
                 Err(CallError::Upstream(error)) if !retried && offers_our_version(&error) => {
                     tracing::info!(
                         "the upstream server asked for a supported protocol version; sending the request again"
@@ -361,9 +391,10 @@ impl Client {
     async fn call_once(
         &self,
         call: &Call<'_>,
+        raw: bool,
         mut deadline: std::pin::Pin<&mut tokio::time::Sleep>,
-    ) -> Result<Value, CallError> {
-        let (id, line, reply) = self.register(call)?;
+    ) -> Result<Payload, CallError> {
+        let (id, line, reply) = self.register(call, raw)?;
         let sent = tokio::select! {
             biased;
             sent = self.inner.transport.send(self, Some(id), &line) => sent,
@@ -397,8 +428,10 @@ impl Client {
                     if call.method == "tools/list" {
                         self.inner.transport.observe_tools(&mut result);
                     }
-                    Ok(result)
+                    Ok(Payload::Value(result))
                 }
+                // Only a pipe gives raw results, and it observes no tools.
+                Ok(Reply::Raw(raw)) => Ok(Payload::Raw(raw)),
                 Ok(Reply::Error(error)) => Err(CallError::Upstream(error)),
                 Ok(Reply::Failed(error)) => Err(CallError::Bridge(error)),
                 Err(_) => Err(Cause::Closed.into()),
@@ -417,7 +450,7 @@ impl Client {
 
     /// Registers the request and makes its line. The entry goes into the
     /// table before the line goes out, so no answer can come first.
-    fn register(&self, call: &Call<'_>) -> Result<(u64, Value, oneshot::Receiver<Reply>), CallError> {
+    fn register(&self, call: &Call<'_>, raw: bool) -> Result<(u64, Value, oneshot::Receiver<Reply>), CallError> {
         if let Some(err) = self.inner.lost.borrow().clone() {
             return Err(CallError::Bridge(err));
         }
@@ -426,7 +459,7 @@ impl Client {
         {
             let mut table = lock(&self.inner.table);
             let progress = call.progress.clone().map(Throttle::new);
-            table.insert(id, Entry { reply: tx, progress });
+            table.insert(id, Entry { reply: tx, progress, raw });
         }
         let mut params = call.params.clone();
         params.insert("_meta".into(), Value::Object(self.request_meta(id, call)));

@@ -3,7 +3,8 @@
 //! The reader task resolves entries here without waiting on anyone: the
 //! answer goes through a oneshot channel, progress through a callback.
 
-use crate::jsonrpc::BridgeError;
+use crate::fast::RawResult;
+use crate::jsonrpc::{BridgeError, Cause};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -21,16 +22,38 @@ pub type ProgressSink = Arc<dyn Fn(Value) + Send + Sync>;
 pub enum Reply {
     /// A result response.
     Result(Value),
+    /// A big result response, as its bytes (the fast path); only for a
+    /// request that asked for it ([`Entry::raw`]).
+    Raw(RawResult),
     /// An error response of the upstream server: its `error` object.
     Error(Value),
     /// The bridge failed the request (timeout, loss of the upstream, ...).
     Failed(BridgeError),
 }
 
+impl Reply {
+    /// A raw result as a caller of the full path gets it.
+    pub fn parsed(raw: &RawResult) -> Reply {
+        match parse_raw(raw) {
+            Ok(result) => Reply::Result(result),
+            Err(error) => Reply::Failed(error),
+        }
+    }
+}
+
+/// A raw result as the full path gives it: its `Value`, or the error of a
+/// response line that does not parse (which `fast::envelope` lets through
+/// only if it failed to check something the parser checks).
+pub fn parse_raw(raw: &RawResult) -> Result<Value, BridgeError> {
+    raw.to_value().map_err(|_| BridgeError::new(Cause::InvalidResponse).with_detail(Cause::ParseError.name()))
+}
+
 /// One request in flight.
 pub struct Entry {
     pub reply: oneshot::Sender<Reply>,
     pub progress: Option<Throttle>,
+    /// The caller takes a big result as its bytes ([`Reply::Raw`]).
+    pub raw: bool,
 }
 
 /// Drops the progress above [`PROGRESS_PER_SECOND`] in each second of a

@@ -5,6 +5,7 @@
 
 use super::pending::Reply;
 use super::Client;
+use crate::fast::RawResult;
 use crate::framing::Decoded;
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
 use crate::support::lock;
@@ -45,6 +46,17 @@ impl Client {
                 );
             }
         }
+    }
+
+    /// A big result response of the fast path (`fast::envelope`): the
+    /// request gets its bytes when it asked for them, else the `Value`.
+    pub(super) fn receive_raw(&self, id: u64, raw: RawResult) {
+        let Some(entry) = lock(&self.inner.table).remove(id) else {
+            tracing::debug!(id, "dropped an upstream response with an unknown id");
+            return;
+        };
+        let reply = if entry.raw { Reply::Raw(raw) } else { Reply::parsed(&raw) };
+        let _ = entry.reply.send(reply);
     }
 
     /// Fails one request in flight, without a response of the server (an

@@ -35,7 +35,7 @@ pub(super) struct Pipes {
     stdout: ChildStdout,
     stderr: ChildStderr,
     stdin: ChildStdin,
-    queue: mpsc::Receiver<Vec<u8>>,
+    queue: mpsc::Receiver<crate::framing::Line>,
     stop: oneshot::Receiver<Stop>,
     max_line_bytes: usize,
 }
@@ -58,6 +58,7 @@ pub(super) fn spawn(command: &StdioCommand, max_line_bytes: usize) -> Result<(Tr
     else {
         return Err(BridgeError::new(Cause::SpawnFailed));
     };
+    crate::framing::widen_pipe(&stdout);
     let (stop_tx, stop) = oneshot::channel();
     let (lines, queue) = Lines::new(Cause::UpstreamExited, Some(stop_tx));
     Ok((Transport::Lines(lines), Pipes { child, stdout, stderr, stdin, queue, stop, max_line_bytes }))

@@ -155,7 +155,7 @@ impl Client {
         let (reply_tx, reply) = oneshot::channel();
         let (acknowledged, mut acked) = watch::channel(false);
         // Both entries go in before the line goes out.
-        lock(&self.inner.table).insert(id, Entry { reply: reply_tx, progress: None });
+        lock(&self.inner.table).insert(id, Entry { reply: reply_tx, progress: None, raw: false });
         lock(&self.inner.routes).routes.insert(id, Route { sink: listen.sink, acknowledged });
         let registration = Registration { client: self, id };
         let mut params = Map::new();
@@ -225,6 +225,7 @@ impl Client {
 fn ended(reply: Reply) -> StreamEnd {
     match reply {
         Reply::Result(result) => StreamEnd::Result(result),
+        Reply::Raw(raw) => ended(Reply::parsed(&raw)),
         Reply::Error(error) => StreamEnd::Error(error),
         Reply::Failed(error) if error.cause == Cause::UpstreamExited => StreamEnd::UpstreamEnded(error),
         Reply::Failed(error)

@@ -1,0 +1,122 @@
+//! The fast path of big results (issue 15), through the real binary: a
+//! result line of 64 KiB or more goes to the client as the bytes that came
+//! when no rule rewrites a member deeply, and through the full path
+//! otherwise. Either way the client gets what the behaviour spec's result
+//! rules ("Result rules (M1)") and error table say, and the bridge keeps
+//! serving. The property tests (`crates/mcp-bridge/tests/properties_fast.rs`)
+//! compare both paths on generated lines; this table checks the wire.
+
+mod harness;
+
+use harness::{bridge_error, fake_upstream, Bridge};
+use serde_json::{json, Value};
+
+/// A string member that makes each line longer than the fast path's
+/// threshold of 64 KiB.
+fn pad() -> String {
+    "p".repeat(70 * 1024)
+}
+
+const INVALID_RESPONSE: &str =
+    "The upstream server sent a response that is not valid. See the Output channel of the server.";
+
+/// One big result: the JSON text the upstream server writes, and what the
+/// client must get.
+struct Case {
+    rule: &'static str,
+    result_text: String,
+    want: Result<Value, Value>,
+}
+
+fn cases() -> Vec<Case> {
+    let pad = pad();
+    vec![
+        Case {
+            rule: "a tools/call result with a text block loses only the modern members and the server information",
+            result_text: format!(
+                r#"{{"resultType":"complete","content":[{{"type":"text","text":"{pad}"}}],"ttlMs":5,"structuredContent":{{"n":1e400,"z":-0,"u":123456789012345678901234567890}},"cacheScope":"x","_meta":{{"io.modelcontextprotocol/serverInfo":{{"name":"s"}},"k":[1.50]}},"isError":false}}"#
+            ),
+            want: Ok(serde_json::from_str(&format!(
+                r#"{{"content":[{{"type":"text","text":"{pad}"}}],"structuredContent":{{"n":1e400,"z":-0,"u":123456789012345678901234567890}},"_meta":{{"k":[1.50]}},"isError":false}}"#
+            ))
+            .unwrap_or_default()),
+        },
+        Case {
+            rule: "a _meta left empty goes; escapes and whitespace keep their values",
+            result_text: format!(
+                "{{ \"content\" : [ {{\"type\":\"t\\u0065xt\", \"text\": \"a\\/b\\u00e9{pad}\"}} ] ,\t \
+                 \"_meta\": {{\"io.modelcontextprotocol/serverInfo\": {{}}}} }}"
+            ),
+            want: Ok(json!({"content": [{"type": "text", "text": format!("a/bé{pad}")}]})),
+        },
+        Case {
+            rule: "the text mirror still comes when no text block is there (the full path)",
+            result_text: format!(r#"{{"content":[],"structuredContent":{{"big":"{pad}"}}}}"#),
+            want: Ok(json!({"content": [{"type": "text", "text": format!(r#"{{"big":"{pad}"}}"#)}],
+                "structuredContent": {"big": pad}})),
+        },
+        Case {
+            rule: "a missing content array is added (the full path)",
+            result_text: format!(r#"{{"structuredContent":null,"other":"{pad}"}}"#),
+            want: Ok(json!({"structuredContent": null, "other": pad, "content": []})),
+        },
+        Case {
+            rule: "a lone surrogate escape is a response that is not valid (parse_error)",
+            result_text: format!(r#"{{"content":[{{"type":"text","text":"\ud800{pad}"}}]}}"#),
+            want: Err(bridge_error(-32603, INVALID_RESPONSE, "invalid_response", Some("parse_error"))),
+        },
+        Case {
+            rule: "a result deeper than 128 levels is a response that is not valid (too_deep)",
+            result_text: format!(r#"{{"x":"{pad}","d":{}{}}}"#, "[".repeat(130), "]".repeat(130)),
+            want: Err(bridge_error(-32603, INVALID_RESPONSE, "invalid_response", Some("too_deep"))),
+        },
+    ]
+}
+
+/// `ok:` or `error:` and the JSON text, with member order and number text.
+fn texts(outcome: &Result<Value, Value>) -> String {
+    match outcome {
+        Ok(result) => format!("ok: {result}"),
+        Err(error) => format!("error: {error}"),
+    }
+}
+
+#[test]
+fn each_big_result_gets_the_result_rules_or_the_error_and_the_bridge_keeps_serving() {
+    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    bridge.initialize();
+    for (n, case) in cases().into_iter().enumerate() {
+        let id = json!(format!("big-{n}"));
+        // `raw` answers with the text as the result's JSON text, byte for
+        // byte.
+        let response =
+            bridge.request(id.clone(), "tools/call", json!({"name": "raw", "arguments": {"text": case.result_text}}));
+        let got = match response.get("result") {
+            Some(result) => Ok(result.clone()),
+            None => Err(response["error"].clone()),
+        };
+        let (got, want) = (texts(&got), texts(&case.want));
+        // Each text is 70 KiB: a mismatch shows where they part.
+        let at = got.bytes().zip(want.bytes()).take_while(|(a, b)| a == b).count();
+        let around = |t: &str| t.get(at.saturating_sub(80)..(at + 80).min(t.len())).unwrap_or("").to_owned();
+        assert!(got == want, "{}: at byte {at}, got ...{}... want ...{}...", case.rule, around(&got), around(&want));
+        assert_eq!(bridge.request(json!(format!("ping-{n}")), "ping", json!({}))["result"], json!({}), "{}", case.rule);
+    }
+}
+
+/// What shows that the fast path ran: an untouched member of a big result
+/// reaches the client byte for byte, with the escapes and whitespace of the
+/// server (the full path would write `"text"` and `"a/bé`), while the
+/// members a rule names are gone.
+#[test]
+fn an_untouched_member_of_a_big_result_reaches_the_client_byte_for_byte() {
+    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    bridge.initialize();
+    let block = format!(r#"{{"type":"t\u0065xt", "text": "a\/b\u00e9{}"}}"#, pad());
+    let text = format!(r#"{{"resultType":"complete","content":[ {block} ],"ttlMs":1}}"#);
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "raw", "arguments": {"text": text}}}));
+    let line = bridge.recv_text();
+    let want = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[ {block} ]}}}}"#);
+    assert!(line == want, "got {}...", line.get(..200).unwrap_or(&line));
+}

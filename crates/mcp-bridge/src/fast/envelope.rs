@@ -1,0 +1,133 @@
+//! The envelope of a big line of the upstream server, checked without
+//! building its members: is it a result response to one of our requests?
+
+use super::RawResult;
+use crate::framing::{exceeds_depth, PARSER_MAX_DEPTH};
+use bytes::Bytes;
+use indexmap::IndexMap;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+/// The members of the envelope, in order, as their JSON text. A member
+/// that comes twice keeps its first place and its last value, as in a
+/// `serde_json::Map` with `preserve_order`.
+type Members<'a> = IndexMap<String, &'a RawValue>;
+
+/// The upstream id and the result of a line that is a valid result
+/// response with an id of the upstream client; the line itself when it is
+/// anything else, or when only the full parse can tell (then the full path
+/// decodes it and gives its exact error).
+///
+/// The full path's parser refuses more than 127 levels and lone surrogate
+/// escapes, which `RawValue` lets through unparsed; a line with either (or
+/// with any surrogate escape, a rare thing that is not worth a second
+/// look) goes to the full path.
+pub fn response(line: Vec<u8>) -> Result<(u64, RawResult), Vec<u8>> {
+    let Some((id, start, end)) = check(&line) else {
+        return Err(line);
+    };
+    Ok((id, RawResult { line: Bytes::from(line), start, end }))
+}
+
+/// The id, and where the result is in the line.
+fn check(line: &[u8]) -> Option<(u64, usize, usize)> {
+    let members: Members = serde_json::from_slice(line).ok()?;
+    if members.contains_key("method") || members.contains_key("error") {
+        return None;
+    }
+    if parse(members.get("jsonrpc")?.get())?.as_str() != Some("2.0") {
+        return None;
+    }
+    let id_text = members.get("id")?.get();
+    let id = parse(id_text)?.as_u64().filter(|_| is_integer_text(id_text))?;
+    let result = members.get("result")?.get().as_bytes();
+    if exceeds_depth(line, PARSER_MAX_DEPTH) || has_surrogate_escape(line) {
+        return None;
+    }
+    let start = (result.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+    let end = start.checked_add(result.len()).filter(|&end| end <= line.len())?;
+    Some((id, start, end))
+}
+
+fn parse(text: &str) -> Option<Value> {
+    serde_json::from_str(text).ok()
+}
+
+/// The ids of the upstream client are integers without a fraction or an
+/// exponent (`1.0` is not one, as in `jsonrpc::Id`).
+fn is_integer_text(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether the text has an escape `\uD800` to `\uDFFF`. In valid JSON a
+/// backslash always starts an escape, so the scan goes from escape to
+/// escape.
+fn has_surrogate_escape(text: &[u8]) -> bool {
+    let mut at = 0;
+    while let Some(found) = memchr::memchr(b'\\', &text[at.min(text.len())..]) {
+        let escape = at + found;
+        if text.get(escape + 1) == Some(&b'u') {
+            let high = text.get(escape + 2).is_some_and(|b| matches!(b, b'd' | b'D'));
+            let surrogate = text.get(escape + 3).is_some_and(|b| matches!(b, b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'));
+            if high && surrogate {
+                return true;
+            }
+            at = escape + 6;
+        } else {
+            at = escape + 2;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accepted(line: &str) -> Option<(u64, String)> {
+        response(line.as_bytes().to_vec()).ok().map(|(id, raw)| (id, String::from_utf8_lossy(raw.text()).into_owned()))
+    }
+
+    #[test]
+    fn a_result_response_with_our_id_is_taken_with_its_result_as_it_came() {
+        let got = accepted(r#"{"jsonrpc":"2.0","id":7,"result":{"a" : [1, 2.50]}}"#);
+        assert_eq!(got, Some((7, r#"{"a" : [1, 2.50]}"#.to_owned())));
+        // A member twice: its last value, as the full parse takes it.
+        let got = accepted(r#"{"jsonrpc":"2.0","result":1,"id":3,"result":{"b":2}}"#);
+        assert_eq!(got, Some((3, r#"{"b":2}"#.to_owned())));
+    }
+
+    #[test]
+    fn everything_else_goes_to_the_full_path() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"x","result":{}}"#,
+            r#"{"jsonrpc":"1.0","id":1,"result":{}}"#,
+            r#"{"id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":"1","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1.0,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":-1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":"\ud83d\ude00"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":"\uDC00"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#,
+        ] {
+            assert_eq!(accepted(line), None, "{line}");
+        }
+        let deep = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{}{}}}"#, "[".repeat(127), "]".repeat(127));
+        assert_eq!(accepted(&deep), None);
+        let within = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{}{}}}"#, "[".repeat(126), "]".repeat(126));
+        assert_eq!(accepted(&within).map(|(id, _)| id), Some(1));
+    }
+
+    #[test]
+    fn the_surrogate_scan_goes_from_escape_to_escape() {
+        assert!(!has_surrogate_escape(br#""\\ud800""#));
+        assert!(has_surrogate_escape(br#""\\\ud800""#));
+        assert!(!has_surrogate_escape(br#""\u0041\n\"""#));
+        assert!(has_surrogate_escape(br#""\uDbFF""#));
+        assert!(!has_surrogate_escape(br#""\u""#));
+    }
+}

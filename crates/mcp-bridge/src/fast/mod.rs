@@ -1,0 +1,60 @@
+//! The fast path for big results of a pipe (issue 15): a result response
+//! whose members no rule has to rewrite goes to the client as the bytes
+//! that came, without a `Value` tree and without a second serialization.
+//!
+//! The full path parses each line into a `Value`, applies the rules, and
+//! serializes the tree again: for a 32 MiB result that is three copies of
+//! the line in memory and most of the bridge's time. Here the upstream
+//! reader checks the envelope of a big line without building its members
+//! ([`envelope::response`]), the request's task checks the members that the
+//! result rules name ([`result::result_line`]), and the writer writes the
+//! untouched members straight from the line that was read.
+//!
+//! Either step hands the line to the full path at the first doubt, so the
+//! full path keeps every error and every rule that changes a member. What
+//! the fast path gives is the same JSON as the full path: the same members
+//! in the same order with the same values and number text; only the
+//! whitespace and the escapes inside untouched members stay as the server
+//! wrote them. `props::fast` checks that against the full path on the same
+//! input (proptest and the `fast_path` fuzz target).
+
+pub mod envelope;
+pub mod result;
+
+use bytes::Bytes;
+use serde_json::Value;
+
+/// Lines from this size on take the fast path. Below it the full path is
+/// as quick, and a small line gains nothing from being kept.
+pub const MIN_BYTES: usize = 64 * 1024;
+
+/// The result of a response, as its bytes within the line that came.
+#[derive(Debug, Clone)]
+pub struct RawResult {
+    line: Bytes,
+    start: usize,
+    end: usize,
+}
+
+impl RawResult {
+    /// The JSON text of the result.
+    pub fn text(&self) -> &[u8] {
+        &self.line[self.start..self.end]
+    }
+
+    /// The result as a `Value`, the way the full path would have parsed it
+    /// (for a caller or a rule that needs the tree).
+    pub fn to_value(&self) -> serde_json::Result<Value> {
+        serde_json::from_slice(self.text())
+    }
+
+    /// The bytes of `part`, a slice of [`RawResult::text`], without a copy.
+    fn share(&self, part: &[u8]) -> Bytes {
+        let base = self.line.as_ptr() as usize;
+        let at = (part.as_ptr() as usize).wrapping_sub(base);
+        match at.checked_add(part.len()) {
+            Some(end) if end <= self.line.len() => self.line.slice(at..end),
+            _ => Bytes::copy_from_slice(part),
+        }
+    }
+}

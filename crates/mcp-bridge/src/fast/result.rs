@@ -1,0 +1,162 @@
+//! The result rules on the members of a raw result: the response line for
+//! the client when no rule has to rewrite a member deeply, `None` when the
+//! full path must apply the rules (behaviour spec, "Result rules (M1)").
+
+use super::RawResult;
+use crate::jsonrpc::Id;
+use crate::translate::icons::IconRule;
+use crate::translate::initialize::SERVER_INFO_KEY;
+use crate::translate::result::{LIST_METHODS, MODERN_MEMBERS};
+use crate::Profile;
+use bytes::{BufMut, Bytes, BytesMut};
+use indexmap::IndexMap;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+/// Members shorter than this are copied into the line's own buffer; longer
+/// ones go out as slices of the line that was read.
+const SHARE_BYTES: usize = 4096;
+
+/// The response to the client for `id`, in pieces to write one after the
+/// other (without the `\n`), or `None` for the full path: a list result
+/// (R6, `nextCursor`, icons), an icon rule other than `All`, a result that
+/// is not an object, an input request, and a `tools/call` result that needs a content array
+/// or the text mirror, or whose structuredContent the strict rule removes.
+/// The fast path gives no notes: each rule with a note takes the full path.
+pub fn result_line(id: &Id, method: &str, raw: &RawResult, profile: &Profile, icons: IconRule) -> Option<Vec<Bytes>> {
+    if icons != IconRule::All || LIST_METHODS.contains(&method) {
+        return None;
+    }
+    let mut members: IndexMap<String, &RawValue> = serde_json::from_slice(raw.text()).ok()?;
+    // An input request is no result for the client: the rounds of the
+    // section "Input requests" need its tree.
+    let kind = members.get("resultType").map(|t| serde_json::from_str::<Value>(t.get())).transpose().ok()?;
+    if kind.as_ref().and_then(Value::as_str) == Some("input_required") {
+        return None;
+    }
+    for key in MODERN_MEMBERS {
+        members.shift_remove(key);
+    }
+    let meta = match members.get("_meta") {
+        Some(meta) => server_meta(meta)?,
+        None => Meta::Keep,
+    };
+    if method == "tools/call" && !call_is_ready(&members, profile)? {
+        return None;
+    }
+    let mut line = Line { raw, pieces: Vec::new(), buffer: BytesMut::with_capacity(256) };
+    line.push(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    line.push(&serde_json::to_vec(id.as_value()).ok()?);
+    line.push(b",\"result\":{");
+    let mut first = true;
+    for (key, value) in &members {
+        let value = match (key.as_str(), &meta) {
+            ("_meta", Meta::Drop) => continue,
+            ("_meta", Meta::Replace(text)) => Part::Own(text),
+            _ => Part::Shared(value.get().as_bytes()),
+        };
+        if !first {
+            line.push(b",");
+        }
+        first = false;
+        line.push(&serde_json::to_vec(key).ok()?);
+        line.push(b":");
+        match value {
+            Part::Own(text) => line.push(text),
+            Part::Shared(text) => line.share(text),
+        }
+    }
+    line.push(b"}}");
+    Some(line.finish())
+}
+
+/// What becomes of the result's `_meta`.
+enum Meta {
+    Keep,
+    /// Its server information went, and nothing was left.
+    Drop,
+    /// Its server information went; the rest, serialized.
+    Replace(Vec<u8>),
+}
+
+/// `_meta` loses the server information; a `_meta` then empty goes. One
+/// that is not an object stays as it is.
+fn server_meta(meta: &RawValue) -> Option<Meta> {
+    let Value::Object(mut meta) = serde_json::from_str(meta.get()).ok()? else {
+        return Some(Meta::Keep);
+    };
+    if meta.shift_remove(SERVER_INFO_KEY).is_none() && !meta.is_empty() {
+        return Some(Meta::Keep);
+    }
+    if meta.is_empty() {
+        return Some(Meta::Drop);
+    }
+    serde_json::to_vec(&meta).ok().map(Meta::Replace)
+}
+
+/// Whether a `tools/call` result goes as it is: a content array that has a
+/// text block (or nothing for the mirror to add), and no structuredContent
+/// for the strict rule to remove. `None` when a member does not parse.
+fn call_is_ready(members: &IndexMap<String, &RawValue>, profile: &Profile) -> Option<bool> {
+    let Some(content) = members.get("content") else { return Some(false) };
+    let Ok(blocks) = serde_json::from_str::<Vec<&RawValue>>(content.get()) else { return Some(false) };
+    let structured = members.get("structuredContent").map(|s| s.get());
+    let mirror_needed = structured.is_some_and(|s| s != "null");
+    if mirror_needed && !has_text_block(&blocks)? {
+        return Some(false);
+    }
+    let strict_removes = profile.quirks.strict_legacy_results && structured.is_some_and(|s| !s.starts_with('{'));
+    Some(!strict_removes)
+}
+
+/// A block whose `type` is `"text"` (its last `type`, as the full parse
+/// keeps it).
+fn has_text_block(blocks: &[&RawValue]) -> Option<bool> {
+    for block in blocks {
+        if !block.get().starts_with('{') {
+            continue;
+        }
+        let members: IndexMap<String, &RawValue> = serde_json::from_str(block.get()).ok()?;
+        let kind = members.get("type").map(|t| serde_json::from_str::<Value>(t.get())).transpose().ok()?;
+        if kind.as_ref().and_then(Value::as_str) == Some("text") {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
+enum Part<'a> {
+    Own(&'a [u8]),
+    Shared(&'a [u8]),
+}
+
+/// The pieces of a response line: small parts gather in a buffer, a long
+/// member of the raw result goes as a slice of the line that was read.
+struct Line<'a> {
+    raw: &'a RawResult,
+    pieces: Vec<Bytes>,
+    buffer: BytesMut,
+}
+
+impl Line<'_> {
+    fn push(&mut self, text: &[u8]) {
+        self.buffer.put_slice(text);
+    }
+
+    fn share(&mut self, text: &[u8]) {
+        if text.len() < SHARE_BYTES {
+            return self.push(text);
+        }
+        if !self.buffer.is_empty() {
+            self.pieces.push(self.buffer.split().freeze());
+        }
+        self.pieces.push(self.raw.share(text));
+    }
+
+    fn finish(mut self) -> Vec<Bytes> {
+        if !self.buffer.is_empty() {
+            self.pieces.push(self.buffer.freeze());
+        }
+        self.pieces
+    }
+}

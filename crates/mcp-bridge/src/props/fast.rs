@@ -1,0 +1,57 @@
+//! The fast path of big results against the full path (issue 15): on the
+//! same upstream line, `fast` either steps aside or gives what the full
+//! path gives, the same JSON for the client.
+
+use super::translate::{profile, quirks_from, vscode_passthrough, METHODS};
+use super::{ensure, text, Checked};
+use crate::fast::{envelope, result::result_line};
+use crate::framing::{decode, Decoded, Frame};
+use crate::jsonrpc::{result_response, Id, Message};
+use crate::props::bytes::Bytes;
+use crate::translate::icons::{filter_icons, IconRule};
+use crate::translate::result::{is_input_required, translate_result};
+use crate::upstream::UPSTREAM_MAX_DEPTH;
+use crate::Quirks;
+use serde_json::Value;
+
+/// The glue of the `fast_path` fuzz target: the method (1 byte), the
+/// quirks (1 byte), then the upstream line.
+pub fn fast_path_bytes(data: &[u8]) -> Checked {
+    let mut bytes = Bytes::new(data);
+    let method = METHODS[usize::from(bytes.byte()) % METHODS.len()];
+    let quirks = quirks_from(bytes.byte());
+    fast_path(method, quirks, bytes.rest())
+}
+
+/// For one line of the upstream server, the answer to a request of
+/// `method`:
+/// - a line that `fast::envelope` takes is, to the full decode, a result
+///   response with the same id and a result equal to the raw one, member
+///   for member, in order and with the same number text;
+/// - a response line that `fast::result` gives is, once parsed, the line
+///   that the full path writes (the rules, the icons, the envelope), and
+///   the full path gives no note for it: no rule that logs was skipped.
+pub fn fast_path(method: &str, quirks: Quirks, line: &[u8]) -> Checked {
+    let Ok((id, raw)) = envelope::response(line.to_vec()) else { return Ok(()) };
+    let decoded = decode(&Frame::Line(line.to_vec()), usize::MAX, UPSTREAM_MAX_DEPTH);
+    let Some(Decoded::Message(Message::Response { id: full_id, outcome: Ok(result) })) = decoded else {
+        return Err(format!("the fast path took a line that the full path decodes as {decoded:?}"));
+    };
+    ensure!(full_id == Id::number(id), "the fast path read the id {id}, the full path {full_id:?}");
+    let parsed = raw.to_value().map_err(|err| format!("the raw result does not parse: {err}"))?;
+    ensure!(text(&parsed) == text(&result), "raw result {} is not the full path's {}", text(&parsed), text(&result));
+
+    let client_id = Id::from_value(Value::from("c-1")).ok_or("no client id")?;
+    let profile = profile(quirks, vscode_passthrough());
+    let Some(pieces) = result_line(&client_id, method, &raw, &profile, IconRule::All) else { return Ok(()) };
+    ensure!(!is_input_required(&result), "the fast path answered an input request");
+    let fast: Vec<u8> = pieces.concat();
+    let fast: Value = serde_json::from_slice(&fast)
+        .map_err(|err| format!("the fast line is not JSON ({err}): {}", String::from_utf8_lossy(&fast)))?;
+    let (mut translated, notes) = translate_result(method, None, result, &profile);
+    filter_icons(method, &mut translated, IconRule::All);
+    ensure!(notes.is_empty(), "the fast path skipped the notes {notes:?}");
+    let full = result_response(&client_id, translated);
+    ensure!(text(&fast) == text(&full), "fast {} but full {}", text(&fast), text(&full));
+    Ok(())
+}
