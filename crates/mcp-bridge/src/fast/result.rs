@@ -24,7 +24,7 @@ const SHARE_BYTES: usize = 4096;
 /// or the text mirror, or whose structuredContent the strict rule removes.
 /// The fast path gives no notes: each rule with a note takes the full path.
 pub fn result_line(id: &Id, method: &str, raw: &RawResult, profile: &Profile, icons: IconRule) -> Option<Vec<Bytes>> {
-    if icons != IconRule::All || LIST_METHODS.contains(&method) {
+    if !may_take(method, icons) {
         return None;
     }
     let mut members: IndexMap<String, &RawValue> = serde_json::from_slice(raw.text()).ok()?;
@@ -68,6 +68,13 @@ pub fn result_line(id: &Id, method: &str, raw: &RawResult, profile: &Profile, ic
     }
     line.push(b"}}");
     Some(line.finish())
+}
+
+/// Whether a result of `method` can take the fast path at all: not a list
+/// (R6, `nextCursor` and the icons of its items need the tree), and only
+/// with every icon kept.
+pub fn may_take(method: &str, icons: IconRule) -> bool {
+    icons == IconRule::All && !LIST_METHODS.contains(&method)
 }
 
 /// What becomes of the result's `_meta`.

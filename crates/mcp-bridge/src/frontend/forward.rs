@@ -43,26 +43,16 @@ pub async fn start(
         let progress = request.progress_token.map(|t| progress_sink(&shared, t, token.clone()));
         let call = Call {
             method: &method,
-            params: request.params.clone(),
-            meta: request.meta.clone(),
+            params: &request.params,
+            meta: &request.meta,
             timeout: shared.config.timeouts.for_round(&method, 1),
             progress: progress.clone(),
             cancel: &token,
             slot: &slot,
         };
         let icons = IconRule::for_upstream(client.is_remote());
-        let first = match client.call_raw(call).await {
-            Ok(Payload::Raw(raw)) => match fast::result::result_line(&id, &method, &raw, &shared.config.profile, icons)
-            {
-                Some(line) => {
-                    if shared.inflight.finish(&id, seq) {
-                        shared.out.send_pieces(line).await;
-                    }
-                    return;
-                }
-                None => Payload::Raw(raw).into_value(),
-            },
-            other => other.and_then(Payload::into_value),
+        let Some(first) = first_round(&shared, &client, (&id, seq), &method, call, icons).await else {
+            return;
         };
         let outcome = match first {
             Ok(result) if is_input_required(&result) => {
@@ -103,6 +93,33 @@ pub async fn start(
         }
     };
     tracker.spawn(task.instrument(span));
+}
+
+/// The first round. A result that can take the fast path (`crate::fast`)
+/// and needs no rule that rewrites a member deeply is answered here, and
+/// `None` comes back; anything else comes back as a `Value`.
+async fn first_round(
+    shared: &Shared,
+    client: &Client,
+    (id, seq): (&Id, u64),
+    method: &str,
+    call: Call<'_>,
+    icons: IconRule,
+) -> Option<Result<Value, CallError>> {
+    if !fast::result::may_take(method, icons) {
+        return Some(client.call(call).await);
+    }
+    let raw = match client.call_raw(call).await {
+        Ok(Payload::Raw(raw)) => raw,
+        other => return Some(other.and_then(Payload::into_value)),
+    };
+    let Some(line) = fast::result::result_line(id, method, &raw, &shared.config.profile, icons) else {
+        return Some(Payload::Raw(raw).into_value());
+    };
+    if shared.inflight.finish(id, seq) {
+        shared.out.send_pieces(line).await;
+    }
+    None
 }
 
 /// Logs a note of the result rules, and gives it to the note sink.

@@ -69,10 +69,11 @@ async fn run(
     };
     let slot = client.reserve().map_err(|e| (Some(client.clone()), e))?;
     let declared = Declared::from_capabilities(&identity_capabilities);
+    let empty = Map::new();
     let call = Call {
         method: "server/discover",
-        params: Map::new(),
-        meta: Map::new(),
+        params: &empty,
+        meta: &empty,
         timeout: limit,
         progress: None,
         cancel: token,

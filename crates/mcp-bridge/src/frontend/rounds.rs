@@ -80,8 +80,8 @@ async fn rounds(request: &Request<'_>, first: Value, steps: &mut Vec<Step>) -> R
         }
         let call = Call {
             method: request.method,
-            params,
-            meta: request.meta.clone(),
+            params: &params,
+            meta: &request.meta,
             timeout: request.shared.config.timeouts.for_round(request.method, round_number + 1),
             progress: request.progress.clone(),
             cancel: request.cancel,

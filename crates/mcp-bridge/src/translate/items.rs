@@ -7,7 +7,7 @@
 //! The walk repairs such schemas so that they accept the same arrays as
 //! before, and gives one note for each repair.
 
-use super::note::{escape_token, Note};
+use super::note::{push_token, Note};
 use serde_json::{Map, Value};
 
 /// The number of schema levels the walk examines; the root is the first.
@@ -100,7 +100,7 @@ impl Walk<'_> {
                 (Some(Holds::List | Holds::OneOrList), Value::Array(members)) => {
                     for (index, member) in members.iter_mut().enumerate() {
                         self.push(keyword);
-                        self.push(&index.to_string());
+                        self.push_index(index);
                         self.schema(member, depth + 1);
                         self.pointer.truncate(len);
                     }
@@ -112,7 +112,13 @@ impl Walk<'_> {
 
     fn push(&mut self, token: &str) {
         self.pointer.push('/');
-        self.pointer.push_str(&escape_token(token));
+        push_token(&mut self.pointer, token);
+    }
+
+    fn push_index(&mut self, index: usize) {
+        use std::fmt::Write;
+        // Writing to a `String` cannot fail.
+        let _ = write!(self.pointer, "/{index}");
     }
 
     fn note(&mut self, text: String) {

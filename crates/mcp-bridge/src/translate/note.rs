@@ -84,10 +84,23 @@ impl fmt::Display for Note {
 /// An RFC 6901 reference token: `~` becomes `~0`, then `/` becomes `~1`.
 /// The order matters: the other order would turn `/` into `~01`.
 pub fn escape_token(token: &str) -> String {
-    // Most tokens (property names, indexes) need no escape: one scan
-    // instead of two replacements, on each step of the R6 walk.
+    let mut out = String::with_capacity(token.len());
+    push_token(&mut out, token);
+    out
+}
+
+/// Appends the RFC 6901 reference token of `token` to `out`, without a
+/// `String` of its own: the R6 walk does it at each step.
+pub fn push_token(out: &mut String, token: &str) {
+    // Most tokens (property names, indexes) need no escape.
     if !token.contains(['~', '/']) {
-        return token.to_owned();
+        return out.push_str(token);
     }
-    token.replace('~', "~0").replace('/', "~1")
+    for c in token.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
 }

@@ -91,13 +91,15 @@ pub(super) async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, m
                 // A big result response goes as its bytes (`fast`), unless
                 // only the full decode can tell what it is.
                 let frame = match frame {
-                    Frame::Line(line) if line.len() >= fast::MIN_BYTES => match fast::envelope::response(line) {
-                        Ok((id, raw)) => {
-                            client.receive_raw(id, raw);
-                            continue;
+                    Frame::Line(line) if line.len() >= fast::MIN_BYTES && client.takes_raw() => {
+                        match fast::envelope::response(line) {
+                            Ok((id, raw)) => {
+                                client.receive_raw(id, raw);
+                                continue;
+                            }
+                            Err(line) => Frame::Line(line),
                         }
-                        Err(line) => Frame::Line(line),
-                    },
+                    }
                     frame => frame,
                 };
                 if let Some(decoded) = framing::decode(&frame, max_line_bytes, super::UPSTREAM_MAX_DEPTH) {

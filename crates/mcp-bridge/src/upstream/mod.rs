@@ -160,9 +160,11 @@ impl From<Cause> for CallError {
 /// One request to the upstream server.
 pub struct Call<'a> {
     pub method: &'a str,
-    pub params: Map<String, Value>,
+    /// Borrowed: the caller keeps them for the next round, and the line
+    /// needs one copy only.
+    pub params: &'a Map<String, Value>,
     /// Keys of the client's `_meta` that pass the passthrough rules.
-    pub meta: Map<String, Value>,
+    pub meta: &'a Map<String, Value>,
     pub timeout: Duration,
     /// Where progress goes; `None` when the client gave no token.
     pub progress: Option<ProgressSink>,

@@ -87,15 +87,28 @@ impl Throttle {
 #[derive(Default)]
 pub struct Table {
     entries: HashMap<u64, Entry>,
+    /// The entries that take a raw result: while there is none, a big line
+    /// is not worth the fast path's look at its envelope.
+    raw: usize,
 }
 
 impl Table {
     pub fn insert(&mut self, id: u64, entry: Entry) {
-        self.entries.insert(id, entry);
+        self.raw += usize::from(entry.raw);
+        if let Some(old) = self.entries.insert(id, entry) {
+            self.raw -= usize::from(old.raw);
+        }
     }
 
     pub fn remove(&mut self, id: u64) -> Option<Entry> {
-        self.entries.remove(&id)
+        let entry = self.entries.remove(&id)?;
+        self.raw -= usize::from(entry.raw);
+        Some(entry)
+    }
+
+    /// Whether a request in flight takes a raw result.
+    pub fn takes_raw(&self) -> bool {
+        self.raw > 0
     }
 
     pub fn contains(&self, id: u64) -> bool {
@@ -111,7 +124,7 @@ impl Table {
 
     /// Resolves the request with this id; `false` when it is unknown.
     pub fn resolve(&mut self, id: u64, reply: Reply) -> bool {
-        let Some(entry) = self.entries.remove(&id) else {
+        let Some(entry) = self.remove(id) else {
             return false;
         };
         let _ = entry.reply.send(reply);
@@ -120,6 +133,7 @@ impl Table {
 
     /// Fails every request in flight with the same error.
     pub fn fail_all(&mut self, error: &BridgeError) {
+        self.raw = 0;
         for (_, entry) in self.entries.drain() {
             let _ = entry.reply.send(Reply::Failed(error.clone()));
         }
@@ -130,6 +144,39 @@ impl Table {
 mod tests {
     use super::*;
     use std::sync::Mutex;
+
+    fn entry(raw: bool) -> (Entry, oneshot::Receiver<Reply>) {
+        let (reply, rx) = oneshot::channel();
+        (Entry { reply, progress: None, raw }, rx)
+    }
+
+    /// The fast path looks at a big line only while a request in flight
+    /// takes a raw result: the count follows each way an entry leaves.
+    #[test]
+    fn the_table_knows_whether_a_request_in_flight_takes_a_raw_result() {
+        let mut table = Table::default();
+        let (plain, _a) = entry(false);
+        table.insert(1, plain);
+        assert!(!table.takes_raw());
+        let (raw, _b) = entry(true);
+        table.insert(2, raw);
+        assert!(table.takes_raw());
+        assert!(table.resolve(2, Reply::Result(Value::Null)));
+        assert!(!table.takes_raw());
+        let (raw, _c) = entry(true);
+        table.insert(3, raw);
+        assert!(table.remove(3).is_some());
+        assert!(!table.takes_raw());
+        let (raw, _d) = entry(true);
+        table.insert(4, raw);
+        let (plain, _e) = entry(false);
+        table.insert(4, plain);
+        assert!(!table.takes_raw(), "an entry replaced under its id leaves the count");
+        let (raw, _f) = entry(true);
+        table.insert(5, raw);
+        table.fail_all(&BridgeError::new(Cause::Closed));
+        assert!(!table.takes_raw());
+    }
 
     #[test]
     fn the_throttle_sends_fifty_a_second_and_drops_the_rest() {

@@ -59,6 +59,12 @@ impl Client {
         let _ = entry.reply.send(reply);
     }
 
+    /// Whether a big line is worth the fast path: a request in flight
+    /// takes a raw result.
+    pub(super) fn takes_raw(&self) -> bool {
+        lock(&self.inner.table).takes_raw()
+    }
+
     /// Fails one request in flight, without a response of the server (an
     /// HTTP status, a stream that broke, a message that is not valid);
     /// `false` when the request is not in flight.
