@@ -20,8 +20,9 @@ const SHARE_BYTES: usize = 4096;
 /// The response to the client for `id`, in pieces to write one after the
 /// other (without the `\n`), or `None` for the full path: a list result
 /// (R6, `nextCursor`, icons), an icon rule other than `All`, a result that
-/// is not an object, an input request, and a `tools/call` result that needs a content array
-/// or the text mirror, or whose structuredContent the strict rule removes.
+/// is not an object, an input request, and a `tools/call` result that
+/// needs a content array or the text mirror, or whose structuredContent
+/// the strict rule removes.
 /// The fast path gives no notes: each rule with a note takes the full path.
 pub fn result_line(id: &Id, method: &str, raw: &RawResult, profile: &Profile, icons: IconRule) -> Option<Vec<Bytes>> {
     if !may_take(method, icons) {
@@ -44,13 +45,19 @@ pub fn result_line(id: &Id, method: &str, raw: &RawResult, profile: &Profile, ic
     if method == "tools/call" && !call_is_ready(&members, profile)? {
         return None;
     }
+    response(id, &members, &meta, raw)
+}
+
+/// The response line: the envelope, then each member left, the untouched
+/// ones as the bytes that came.
+fn response(id: &Id, members: &IndexMap<String, &RawValue>, meta: &Meta, raw: &RawResult) -> Option<Vec<Bytes>> {
     let mut line = Line { raw, pieces: Vec::new(), buffer: BytesMut::with_capacity(256) };
     line.push(b"{\"jsonrpc\":\"2.0\",\"id\":");
     line.push(&serde_json::to_vec(id.as_value()).ok()?);
     line.push(b",\"result\":{");
     let mut first = true;
-    for (key, value) in &members {
-        let value = match (key.as_str(), &meta) {
+    for (key, value) in members {
+        let value = match (key.as_str(), meta) {
             ("_meta", Meta::Drop) => continue,
             ("_meta", Meta::Replace(text)) => Part::Own(text),
             _ => Part::Shared(value.get().as_bytes()),
