@@ -23,7 +23,7 @@ pub enum Reply {
     /// A result response.
     Result(Value),
     /// A big result response, as its bytes (the fast path); only for a
-    /// request that asked for it ([`Entry::raw`]).
+    /// request that asked for it (`Entry::raw`).
     Raw(RawResult),
     /// An error response of the upstream server: its `error` object.
     Error(Value),
