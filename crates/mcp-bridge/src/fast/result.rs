@@ -10,8 +10,10 @@ use crate::translate::result::{LIST_METHODS, MODERN_MEMBERS};
 use crate::Profile;
 use bytes::{BufMut, Bytes, BytesMut};
 use indexmap::IndexMap;
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::fmt;
 
 /// Members shorter than this are copied into the line's own buffer; longer
 /// ones go out as slices of the line that was read.
@@ -112,31 +114,84 @@ fn server_meta(meta: &RawValue) -> Option<Meta> {
 /// text block (or nothing for the mirror to add), and no structuredContent
 /// for the strict rule to remove. `None` when a member does not parse.
 fn call_is_ready(members: &IndexMap<String, &RawValue>, profile: &Profile) -> Option<bool> {
-    let Some(content) = members.get("content") else { return Some(false) };
-    let Ok(blocks) = serde_json::from_str::<Vec<&RawValue>>(content.get()) else { return Some(false) };
+    // The text of a `RawValue` starts with its value: `[` is an array.
+    let Some(content) = members.get("content").filter(|c| c.get().starts_with('[')) else { return Some(false) };
     let structured = members.get("structuredContent").map(|s| s.get());
     let mirror_needed = structured.is_some_and(|s| s != "null");
-    if mirror_needed && !has_text_block(&blocks)? {
+    if mirror_needed && !has_text_block(content)? {
         return Some(false);
     }
     let strict_removes = profile.quirks.strict_legacy_results && structured.is_some_and(|s| !s.starts_with('{'));
     Some(!strict_removes)
 }
 
-/// A block whose `type` is `"text"` (its last `type`, as the full parse
-/// keeps it).
-fn has_text_block(blocks: &[&RawValue]) -> Option<bool> {
-    for block in blocks {
-        if !block.get().starts_with('{') {
-            continue;
-        }
-        let members: IndexMap<String, &RawValue> = serde_json::from_str(block.get()).ok()?;
-        let kind = members.get("type").map(|t| serde_json::from_str::<Value>(t.get())).transpose().ok()?;
-        if kind.as_ref().and_then(Value::as_str) == Some("text") {
-            return Some(true);
-        }
+/// A block whose `type` is `"text"`, in one scan of the content array.
+fn has_text_block(content: &RawValue) -> Option<bool> {
+    let blocks: Vec<BlockType> = serde_json::from_str(content.get()).ok()?;
+    Some(blocks.iter().any(|b| b.0.as_ref().and_then(Value::as_str) == Some("text")))
+}
+
+/// The `type` of a content block: its last `type` member, as the full
+/// parse keeps it. The other members, and a block that is no object, are
+/// skipped without being built (the text of a big block is most of a big
+/// result).
+struct BlockType(Option<Value>);
+
+impl<'de> Deserialize<'de> for BlockType {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(BlockVisitor)
     }
-    Some(false)
+}
+
+struct BlockVisitor;
+
+impl<'de> Visitor<'de> for BlockVisitor {
+    type Value = BlockType;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a content block")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<BlockType, A::Error> {
+        let mut kind = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "type" {
+                kind = Some(map.next_value::<Value>()?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(BlockType(kind))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BlockType, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(BlockType(None))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<BlockType, E> {
+        Ok(BlockType(None))
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<BlockType, E> {
+        Ok(BlockType(None))
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<BlockType, E> {
+        Ok(BlockType(None))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<BlockType, E> {
+        Ok(BlockType(None))
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<BlockType, E> {
+        Ok(BlockType(None))
+    }
+
+    fn visit_unit<E>(self) -> Result<BlockType, E> {
+        Ok(BlockType(None))
+    }
 }
 
 enum Part<'a> {
@@ -172,5 +227,25 @@ impl Line<'_> {
             self.pieces.push(self.buffer.freeze());
         }
         self.pieces
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_block(content: &str) -> Option<bool> {
+        has_text_block(&serde_json::from_str::<&RawValue>(content).ok()?)
+    }
+
+    /// The mirror rule's test, as the full path reads `content[i].type`.
+    #[test]
+    fn a_text_block_is_one_whose_last_type_is_text() {
+        assert_eq!(text_block(r#"[{"type":"image"},{"text":"x","type":"text"}]"#), Some(true));
+        assert_eq!(text_block(r#"[{"type":"image","type":"text"}]"#), Some(true));
+        assert_eq!(text_block(r#"[{"type":"text","type":"image"}]"#), Some(false));
+        assert_eq!(text_block(r#"[{"x":{"type":"text"}},["text"],"text",1,1.5,-0,null,true]"#), Some(false));
+        assert_eq!(text_block(r#"[{"type":"t\u0065xt"}]"#), Some(true));
+        assert_eq!(text_block(r#"[]"#), Some(false));
     }
 }
