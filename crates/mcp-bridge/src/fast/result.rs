@@ -235,7 +235,7 @@ mod tests {
     use super::*;
 
     fn text_block(content: &str) -> Option<bool> {
-        has_text_block(&serde_json::from_str::<&RawValue>(content).ok()?)
+        has_text_block(serde_json::from_str::<&RawValue>(content).ok()?)
     }
 
     /// The mirror rule's test, as the full path reads `content[i].type`.
