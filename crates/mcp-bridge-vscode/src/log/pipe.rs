@@ -2,9 +2,9 @@
 //! buffer, and a thread of its own writes the buffer out. A `tools/list`
 //! of 2,000 repaired tools writes 2,000 info lines; one `write(2)` per
 //! line cost the bridge's thread about 10 ms of that list (issue 15). The
-//! lines still leave at once, in order, and none is dropped: a buffer past
-//! [`HIGH_WATER`] is written by the logging thread itself, which then waits
-//! for stderr as it did before.
+//! lines still leave at once, in order, and none is dropped: past
+//! [`HIGH_WATER`] buffered bytes, a logging thread waits until the writer
+//! thread took the buffer, so it waits for a slow stderr as it did before.
 //!
 //! Not `tracing-appender`: its guard prints to stdout, the protocol's
 //! stream, when the worker does not answer at the exit, and it drops lines
@@ -15,7 +15,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// Above this many buffered bytes a line is written by its own thread.
+/// Above this many buffered bytes a line waits for the writer thread.
 const HIGH_WATER: usize = 1 << 20;
 /// How long the exit waits for stderr to take the last lines.
 const EXIT_WAIT: Duration = Duration::from_secs(1);
@@ -28,18 +28,28 @@ struct State {
     closed: bool,
 }
 
-#[derive(Default)]
 struct Shared {
     state: Mutex<State>,
+    /// Where the lines go: stderr, or a recorder in the tests.
+    sink: Mutex<Box<dyn Write + Send>>,
     /// Lines are waiting, or the pipe closed.
     wake: Condvar,
-    /// The buffer is empty and nothing is being written.
+    /// The writer thread finished a batch.
     drained: Condvar,
 }
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Writes to the sink; a sink that is gone loses the log, as a plain
+    /// stderr would.
+    fn write_out(&self, parts: &[&[u8]]) {
+        let mut sink = self.sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        for part in parts {
+            let _ = sink.write_all(part);
+        }
     }
 }
 
@@ -56,7 +66,16 @@ pub struct Guard {
 /// Starts the writer thread. Without a thread (the system refused one),
 /// each line is written by its own thread, as with a plain stderr.
 pub fn start() -> (Pipe, Guard) {
-    let shared = Arc::new(Shared::default());
+    start_with(Box::new(io::stderr()))
+}
+
+fn start_with(sink: Box<dyn Write + Send>) -> (Pipe, Guard) {
+    let shared = Arc::new(Shared {
+        state: Mutex::default(),
+        sink: Mutex::new(sink),
+        wake: Condvar::new(),
+        drained: Condvar::new(),
+    });
     let worker = shared.clone();
     let thread = std::thread::Builder::new().name("log".into()).spawn(move || write_batches(&worker)).ok();
     if thread.is_none() {
@@ -71,9 +90,7 @@ fn write_batches(shared: &Shared) {
         {
             let mut state = shared.lock();
             state.writing = false;
-            if state.buffer.is_empty() {
-                shared.drained.notify_all();
-            }
+            shared.drained.notify_all();
             while state.buffer.is_empty() && !state.closed {
                 state = shared.wake.wait(state).unwrap_or_else(|poisoned| poisoned.into_inner());
             }
@@ -83,8 +100,7 @@ fn write_batches(shared: &Shared) {
             std::mem::swap(&mut batch, &mut state.buffer);
             state.writing = true;
         }
-        // A stderr that is gone loses the log, as with a plain stderr.
-        let _ = io::stderr().write_all(&batch);
+        shared.write_out(&[&batch]);
         batch.clear();
     }
 }
@@ -101,12 +117,19 @@ impl Write for Pipe {
     /// One call per event: the formatter writes a whole line at once.
     fn write(&mut self, line: &[u8]) -> io::Result<usize> {
         let mut state = self.0.lock();
-        if state.closed || state.buffer.len() >= HIGH_WATER {
-            // Still under the lock, so the lines keep their order.
+        while !state.closed && state.buffer.len() >= HIGH_WATER {
+            state = self.0.drained.wait(state).unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
+        if state.closed {
+            // No writer thread any more (the exit, or none could start):
+            // the line goes out here, after the batch in writing and the
+            // rest of the buffer, still under the lock, so in order.
+            while state.writing {
+                state = self.0.drained.wait(state).unwrap_or_else(|poisoned| poisoned.into_inner());
+            }
             let batch = std::mem::take(&mut state.buffer);
-            let mut stderr = io::stderr().lock();
-            let _ = stderr.write_all(&batch);
-            return stderr.write_all(line).map(|()| line.len());
+            self.0.write_out(&[&batch, line]);
+            return Ok(line.len());
         }
         state.buffer.extend_from_slice(line);
         self.0.wake.notify_one();
@@ -135,5 +158,53 @@ impl Drop for Guard {
         if done {
             let _ = thread.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A sink slower than the lines: each write takes 10 ms.
+    struct Slow(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Slow {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            std::thread::sleep(Duration::from_millis(10));
+            self.0.lock().map_err(|_| io::Error::other("poisoned"))?.extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// 4 MiB of lines into a sink that takes each write slowly: the buffer
+    /// passes the high water mark, the lines wait, and every line comes
+    /// out once, in order, also the lines written after the guard dropped.
+    #[test]
+    fn every_line_comes_out_in_order_past_the_high_water_mark_and_after_the_exit() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (mut pipe, guard) = start_with(Box::new(Slow(seen.clone())));
+        let lines: Vec<Vec<u8>> = (0..4096).map(|i| format!("{i:04} {}\n", "x".repeat(1019)).into_bytes()).collect();
+        let mut most = 0;
+        for line in &lines[..4000] {
+            assert_eq!(pipe.write(line).ok(), Some(line.len()));
+            most = most.max(pipe.0.lock().buffer.len());
+        }
+        // A line goes in while the buffer is below the mark: at most one
+        // line above it.
+        let line = lines[0].len();
+        assert!(most >= HIGH_WATER - line, "the test never reached the high water mark ({most} bytes)");
+        assert!(most < HIGH_WATER + line, "the buffer grew to {most} bytes");
+        drop(guard);
+        for line in &lines[4000..] {
+            assert_eq!(pipe.write(line).ok(), Some(line.len()));
+        }
+        let got = seen.lock().map(|s| s.clone()).unwrap_or_default();
+        assert_eq!(got.len(), lines.iter().map(Vec::len).sum::<usize>());
+        assert!(got == lines.concat(), "the lines came out of order");
     }
 }
