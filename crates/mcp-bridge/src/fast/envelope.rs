@@ -3,6 +3,7 @@
 
 use super::RawResult;
 use crate::framing::{exceeds_depth, PARSER_MAX_DEPTH};
+use crate::jsonrpc::Id;
 use bytes::Bytes;
 use indexmap::IndexMap;
 use serde_json::value::RawValue;
@@ -38,8 +39,9 @@ fn check(line: &[u8]) -> Option<(u64, usize, usize)> {
     if parse(members.get("jsonrpc")?.get())?.as_str() != Some("2.0") {
         return None;
     }
-    let id_text = members.get("id")?.get();
-    let id = parse(id_text)?.as_u64().filter(|_| is_integer_text(id_text))?;
+    // The id as the full path reads it: a valid JSON-RPC id, then one of
+    // the upstream client's (an unsigned integer).
+    let id = Id::from_value(parse(members.get("id")?.get())?)?.as_value().as_u64()?;
     let result = members.get("result")?.get().as_bytes();
     if exceeds_depth(line, PARSER_MAX_DEPTH) || has_surrogate_escape(line) {
         return None;
@@ -51,12 +53,6 @@ fn check(line: &[u8]) -> Option<(u64, usize, usize)> {
 
 fn parse(text: &str) -> Option<Value> {
     serde_json::from_str(text).ok()
-}
-
-/// The ids of the upstream client are integers without a fraction or an
-/// exponent (`1.0` is not one, as in `jsonrpc::Id`).
-fn is_integer_text(text: &str) -> bool {
-    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Whether the text has an escape `\uD800` to `\uDFFF`. In valid JSON a
