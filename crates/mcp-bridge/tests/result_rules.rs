@@ -12,7 +12,7 @@
 //! `UPDATE_FIXTURES=1` rewrites the expected files from the code; the review
 //! of their diff is then the test.
 
-use mcp_bridge::translate::note::{escape_token, Level, Note};
+use mcp_bridge::translate::note::{push_token, Level, Note};
 use mcp_bridge::translate::result::{is_input_required, translate_result};
 use mcp_bridge::{MetaPassthrough, Profile, Quirks};
 use serde_json::{json, Map, Value};
@@ -267,6 +267,8 @@ fn note_display_names_the_tool_and_the_pointer_where_there_are_some() {
 fn json_pointer_token_escapes_tilde_before_slash() {
     let cases = [("a/b~c", "a~1b~0c"), ("~1", "~01"), ("/", "~1"), ("~", "~0"), ("", ""), ("plain", "plain")];
     for (token, expected) in cases {
-        assert_eq!(escape_token(token), expected, "{token}");
+        let mut pointer = String::from("/x");
+        push_token(&mut pointer, token);
+        assert_eq!(pointer, format!("/x{expected}"), "{token}");
     }
 }

@@ -81,15 +81,8 @@ impl fmt::Display for Note {
     }
 }
 
-/// An RFC 6901 reference token: `~` becomes `~0`, then `/` becomes `~1`.
-/// The order matters: the other order would turn `/` into `~01`.
-pub fn escape_token(token: &str) -> String {
-    let mut out = String::with_capacity(token.len());
-    push_token(&mut out, token);
-    out
-}
-
-/// Appends the RFC 6901 reference token of `token` to `out`, without a
+/// Appends the RFC 6901 reference token of `token` to `out`: `~` becomes
+/// `~0`, `/` becomes `~1` (one pass, so a `/` never turns into `~01`). No
 /// `String` of its own: the R6 walk does it at each step.
 pub fn push_token(out: &mut String, token: &str) {
     // Most tokens (property names, indexes) need no escape.
