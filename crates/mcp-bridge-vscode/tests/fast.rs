@@ -120,3 +120,75 @@ fn an_untouched_member_of_a_big_result_reaches_the_client_byte_for_byte() {
     let want = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[ {block} ]}}}}"#);
     assert!(line == want, "got {}...", line.get(..200).unwrap_or(&line));
 }
+
+/// A `tools/list` result of more than 64 KiB and less than the 128 KiB of
+/// one argument of the fake (`--tools-list`): each tool has two array
+/// schemas for R6, one without `items` and one with `items: false`, and a
+/// description with an `é`, which the fake writes as `\u00e9` and only the
+/// fast path keeps so; `nextCursor` is null. The JSON text, and the result
+/// the client must get.
+fn big_list() -> (String, Value) {
+    const TOOLS: usize = 380;
+    let description = format!(r#""a\u00e9b {}""#, "d".repeat(150));
+    let tools: Vec<String> = (0..TOOLS)
+        .map(|i| {
+            format!(
+                r#"{{"name":"t{i}","description":{description},"inputSchema":{{"type":"object","properties":{{"v":{{"type":"array"}},"w":{{"type":"array","items":false}}}}}}}}"#
+            )
+        })
+        .collect();
+    let text = format!(r#"{{"resultType":"complete","tools":[{}],"nextCursor":null}}"#, tools.join(","));
+    assert!((64 * 1024..128 * 1024).contains(&text.len()), "the list is {} bytes", text.len());
+    let want_tools: Vec<Value> = (0..TOOLS)
+        .map(|i| {
+            json!({"name": format!("t{i}"), "description": format!("aéb {}", "d".repeat(150)),
+                "inputSchema": {"type": "object", "properties": {"v": {"type": "array", "items": {}},
+                "w": {"type": "array", "items": {}, "maxItems": 0}}}})
+        })
+        .collect();
+    (text, json!({"tools": want_tools}))
+}
+
+/// R6 and the `nextCursor` rule on a big list (behaviour spec, "Result
+/// rules (M1)", "The items rule for array schemas (R6)"): the client gets
+/// every repair, and the untouched description comes with the escape of
+/// the server, which shows that the fast path (`fast::list`) answered.
+#[test]
+fn a_big_tools_list_gets_r6_on_the_fast_path() {
+    let (list, want) = big_list();
+    let mut bridge = Bridge::start(&[], &fake_upstream(&["--tools-list", &list]));
+    bridge.initialize();
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}));
+    let line = bridge.recv_text();
+    assert!(line.contains(r#""description":"a\u00e9b "#), "got {}...", line.get(..300).unwrap_or(&line));
+    let got: Value = serde_json::from_str(&line).unwrap_or_default();
+    assert!(got["result"] == want, "got {}...", line.get(..600).unwrap_or(&line));
+    assert_eq!(bridge.request(json!(2), "ping", json!({}))["result"], json!({}));
+}
+
+/// "Each change gives one info line with the name of the tool and the JSON
+/// pointer of the schema", on the fast path too: two per tool, in the
+/// order of the tools and of their members.
+#[test]
+fn each_r6_repair_of_a_big_list_gives_its_info_line_in_order() {
+    use harness::driver::Driver;
+    let (list, want) = big_list();
+    let mut driver = Driver::start(&[], &fake_upstream(&["--tools-list", &list]));
+    driver.initialize();
+    let response = driver.call(json!(1), "tools/list", json!({}));
+    assert!(response["result"] == want, "the result of the list differs");
+    driver.close_stdin();
+    let ended = driver.wait_exit(std::time::Duration::from_secs(10));
+    assert_eq!(ended.status.code(), Some(0));
+    let notes: Vec<&str> = ended.stderr.lines().filter(|l| l.contains(" inputSchema '")).collect();
+    let count = want["tools"].as_array().map_or(0, Vec::len);
+    assert_eq!(notes.len(), 2 * count, "stderr:\n{}", ended.stderr);
+    for (i, pair) in notes.chunks(2).enumerate() {
+        let v = format!("tool 't{i}', inputSchema '/properties/v': an array schema without items got items: {{}}");
+        let w = format!(
+            "tool 't{i}', inputSchema '/properties/w': an array schema with items: false got items: {{}} and maxItems: 0"
+        );
+        assert!(pair[0].contains("INFO") && pair[0].contains(&v), "{}", pair[0]);
+        assert!(pair[1].contains("INFO") && pair[1].contains(&w), "{}", pair[1]);
+    }
+}

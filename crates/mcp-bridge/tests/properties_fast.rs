@@ -6,12 +6,12 @@
 
 mod strategies;
 
-use mcp_bridge::props::fast::fast_path;
+use mcp_bridge::props::fast::{fast_path, CURSOR};
 use mcp_bridge::props::translate::{quirks_from, METHODS};
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{json, Value};
-use strategies::{json, member, members, scalar};
+use strategies::{deep_schema, json, member, members, scalar, schema, word};
 
 fn cases(n: u32) -> ProptestConfig {
     ProptestConfig { cases: n, failure_persistence: None, ..ProptestConfig::default() }
@@ -42,6 +42,27 @@ fn meta() -> impl Strategy<Value = Value> {
     ]
 }
 
+/// A tool of a list, with the members that R6 and the `outputSchema` rule
+/// read; now and then a schema at the depth limit of R6 or one level less.
+fn tool() -> impl Strategy<Value = Value> {
+    let input = prop_oneof![
+        12 => schema(4),
+        1 => Just(deep_schema(63)),
+        1 => Just(deep_schema(64)),
+        1 => json(),
+    ];
+    let output = prop_oneof![3 => Just(json!({"type": "object"})), 1 => schema(2), 1 => json()];
+    prop_oneof![
+        8 => members(vec![
+            member("name", prop_oneof![4 => word().prop_map(Value::String), 1 => scalar()]),
+            member("inputSchema", input),
+            member("outputSchema", output),
+            member("icons", json()),
+        ]),
+        1 => json(),
+    ]
+}
+
 /// A result with the members that the result rules name.
 fn result() -> impl Strategy<Value = Value> {
     prop_oneof![
@@ -53,8 +74,8 @@ fn result() -> impl Strategy<Value = Value> {
             member("content", prop_oneof![4 => prop::collection::vec(block(), 0..4).prop_map(Value::Array), 1 => json()]),
             member("structuredContent", json()),
             member("isError", scalar()),
-            member("nextCursor", scalar()),
-            member("tools", json()),
+            member("nextCursor", prop_oneof![3 => scalar(), 1 => Just(json!(CURSOR))]),
+            member("tools", prop_oneof![4 => prop::collection::vec(tool(), 0..5).prop_map(Value::Array), 1 => json()]),
         ]),
         1 => json(),
     ]
@@ -131,9 +152,10 @@ proptest! {
     fn the_fast_path_gives_what_the_full_path_gives_or_steps_aside(
         method in select(&METHODS[..]),
         quirks in any::<u8>(),
+        cursor in prop::option::of(Just(json!(CURSOR))),
         line in line(),
     ) {
-        fast_path(method, quirks_from(quirks), line.as_bytes()).map_err(TestCaseError::fail)?;
+        fast_path((method, cursor.as_ref()), quirks_from(quirks), line.as_bytes()).map_err(TestCaseError::fail)?;
     }
 
     /// Bytes that are hardly JSON: the fast path must not take what the
@@ -150,6 +172,6 @@ proptest! {
         if at < bytes.len() {
             bytes[at] = byte;
         }
-        fast_path(method, quirks_from(3), &bytes).map_err(TestCaseError::fail)?;
+        fast_path((method, None), quirks_from(3), &bytes).map_err(TestCaseError::fail)?;
     }
 }

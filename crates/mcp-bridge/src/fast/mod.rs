@@ -8,18 +8,29 @@
 //! reader checks the envelope of a big line without building its members
 //! ([`envelope::response`]), the request's task checks the members that the
 //! result rules name ([`result::result_line`]), and the writer writes the
-//! untouched members straight from the line that was read.
+//! untouched members straight from the line that was read. A big list gets
+//! its rules on the members they read (`list`): each tool is read once into
+//! the members R6 walks (`schema`), every other value kept as its text
+//! (`tree`), and the `tools` array is written again only when a repair
+//! changed it. A `tools/list` of 2,000 repaired tools went from 24 ms to
+//! about 10 ms so.
 //!
 //! Either step hands the line to the full path at the first doubt, so the
-//! full path keeps every error and every rule that changes a member. What
-//! the fast path gives is the same JSON as the full path: the same members
-//! in the same order with the same values and number text; only the
-//! whitespace and the escapes inside untouched members stay as the server
-//! wrote them. `props::fast` checks that against the full path on the same
-//! input (proptest and the `fast_path` fuzz target).
+//! full path keeps every error and every rule that removes or replaces a
+//! member (the text mirror, a missing content array, a `nextCursor` that
+//! gives a warning, an `outputSchema` that goes), the schemas deeper than
+//! R6's limit and the objects with a member name twice. What the fast path
+//! gives is the same JSON as the full path, with the same notes: the same
+//! members in the same order with the same values and number text; only
+//! the whitespace and the escapes inside untouched members stay as the
+//! server wrote them. `props::fast` checks that against the full path on
+//! the same input (proptest and the `fast_path` fuzz target).
 
 pub mod envelope;
+mod list;
 pub mod result;
+mod schema;
+mod tree;
 
 use bytes::Bytes;
 use serde_json::Value;

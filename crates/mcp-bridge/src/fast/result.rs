@@ -2,32 +2,42 @@
 //! the client when no rule has to rewrite a member deeply, `None` when the
 //! full path must apply the rules (behaviour spec, "Result rules (M1)").
 
+use super::list::{self, Edit};
+use super::tree::TypeMember;
 use super::RawResult;
 use crate::jsonrpc::Id;
 use crate::translate::icons::IconRule;
 use crate::translate::initialize::SERVER_INFO_KEY;
+use crate::translate::note::Note;
 use crate::translate::result::{LIST_METHODS, MODERN_MEMBERS};
 use crate::Profile;
 use bytes::{BufMut, Bytes, BytesMut};
 use indexmap::IndexMap;
-use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::Value;
-use std::fmt;
 
 /// Members shorter than this are copied into the line's own buffer; longer
 /// ones go out as slices of the line that was read.
 const SHARE_BYTES: usize = 4096;
 
-/// The response to the client for `id`, in pieces to write one after the
-/// other (without the `\n`), or `None` for the full path: a list result
-/// (R6, `nextCursor`, icons), an icon rule other than `All`, a result that
-/// is not an object, an input request, and a `tools/call` result that
-/// needs a content array or the text mirror, or whose structuredContent
-/// the strict rule removes.
-/// The fast path gives no notes: each rule with a note takes the full path.
-pub fn result_line(id: &Id, method: &str, raw: &RawResult, profile: &Profile, icons: IconRule) -> Option<Vec<Bytes>> {
-    if !may_take(method, icons) {
+/// A response for the client: the pieces of its line (without the `\n`),
+/// and the notes of the rules, for the caller to log.
+pub type Answer = (Vec<Bytes>, Vec<Note>);
+
+/// The response to the client for `id`, or `None` for the full path: an
+/// icon rule other than `All`, a result that is not an object, an input
+/// request, a `tools/call` result that needs a content array or the text
+/// mirror, or whose structuredContent the strict rule removes, and a list
+/// whose rules `fast::list` leaves to the full path. `cursor` is the
+/// `cursor` of the request, for the `nextCursor` rule.
+pub fn result_line(
+    id: &Id,
+    (method, cursor): (&str, Option<&Value>),
+    raw: &RawResult,
+    profile: &Profile,
+    icons: IconRule,
+) -> Option<Answer> {
+    if !may_take(icons) {
         return None;
     }
     let mut members: IndexMap<String, &RawValue> = serde_json::from_slice(raw.text()).ok()?;
@@ -40,74 +50,75 @@ pub fn result_line(id: &Id, method: &str, raw: &RawResult, profile: &Profile, ic
     for key in MODERN_MEMBERS {
         members.shift_remove(key);
     }
-    let meta = match members.get("_meta") {
-        Some(meta) => server_meta(meta)?,
-        None => Meta::Keep,
+    let (mut edits, notes) = if LIST_METHODS.contains(&method) {
+        list::rules(method, &members, cursor, profile)?
+    } else {
+        (Vec::new(), Vec::new())
     };
+    if let Some(meta) = members.get("_meta") {
+        if let Some(edit) = server_meta(meta)? {
+            edits.push(("_meta", edit));
+        }
+    }
     if method == "tools/call" && !call_is_ready(&members, profile)? {
         return None;
     }
-    response(id, &members, &meta, raw)
+    Some((response(id, &members, &edits, raw)?, notes))
 }
 
-/// The response line: the envelope, then each member left, the untouched
-/// ones as the bytes that came.
-fn response(id: &Id, members: &IndexMap<String, &RawValue>, meta: &Meta, raw: &RawResult) -> Option<Vec<Bytes>> {
+/// The response line: the envelope, then each member left, the edited ones
+/// as the edit gives them, the untouched ones as the bytes that came.
+fn response(
+    id: &Id,
+    members: &IndexMap<String, &RawValue>,
+    edits: &[(&str, Edit)],
+    raw: &RawResult,
+) -> Option<Vec<Bytes>> {
     let mut line = Line { raw, pieces: Vec::new(), buffer: BytesMut::with_capacity(256) };
     line.push(b"{\"jsonrpc\":\"2.0\",\"id\":");
     line.push(&serde_json::to_vec(id.as_value()).ok()?);
     line.push(b",\"result\":{");
     let mut first = true;
     for (key, value) in members {
-        let value = match (key.as_str(), meta) {
-            ("_meta", Meta::Drop) => continue,
-            ("_meta", Meta::Replace(text)) => Part::Own(text),
-            _ => Part::Shared(value.get().as_bytes()),
-        };
+        let edit = edits.iter().find(|(name, _)| name == key).map(|(_, edit)| edit);
+        if matches!(edit, Some(Edit::Drop)) {
+            continue;
+        }
         if !first {
             line.push(b",");
         }
         first = false;
         line.push(&serde_json::to_vec(key).ok()?);
         line.push(b":");
-        match value {
-            Part::Own(text) => line.push(text),
-            Part::Shared(text) => line.share(text),
+        match edit {
+            Some(Edit::Replace(text)) => line.own(text),
+            _ => line.share(value.get().as_bytes()),
         }
     }
     line.push(b"}}");
     Some(line.finish())
 }
 
-/// Whether a result of `method` can take the fast path at all: not a list
-/// (R6, `nextCursor` and the icons of its items need the tree), and only
-/// with every icon kept.
-pub fn may_take(method: &str, icons: IconRule) -> bool {
-    icons == IconRule::All && !LIST_METHODS.contains(&method)
-}
-
-/// What becomes of the result's `_meta`.
-enum Meta {
-    Keep,
-    /// Its server information went, and nothing was left.
-    Drop,
-    /// Its server information went; the rest, serialized.
-    Replace(Vec<u8>),
+/// Whether a result can take the fast path at all: only with every icon
+/// kept (the icon rule of a remote server needs the tree).
+pub fn may_take(icons: IconRule) -> bool {
+    icons == IconRule::All
 }
 
 /// `_meta` loses the server information; a `_meta` then empty goes. One
-/// that is not an object stays as it is.
-fn server_meta(meta: &RawValue) -> Option<Meta> {
+/// that is not an object, or has no server information, stays as it is
+/// (`None`).
+fn server_meta(meta: &RawValue) -> Option<Option<Edit>> {
     let Value::Object(mut meta) = serde_json::from_str(meta.get()).ok()? else {
-        return Some(Meta::Keep);
+        return Some(None);
     };
     if meta.shift_remove(SERVER_INFO_KEY).is_none() && !meta.is_empty() {
-        return Some(Meta::Keep);
+        return Some(None);
     }
     if meta.is_empty() {
-        return Some(Meta::Drop);
+        return Some(Some(Edit::Drop));
     }
-    serde_json::to_vec(&meta).ok().map(Meta::Replace)
+    serde_json::to_vec(&meta).ok().map(|text| Some(Edit::Replace(text.into())))
 }
 
 /// Whether a `tools/call` result goes as it is: a content array that has a
@@ -127,76 +138,8 @@ fn call_is_ready(members: &IndexMap<String, &RawValue>, profile: &Profile) -> Op
 
 /// A block whose `type` is `"text"`, in one scan of the content array.
 fn has_text_block(content: &RawValue) -> Option<bool> {
-    let blocks: Vec<BlockType> = serde_json::from_str(content.get()).ok()?;
+    let blocks: Vec<TypeMember> = serde_json::from_str(content.get()).ok()?;
     Some(blocks.iter().any(|b| b.0.as_ref().and_then(Value::as_str) == Some("text")))
-}
-
-/// The `type` of a content block: its last `type` member, as the full
-/// parse keeps it. The other members, and a block that is no object, are
-/// skipped without being built (the text of a big block is most of a big
-/// result).
-struct BlockType(Option<Value>);
-
-impl<'de> Deserialize<'de> for BlockType {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(BlockVisitor)
-    }
-}
-
-struct BlockVisitor;
-
-impl<'de> Visitor<'de> for BlockVisitor {
-    type Value = BlockType;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a content block")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<BlockType, A::Error> {
-        let mut kind = None;
-        while let Some(key) = map.next_key::<String>()? {
-            if key == "type" {
-                kind = Some(map.next_value::<Value>()?);
-            } else {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
-        Ok(BlockType(kind))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BlockType, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(BlockType(None))
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<BlockType, E> {
-        Ok(BlockType(None))
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<BlockType, E> {
-        Ok(BlockType(None))
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<BlockType, E> {
-        Ok(BlockType(None))
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<BlockType, E> {
-        Ok(BlockType(None))
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<BlockType, E> {
-        Ok(BlockType(None))
-    }
-
-    fn visit_unit<E>(self) -> Result<BlockType, E> {
-        Ok(BlockType(None))
-    }
-}
-
-enum Part<'a> {
-    Own(&'a [u8]),
-    Shared(&'a [u8]),
 }
 
 /// The pieces of a response line: small parts gather in a buffer, a long
@@ -220,6 +163,17 @@ impl Line<'_> {
             self.pieces.push(self.buffer.split().freeze());
         }
         self.pieces.push(self.raw.share(text));
+    }
+
+    /// A text of the bridge's own: a long one goes as its own piece.
+    fn own(&mut self, text: &Bytes) {
+        if text.len() < SHARE_BYTES {
+            return self.push(text);
+        }
+        if !self.buffer.is_empty() {
+            self.pieces.push(self.buffer.split().freeze());
+        }
+        self.pieces.push(text.clone());
     }
 
     fn finish(mut self) -> Vec<Bytes> {

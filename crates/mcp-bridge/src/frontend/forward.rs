@@ -51,7 +51,8 @@ pub async fn start(
             slot: &slot,
         };
         let icons = IconRule::for_upstream(client.is_remote());
-        let Some(first) = first_round(&shared, &client, (&id, seq), &method, call, icons).await else {
+        let Some(first) = first_round(&shared, &client, (&id, seq), (&method, cursor.as_ref()), call, icons).await
+        else {
             return;
         };
         let outcome = match first {
@@ -96,28 +97,38 @@ pub async fn start(
 }
 
 /// The first round. A result that can take the fast path (`crate::fast`)
-/// and needs no rule that rewrites a member deeply is answered here, and
-/// `None` comes back; anything else comes back as a `Value`.
+/// is answered here, its notes logged, and `None` comes back; anything
+/// else comes back as a `Value`.
 async fn first_round(
     shared: &Shared,
     client: &Client,
     (id, seq): (&Id, u64),
-    method: &str,
+    (method, cursor): (&str, Option<&Value>),
     call: Call<'_>,
     icons: IconRule,
 ) -> Option<Result<Value, CallError>> {
-    if !fast::result::may_take(method, icons) {
+    if !fast::result::may_take(icons) {
         return Some(client.call(call).await);
     }
     let raw = match client.call_raw(call).await {
         Ok(Payload::Raw(raw)) => raw,
         other => return Some(other.and_then(Payload::into_value)),
     };
-    let Some(line) = fast::result::result_line(id, method, &raw, &shared.config.profile, icons) else {
+    let Some((line, notes)) = fast::result::result_line(id, (method, cursor), &raw, &shared.config.profile, icons)
+    else {
         return Some(Payload::Raw(raw).into_value());
     };
     if shared.inflight.finish(id, seq) {
         shared.out.send_pieces(line).await;
+        // The notes of a big list (one per R6 repair: 2,000 for 2,000
+        // repaired tools) are logged once the writer has had its turn, so
+        // that their formatting does not delay the response (issue 15).
+        if !notes.is_empty() {
+            tokio::task::yield_now().await;
+        }
+        for note in &notes {
+            report(shared, method, note);
+        }
     }
     None
 }

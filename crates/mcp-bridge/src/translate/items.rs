@@ -8,7 +8,8 @@
 //! before, and gives one note for each repair.
 
 use super::note::{push_token, Note};
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
+use std::fmt;
 
 /// The number of schema levels the walk examines; the root is the first.
 /// A schema below them gets a note and no change. The limit also bounds
@@ -16,7 +17,8 @@ use serde_json::{Map, Value};
 pub const MAX_SCHEMA_DEPTH: usize = 64;
 
 /// Where a keyword keeps its subschemas.
-enum Holds {
+#[derive(Clone, Copy)]
+pub(crate) enum Holds {
     /// A map of schemas, such as `properties`.
     Map,
     /// One schema, such as `not`.
@@ -31,7 +33,7 @@ enum Holds {
 /// The keywords the walk goes through, and no other: a schema inside
 /// `default`, `examples`, `const` or an unknown keyword is data, not a
 /// schema, and must keep its value.
-fn holds(keyword: &str) -> Option<Holds> {
+pub(crate) fn holds(keyword: &str) -> Option<Holds> {
     match keyword {
         "properties" | "patternProperties" | "dependencies" | "dependentSchemas" | "$defs" | "definitions" => {
             Some(Holds::Map)
@@ -46,16 +48,58 @@ fn holds(keyword: &str) -> Option<Holds> {
 /// Repairs every array schema within the `inputSchema` of one tool, and
 /// appends one note per repair. Pointers are relative to `schema`.
 pub fn normalize_input_schema(schema: &mut Value, tool: Option<&str>, notes: &mut Vec<Note>) {
-    let mut walk = Walk { tool, notes, pointer: String::new() };
+    let mut walk = Walk { trail: Trail::new(tool, notes) };
     walk.schema(schema, 0);
 }
 
-struct Walk<'a> {
+/// The pointer of the schema being examined and the notes so far, for a
+/// walk over a `Value` tree here, or over the raw text of a big list
+/// (`fast::schema`). Each step pushes its tokens and truncates them again.
+pub(crate) struct Trail<'a> {
     tool: Option<&'a str>,
     notes: &'a mut Vec<Note>,
-    /// The pointer of the schema being examined; each step pushes its
-    /// tokens and truncates them again.
     pointer: String,
+}
+
+impl<'a> Trail<'a> {
+    pub(crate) fn new(tool: Option<&'a str>, notes: &'a mut Vec<Note>) -> Self {
+        Trail { tool, notes, pointer: String::new() }
+    }
+
+    /// Where the pointer is now, to [`Trail::back`] to.
+    pub(crate) fn mark(&self) -> usize {
+        self.pointer.len()
+    }
+
+    pub(crate) fn back(&mut self, mark: usize) {
+        self.pointer.truncate(mark);
+    }
+
+    pub(crate) fn push(&mut self, token: &str) {
+        self.pointer.push('/');
+        push_token(&mut self.pointer, token);
+    }
+
+    pub(crate) fn push_index(&mut self, index: usize) {
+        use std::fmt::Write;
+        // Writing to a `String` cannot fail.
+        let _ = write!(self.pointer, "/{index}");
+    }
+
+    pub(crate) fn note(&mut self, text: String) {
+        self.notes.push(Note::info(text).for_tool(self.tool).at(&self.pointer));
+    }
+
+    /// The note of a schema at [`MAX_SCHEMA_DEPTH`].
+    fn too_deep(&mut self) {
+        self.note(format!(
+            "the schema is deeper than {MAX_SCHEMA_DEPTH} levels; the bridge did not examine it or its subschemas"
+        ));
+    }
+}
+
+struct Walk<'a> {
+    trail: Trail<'a>,
 }
 
 impl Walk<'_> {
@@ -66,16 +110,13 @@ impl Walk<'_> {
         // array schema within it.
         let Value::Object(object) = schema else { return };
         if depth >= MAX_SCHEMA_DEPTH {
-            self.note(format!(
-                "the schema is deeper than {MAX_SCHEMA_DEPTH} levels; the bridge did not examine it or its subschemas"
-            ));
-            return;
+            return self.trail.too_deep();
         }
         let repaired = repair_items(object);
         if let Some(text) = &repaired {
-            self.note(text.clone());
+            self.trail.note(text.clone());
         }
-        let len = self.pointer.len();
+        let mark = self.trail.mark();
         for (keyword, value) in object.iter_mut() {
             // A repaired `items` is now `{}`: nothing to walk, and a walk
             // would give a depth note at the limit for the bridge's own
@@ -86,44 +127,71 @@ impl Walk<'_> {
             match (holds(keyword), value) {
                 (Some(Holds::Map), Value::Object(members)) => {
                     for (name, member) in members.iter_mut() {
-                        self.push(keyword);
-                        self.push(name);
+                        self.trail.push(keyword);
+                        self.trail.push(name);
                         self.schema(member, depth + 1);
-                        self.pointer.truncate(len);
+                        self.trail.back(mark);
                     }
                 }
                 (Some(Holds::One | Holds::OneOrList), member @ Value::Object(_)) => {
-                    self.push(keyword);
+                    self.trail.push(keyword);
                     self.schema(member, depth + 1);
-                    self.pointer.truncate(len);
+                    self.trail.back(mark);
                 }
                 (Some(Holds::List | Holds::OneOrList), Value::Array(members)) => {
                     for (index, member) in members.iter_mut().enumerate() {
-                        self.push(keyword);
-                        self.push_index(index);
+                        self.trail.push(keyword);
+                        self.trail.push_index(index);
                         self.schema(member, depth + 1);
-                        self.pointer.truncate(len);
+                        self.trail.back(mark);
                     }
                 }
                 _ => {}
             }
         }
     }
+}
 
-    fn push(&mut self, token: &str) {
-        self.pointer.push('/');
-        push_token(&mut self.pointer, token);
-    }
+/// What the `items` of an array schema is, as the rule reads it.
+pub(crate) enum Items<'a> {
+    Missing,
+    False,
+    /// `null`, `""` or a number JavaScript reads as 0; its JSON text.
+    FalseInJavascript(&'a dyn fmt::Display),
+    /// A value the rule keeps.
+    Kept,
+}
 
-    fn push_index(&mut self, index: usize) {
-        use std::fmt::Write;
-        // Writing to a `String` cannot fail.
-        let _ = write!(self.pointer, "/{index}");
-    }
+/// The repair of one array schema: `items` becomes `{}` (in its place, or
+/// last when there was none), and `max_items`, when there is one, goes
+/// last as `maxItems`. `text` is the note.
+pub(crate) struct Repair {
+    pub max_items: Option<usize>,
+    pub text: String,
+}
 
-    fn note(&mut self, text: String) {
-        self.notes.push(Note::info(text).for_tool(self.tool).at(&self.pointer));
-    }
+/// The rule for an array schema whose `type` is the string `"array"`, from
+/// its `items`, whether it has `maxItems`, and the length of its
+/// `prefixItems` array (0 without one). One function for both walks, so
+/// that they cannot differ in a repair or in its note.
+pub(crate) fn repair(items: Items<'_>, has_max_items: bool, prefix_items: usize) -> Option<Repair> {
+    let (max_items, text) = match items {
+        Items::Missing => (None, "an array schema without items got items: {}".to_owned()),
+        // `items: false` forbids each item after `prefixItems`. With
+        // `items: {}` the same limit must come from `maxItems`. A
+        // `maxItems` of the server stays as it is (the spec: "without
+        // maxItems").
+        Items::False if has_max_items => {
+            (None, "an array schema with items: false got items: {}; its maxItems stays".to_owned())
+        }
+        Items::False => (
+            Some(prefix_items),
+            format!("an array schema with items: false got items: {{}} and maxItems: {prefix_items}"),
+        ),
+        Items::FalseInJavascript(value) => (None, format!("an array schema with items: {value} got items: {{}}")),
+        Items::Kept => return None,
+    };
+    Some(Repair { max_items, text })
 }
 
 /// Repairs one schema whose `type` is the string `"array"`, and says what
@@ -134,26 +202,19 @@ fn repair_items(object: &mut Map<String, Value>) -> Option<String> {
     if object.get("type").and_then(Value::as_str) != Some("array") {
         return None;
     }
-    let text = match object.get("items") {
-        None => "an array schema without items got items: {}".to_owned(),
-        Some(Value::Bool(false)) => {
-            // `items: false` forbids each item after `prefixItems`. With
-            // `items: {}` the same limit must come from `maxItems`. A
-            // `maxItems` of the server stays as it is (the spec: "without
-            // maxItems").
-            if object.contains_key("maxItems") {
-                "an array schema with items: false got items: {}; its maxItems stays".to_owned()
-            } else {
-                let max = object.get("prefixItems").and_then(Value::as_array).map_or(0, Vec::len);
-                object.insert("maxItems".into(), Value::from(max));
-                format!("an array schema with items: false got items: {{}} and maxItems: {max}")
-            }
-        }
-        Some(value) if is_false_in_javascript(value) => format!("an array schema with items: {value} got items: {{}}"),
-        Some(_) => return None,
+    let items = match object.get("items") {
+        None => Items::Missing,
+        Some(Value::Bool(false)) => Items::False,
+        Some(value) if is_false_in_javascript(value) => Items::FalseInJavascript(value),
+        Some(_) => Items::Kept,
     };
+    let prefix_items = object.get("prefixItems").and_then(Value::as_array).map_or(0, Vec::len);
+    let repair = repair(items, object.contains_key("maxItems"), prefix_items)?;
+    if let Some(max) = repair.max_items {
+        object.insert("maxItems".into(), Value::from(max));
+    }
     object.insert("items".into(), Value::Object(Map::new()));
-    Some(text)
+    Some(repair.text)
 }
 
 /// `null`, `""`, or a number that JavaScript reads as 0: VS Code parses the
@@ -165,7 +226,12 @@ fn is_false_in_javascript(value: &Value) -> bool {
     match value {
         Value::Null => true,
         Value::String(s) => s.is_empty(),
-        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::Number(n) => number_is_false_in_javascript(n),
         _ => false,
     }
+}
+
+/// A number that JavaScript reads as 0 (see [`is_false_in_javascript`]).
+pub(crate) fn number_is_false_in_javascript(number: &Number) -> bool {
+    number.as_f64() == Some(0.0)
 }
