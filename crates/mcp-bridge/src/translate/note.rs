@@ -70,14 +70,23 @@ impl Note {
 /// `tool 'search', inputSchema '/properties/tags': <text>`. The level is
 /// not part of it: the log line has its own, and a report can print
 /// [`Note::level`] where it wants.
+///
+/// Written piece by piece with `write_str`: a `{}` of a string goes
+/// through `Formatter::pad`, which counts characters, and the 2,000 notes
+/// of a big list made that a tenth of the list's time (issue 15).
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (&self.tool, &self.pointer) {
-            (Some(tool), Some(pointer)) => write!(f, "tool '{tool}', inputSchema '{pointer}': {}", self.text),
-            (Some(tool), None) => write!(f, "tool '{tool}': {}", self.text),
-            (None, Some(pointer)) => write!(f, "inputSchema '{pointer}': {}", self.text),
-            (None, None) => f.write_str(&self.text),
+        if let Some(tool) = &self.tool {
+            f.write_str("tool '")?;
+            f.write_str(tool)?;
+            f.write_str(if self.pointer.is_some() { "', " } else { "': " })?;
         }
+        if let Some(pointer) = &self.pointer {
+            f.write_str("inputSchema '")?;
+            f.write_str(pointer)?;
+            f.write_str("': ")?;
+        }
+        f.write_str(&self.text)
     }
 }
 
