@@ -214,4 +214,25 @@ mod tests {
         assert_eq!(got.len(), lines.iter().map(Vec::len).sum::<usize>());
         assert!(got == lines.concat(), "the lines came out of order");
     }
+
+    /// The writer sleeps on an empty buffer and only the first line after
+    /// that wakes it: each line, written after the writer went idle, still
+    /// leaves at once, without the exit, while the guard is alive.
+    #[test]
+    fn a_line_after_an_idle_spell_leaves_without_the_exit() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (mut pipe, guard) = start_with(Box::new(Slow(seen.clone())));
+        let mut want = Vec::new();
+        for i in 0..5 {
+            let line = format!("line {i}\n").into_bytes();
+            assert_eq!(pipe.write(&line).ok(), Some(line.len()));
+            want.extend_from_slice(&line);
+            let arrived = (0..200).any(|_| {
+                std::thread::sleep(Duration::from_millis(5));
+                seen.lock().is_ok_and(|s| *s == want)
+            });
+            assert!(arrived, "line {i} did not leave within 1 s");
+        }
+        drop(guard);
+    }
 }
