@@ -166,14 +166,47 @@ fn legacy_form_input_request_becomes_elicitation_create_answered_by_the_client()
     );
 }
 
+/// "Progress goes out only before the response" (behaviour spec,
+/// "Progress (M1)"), on the wire: both steps of `slow_count`, then its
+/// result. What `onprogress` gets depends also on the SDK 1.x: it runs a
+/// notification's handler a microtask late but a response at once, so a
+/// progress that comes in the same read as the response finds its handler
+/// gone and the SDK reports "unknown token" (its own race, seen under load).
+/// The test accepts exactly that, and nothing else, for the last step.
 #[test]
 fn legacy_progress_reaches_onprogress_before_the_result() {
     let doc = legacy_doc();
-    assert_json(
-        "progress",
-        &doc["progress"],
-        &json!([{"progress": 1, "total": 2, "message": "step 1 of 2"}, {"progress": 2, "total": 2, "message": "step 2 of 2"}]),
-    );
+    let steps = [
+        json!({"progress": 1, "total": 2, "message": "step 1 of 2"}),
+        json!({"progress": 2, "total": 2, "message": "step 2 of 2"}),
+    ];
+    let wire: Vec<Value> = doc["slowCountWire"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| {
+            if m["method"] == "notifications/progress" {
+                let mut params = m["params"].clone();
+                params.as_object_mut()?.remove("progressToken");
+                Some(params)
+            } else {
+                m.get("id").map(|_| json!("the response"))
+            }
+        })
+        .collect();
+    assert_json("slow_count on the wire", &Value::Array(wire), &json!([steps[0], steps[1], "the response"]));
+    let got = doc["progress"].as_array().cloned().unwrap_or_default();
+    if got.len() < steps.len() {
+        let errors = doc["slowCountErrors"].to_string();
+        assert!(
+            got == steps[..1]
+                && errors.contains("Received a progress notification for an unknown token")
+                && errors.contains("step 2 of 2"),
+            "onprogress got {got:?}, and the SDK reported {errors}"
+        );
+    } else {
+        assert_json("progress", &Value::Array(got), &json!(steps));
+    }
     assert_json(
         "slow_count",
         step(&doc, "slow_count"),

@@ -19,6 +19,8 @@
 //   wireListPrimes  the response to list_primes as it came off the wire
 //   asked       the params of each elicitation/create
 //   progress    what onprogress got for slow_count
+//   slowCountWire   the messages of the server during slow_count, as they came off the wire
+//   slowCountErrors what client.onerror got until the end of slow_count
 //   cancel      {progressBefore: onprogress calls before the abort,
 //                lateMessages: messages of the server in [abort + 100 ms, abort + 700 ms],
 //                errors: what client.onerror got (a late response or progress)}
@@ -93,12 +95,15 @@ out.wireListPrimes = wire.slice(before).find((m) => m.message.id !== undefined)?
 out.steps.ask_name = await attempt(() => client.callTool({ name: 'ask_name', arguments: {} }));
 out.asked = asked;
 const progress = [];
+const beforeCount = wire.length;
 out.steps.slow_count = await attempt(() =>
   client.callTool({ name: 'slow_count', arguments: { steps: 2, delay_ms: 10 } }, undefined, {
     onprogress: (p) => progress.push(p),
   }),
 );
 out.progress = progress;
+out.slowCountWire = wire.slice(beforeCount).map((m) => m.message);
+out.slowCountErrors = [...errors];
 
 // A long count with progress every 50 ms, aborted after 300 ms.
 const abort = new AbortController();
