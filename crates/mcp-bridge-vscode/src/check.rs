@@ -12,6 +12,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
 
+/// `println!` that does not panic when stdout is gone (`check | head`):
+/// the rest of the report is lost, the check still ends with its exit code.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 /// VS Code asks for pages while `nextCursor` is present; `check` stops
 /// after this many pages of one list.
 const MAX_PAGES: usize = 1000;
@@ -87,12 +96,12 @@ async fn report(client: &mut Client, notes: &Mutex<Vec<(String, Note)>>) -> bool
     let result = match client.request("initialize", init).await {
         Ok(Ok(result)) => result,
         Ok(Err(error)) => {
-            println!("VS Code cannot use this server: initialize failed.");
+            out!("VS Code cannot use this server: initialize failed.");
             print_error(&error);
             return false;
         }
         Err(problem) => {
-            println!("VS Code cannot use this server: {problem}");
+            out!("VS Code cannot use this server: {problem}");
             return false;
         }
     };
@@ -116,13 +125,13 @@ async fn report(client: &mut Client, notes: &Mutex<Vec<(String, Note)>>) -> bool
             Ok(items) => print_items(method, &items),
             Err(problem) => {
                 usable = false;
-                println!("\n{method}: FAILED: {problem}");
+                out!("\n{method}: FAILED: {problem}");
             }
         }
     }
     let notes = notes.lock().map(|n| n.clone()).unwrap_or_default();
     print_notes(&notes);
-    println!("\n{}", if usable { "VS Code can use this server." } else { "VS Code cannot use all of this server." });
+    out!("\n{}", if usable { "VS Code can use this server." } else { "VS Code cannot use all of this server." });
     usable
 }
 
@@ -147,24 +156,24 @@ fn print_server(result: &Value) {
     let name = info["name"].as_str().unwrap_or("?");
     let version = info["version"].as_str().unwrap_or("?");
     match info.get("title").and_then(Value::as_str) {
-        Some(title) => println!("Server: {title} ({name} {version})"),
-        None => println!("Server: {name} {version}"),
+        Some(title) => out!("Server: {title} ({name} {version})"),
+        None => out!("Server: {name} {version}"),
     }
-    println!(
+    out!(
         "Protocol: {} toward VS Code, 2026-07-28 toward the server",
         result["protocolVersion"].as_str().unwrap_or("?")
     );
     if let Some(capabilities) = result.get("capabilities").and_then(Value::as_object) {
         let names: Vec<&str> = capabilities.keys().map(String::as_str).collect();
-        println!("Capabilities: {}", names.join(", "));
+        out!("Capabilities: {}", names.join(", "));
     }
     if let Some(instructions) = result.get("instructions").and_then(Value::as_str) {
-        println!("Instructions: {instructions}");
+        out!("Instructions: {instructions}");
     }
 }
 
 fn print_items(method: &str, items: &[Value]) {
-    println!("\n{method}: {} item(s)", items.len());
+    out!("\n{method}: {} item(s)", items.len());
     for item in items {
         let name = item.get("name").and_then(Value::as_str);
         let label = item
@@ -179,26 +188,26 @@ fn print_items(method: &str, items: &[Value]) {
             .and_then(Value::as_str)
             .map(|t| format!(" \"{t}\""))
             .unwrap_or_default();
-        println!("  - {}{title}{label}", name.unwrap_or("(no name)"));
+        out!("  - {}{title}{label}", name.unwrap_or("(no name)"));
         if let Some(description) = item.get("description").and_then(Value::as_str) {
-            println!("      {}", description.lines().next().unwrap_or(""));
+            out!("      {}", description.lines().next().unwrap_or(""));
         }
     }
 }
 
 fn print_notes(notes: &[(String, Note)]) {
     if notes.is_empty() {
-        println!("\nRepairs: none needed.");
+        out!("\nRepairs: none needed.");
         return;
     }
-    println!("\nRepairs and warnings ({}):", notes.len());
+    out!("\nRepairs and warnings ({}):", notes.len());
     for (method, note) in notes {
-        println!("  {:<4} [{method}] {note}", note.level);
+        out!("  {:<4} [{method}] {note}", note.level);
     }
 }
 
 fn print_error(error: &Value) {
-    println!("  {}", describe_error(error));
+    out!("  {}", describe_error(error));
 }
 
 fn describe_error(error: &Value) -> String {

@@ -104,3 +104,27 @@ fn check_against_the_python_peer_reports_its_repairs() {
         assert!(report.contains(expected), "the report lacks {expected:?}:\n{report}");
     }
 }
+
+/// `check | head -n 1`: the reader goes after the first line, and the check
+/// still ends as it would, with its exit code and no panic, instead of
+/// dying on the broken pipe of its report.
+#[test]
+fn check_into_a_pipe_that_closes_early_ends_without_a_panic() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
+        .arg("check")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("check runs");
+    let mut first = String::new();
+    let stdout = child.stdout.take().expect("a piped stdout");
+    BufReader::new(stdout).read_line(&mut first).expect("a first line");
+    // The reader's end is dropped here, as `head` closes it.
+    let output = child.wait_with_output().expect("check ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(first.starts_with("Server: "), "{first}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+}
