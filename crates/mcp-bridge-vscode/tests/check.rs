@@ -128,3 +128,15 @@ fn check_into_a_pipe_that_closes_early_ends_without_a_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(output.status.code(), Some(0), "{stderr}");
 }
+
+/// The newcomer's first command ends cleanly: the demo server of `check`
+/// exits at the end of its input (behaviour spec, "The end of the input":
+/// no request in flight, so no grace to wait), instead of being killed
+/// after the bridge's grace with a warning on stderr.
+#[test]
+fn check_of_the_demo_ends_without_killing_the_demo() {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode")).arg("check").output().expect("check runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("did not exit in time"), "{stderr}");
+}

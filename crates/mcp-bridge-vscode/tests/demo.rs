@@ -46,3 +46,34 @@ fn the_demo_slow_tool_sends_progress_with_the_clients_token() {
     assert_eq!(done["id"], 3);
     assert_eq!(done["result"]["content"], json!([{"type": "text", "text": "counted to 2"}]));
 }
+
+/// The modern path at the end of the input (behaviour spec, "The end of the
+/// input"): with nothing in flight, the demo exits at once, well before its
+/// 2 s of grace; rmcp's own server must see the end of its input too.
+#[test]
+fn the_demo_exits_at_the_end_of_the_input_without_waiting_for_the_grace() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
+        .arg("demo-server")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the demo starts");
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}});
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}});
+    let mut stdin = child.stdin.take().expect("a piped stdin");
+    writeln!(stdin, "{request}").expect("the request goes");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("a piped stdout")).read_line(&mut line).expect("an answer");
+    assert!(line.contains("\"tools\""), "{line}");
+    let closed = Instant::now();
+    drop(stdin);
+    let status = child.wait().expect("the demo ends");
+    let took = closed.elapsed();
+    assert_eq!(status.code(), Some(0));
+    assert!(took < Duration::from_secs(1), "the demo took {took:?} after the end of its input");
+}

@@ -110,6 +110,11 @@ where
         }
     }
     end(&flight, &mut to_server, options).await;
+    // The end of rmcp's input. Dropping the write half is not: the relay
+    // still holds the read half of the same duplex, so rmcp waited for
+    // the whole grace before every exit (`check` against the demo took 2 s
+    // and warned that the demo did not exit in time).
+    let _ = to_server.shutdown().await;
     drop(to_server);
     let _ = tokio::time::timeout(options.shutdown_grace, service).await;
     relay.abort();
