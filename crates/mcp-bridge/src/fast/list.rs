@@ -10,8 +10,8 @@
 
 use super::schema::{self, Schema, SchemaSeed};
 use super::tree::{
-    first_key, leaves_are_other, raw_str, write_array, write_object, AnyVisitor, First, Key, Leaf, Members, Other,
-    TypeMember,
+    first_key, leaves_are_other, raw_str, rest_of_object, write_array, write_object, AnyVisitor, First, Leaf, Members,
+    Other, TypeMember,
 };
 use crate::translate::items::Trail;
 use crate::translate::note::Note;
@@ -67,9 +67,13 @@ pub fn rules(
 /// R6 on each tool, and the `outputSchema` check: the `tools` array written
 /// again when a repair changed it, `Some(None)` when nothing changed.
 fn tools_list(tools: &RawValue, profile: &Profile, notes: &mut Vec<Note>) -> Option<Option<Vec<u8>>> {
-    let seed = ToolsSeed { walk: profile.quirks.normalize_array_items };
-    let mut tools = seed.deserialize(&mut serde_json::Deserializer::from_str(tools.get())).ok()?;
+    let walk = profile.quirks.normalize_array_items;
     let drop = profile.quirks.drop_non_object_output_schema || profile.quirks.strict_legacy_results;
+    if !walk && !drop {
+        // No rule reads a tool: the list goes as it came.
+        return Some(None);
+    }
+    let mut tools = ToolsSeed { walk }.deserialize(&mut serde_json::Deserializer::from_str(tools.get())).ok()?;
     let mut changed = false;
     for tool in &mut tools {
         let Tool::Object(members) = tool else { continue };
@@ -171,21 +175,18 @@ impl<'de> Visitor<'de> for ToolSeed {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Tool<'de>, A::Error> {
-        let mut next = match first_key(&mut map)? {
+        let first = match first_key(&mut map)? {
             First::Number(text) => return Ok(Tool::Other(Other::Leaf(Leaf::Number(text)))),
-            First::Key(key) => key,
+            First::Key(first) => first,
         };
-        let mut members = Members::new();
-        while let Some(key) = next {
-            let member = if self.walk && key.as_str() == "inputSchema" {
-                ToolMember::Input(map.next_value_seed(SchemaSeed { depth: 0 })?)
+        rest_of_object(map, first, |map, key| {
+            if self.walk && key.as_str() == "inputSchema" {
+                map.next_value_seed(SchemaSeed { depth: 0 }).map(ToolMember::Input)
             } else {
-                ToolMember::Plain(map.next_value()?)
-            };
-            members.push(key, member);
-            next = map.next_key::<Key<'de>>()?;
-        }
-        members.unique().map(Tool::Object)
+                map.next_value().map(ToolMember::Plain)
+            }
+        })
+        .map(Tool::Object)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Tool<'de>, A::Error> {

@@ -9,8 +9,8 @@
 //! gives its note, and such a schema is rare.
 
 use super::tree::{
-    first_key, leaves_are_other, other_object, raw_str, write_array, write_object, AnyVisitor, First, Key, Leaf,
-    Members, Other,
+    first_key, leaves_are_other, other_object, raw_str, rest_of_object, write_array, write_object, AnyVisitor, First,
+    Key, Leaf, Members, Other,
 };
 use crate::translate::items::number_is_false_in_javascript;
 use crate::translate::items::{holds, repair, Holds, Items, Repair, Trail, MAX_SCHEMA_DEPTH};
@@ -81,24 +81,18 @@ impl<'de> Visitor<'de> for SchemaVisitor {
 
 /// The rest of a schema object at `depth` whose first name was `first`.
 fn schema_object<'de, A: MapAccess<'de>>(
-    mut map: A,
+    map: A,
     first: Option<Key<'de>>,
     depth: usize,
 ) -> Result<Schema<'de>, A::Error> {
-    let mut members = Members::new();
-    let mut next = first;
-    while let Some(key) = next {
-        let member = match holds(key.as_str()) {
-            None => Member::Plain(map.next_value()?),
-            // The subschemas of this keyword are below the limit: the full
-            // path gives the note.
-            Some(_) if depth + 1 >= MAX_SCHEMA_DEPTH => return Err(A::Error::custom("too deep")),
-            Some(holds) => map.next_value_seed(MemberSeed { holds, depth: depth + 1 })?,
-        };
-        members.push(key, member);
-        next = map.next_key()?;
-    }
-    members.unique().map(Schema::Object)
+    rest_of_object(map, first, |map, key| match holds(key.as_str()) {
+        None => map.next_value().map(Member::Plain),
+        // The subschemas of this keyword are below the limit: the full path
+        // gives the note.
+        Some(_) if depth + 1 >= MAX_SCHEMA_DEPTH => Err(A::Error::custom("too deep")),
+        Some(holds) => map.next_value_seed(MemberSeed { holds, depth: depth + 1 }),
+    })
+    .map(Schema::Object)
 }
 
 /// Reads the value of a keyword of the walk; its subschemas are at `depth`.
@@ -129,13 +123,8 @@ impl<'de> Visitor<'de> for MemberSeed {
         };
         match self.holds {
             Holds::Map => {
-                let mut schemas = Members::new();
-                let mut next = first;
-                while let Some(key) = next {
-                    schemas.push(key, map.next_value_seed(SchemaSeed { depth: self.depth })?);
-                    next = map.next_key()?;
-                }
-                schemas.unique().map(Member::Map)
+                let depth = self.depth;
+                rest_of_object(map, first, |map, _| map.next_value_seed(SchemaSeed { depth })).map(Member::Map)
             }
             // The object is the subschema.
             Holds::One | Holds::OneOrList => schema_object(map, first, self.depth).map(Member::One),

@@ -275,18 +275,29 @@ pub fn first_key<'de, A: MapAccess<'de>>(map: &mut A) -> Result<First<'de>, A::E
     Ok(First::Number(text))
 }
 
-/// The rest of an object whose first name was `first`, each value as text.
-pub fn other_object<'de, A: MapAccess<'de>>(
+/// The rest of an object whose first name was `first` (see [`first_key`]):
+/// `value` reads the value of each name. The names are checked once read.
+pub fn rest_of_object<'de, A: MapAccess<'de>, V>(
     mut map: A,
     first: Option<Key<'de>>,
-) -> Result<Members<'de, &'de RawValue>, A::Error> {
+    mut value: impl FnMut(&mut A, &Key<'de>) -> Result<V, A::Error>,
+) -> Result<Members<'de, V>, A::Error> {
     let mut members = Members::new();
     let mut next = first;
     while let Some(key) = next {
-        members.push(key, map.next_value()?);
+        let read = value(&mut map, &key)?;
+        members.push(key, read);
         next = map.next_key()?;
     }
     members.unique()
+}
+
+/// The rest of an object whose first name was `first`, each value as text.
+pub fn other_object<'de, A: MapAccess<'de>>(
+    map: A,
+    first: Option<Key<'de>>,
+) -> Result<Members<'de, &'de RawValue>, A::Error> {
+    rest_of_object(map, first, |map, _| map.next_value())
 }
 
 /// Writes a string as serde_json writes it.
