@@ -28,6 +28,7 @@ use state::Shared;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_util::task::AbortOnDropHandle;
 
 /// The time limits (behaviour spec, "Forwarded requests (M1)"). Each is a
 /// field so that tests can run in seconds.
@@ -129,6 +130,7 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    let _floor = timer_floor();
     let (out, writer) = Output::start(output);
     let shared = Arc::new(Shared::new(config, out));
     let mut reader = LineReader::new(input, shared.config.max_line_bytes);
@@ -155,6 +157,27 @@ where
     drop(shared);
     let _ = writer.await;
     exit
+}
+
+/// How often the timer of [`timer_floor`] is due.
+const TIMER_FLOOR: Duration = Duration::from_secs(30);
+
+/// Keeps a timer of the runtime due within [`TIMER_FLOOR`] while the front
+/// end serves (issue 15). Tokio's time driver wakes its parked thread (an
+/// `eventfd` write and one more `epoll_wait`) whenever a new timer is due
+/// before every armed one. With no timer armed between two requests, that
+/// was each request's time limit: two system calls and a wake-up on every
+/// small round trip. With this one armed, a time limit longer than
+/// [`TIMER_FLOOR`] is due after it and costs nothing more; a shorter one
+/// (tests) still wakes the driver, as before.
+fn timer_floor() -> AbortOnDropHandle<()> {
+    AbortOnDropHandle::new(tokio::spawn(async {
+        let mut ticks = tokio::time::interval(TIMER_FLOOR);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+        }
+    }))
 }
 
 /// The end: the listener cancels each stream, requests in flight are
