@@ -12,6 +12,7 @@ pub mod http;
 mod lines;
 mod pending;
 mod receive;
+mod request;
 mod stdio;
 mod stream;
 mod transport;
@@ -24,7 +25,7 @@ pub use stream::{
 };
 
 use crate::fast::RawResult;
-use crate::jsonrpc::{self, reason, BridgeError, Cause, Id};
+use crate::jsonrpc::{self, reason, BridgeError, Cause};
 use crate::support::{format_limit, lock};
 use pending::{Entry, Table, Throttle};
 use serde_json::{Map, Value};
@@ -264,7 +265,9 @@ struct Inner {
     next_id: AtomicU64,
     /// The slots taken; at most [`MAX_IN_FLIGHT`].
     in_flight: AtomicUsize,
-    identity: Identity,
+    /// The keys of the upstream client in every `_meta` but the log level,
+    /// and their text for the lines of a pipe.
+    fixed_meta: (Map<String, Value>, request::FixedMeta),
     hooks: Hooks,
     /// `Some` once the connection is lost, with the error for every
     /// later request.
@@ -280,6 +283,8 @@ pub struct Client {
 impl Client {
     fn new(transport: Transport, identity: Identity, hooks: Hooks) -> Client {
         let (lost, _) = watch::channel(None);
+        let fixed = request::fixed_meta(&identity.client_info, &identity.capabilities);
+        let fixed_text = request::FixedMeta::new(&fixed);
         Client {
             inner: Arc::new(Inner {
                 transport,
@@ -287,7 +292,7 @@ impl Client {
                 routes: Mutex::new(stream::Routes::default()),
                 next_id: AtomicU64::new(1),
                 in_flight: AtomicUsize::new(0),
-                identity,
+                fixed_meta: (fixed, fixed_text),
                 hooks,
                 lost,
             }),
@@ -396,10 +401,10 @@ impl Client {
         raw: bool,
         mut deadline: std::pin::Pin<&mut tokio::time::Sleep>,
     ) -> Result<Payload, CallError> {
-        let (id, line, reply) = self.register(call, raw)?;
+        let (id, reply) = self.register(call, raw)?;
         let sent = tokio::select! {
             biased;
-            sent = self.inner.transport.send(self, Some(id), &line) => sent,
+            sent = self.send_request(id, call) => sent,
             _ = call.cancel.cancelled() => Err(BridgeError::new(Cause::Canceled)),
             _ = &mut deadline => Err(BridgeError::new(Cause::Timeout)),
         };
@@ -450,49 +455,45 @@ impl Client {
         }
     }
 
-    /// Registers the request and makes its line. The entry goes into the
-    /// table before the line goes out, so no answer can come first.
-    fn register(&self, call: &Call<'_>, raw: bool) -> Result<(u64, Value, oneshot::Receiver<Reply>), CallError> {
+    /// Registers the request. The entry goes into the table before the
+    /// line goes out, so no answer can come first.
+    fn register(&self, call: &Call<'_>, raw: bool) -> Result<(u64, oneshot::Receiver<Reply>), CallError> {
         if let Some(err) = self.inner.lost.borrow().clone() {
             return Err(CallError::Bridge(err));
         }
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
-        {
-            let mut table = lock(&self.inner.table);
-            let progress = call.progress.clone().map(Throttle::new);
-            table.insert(id, Entry { reply: tx, progress, raw });
-        }
-        let mut params = call.params.clone();
-        params.insert("_meta".into(), Value::Object(self.request_meta(id, call)));
-        Ok((id, jsonrpc::request(&Id::number(id), call.method, Value::Object(params)), rx))
+        let mut table = lock(&self.inner.table);
+        let progress = call.progress.clone().map(Throttle::new);
+        table.insert(id, Entry { reply: tx, progress, raw });
+        Ok((id, rx))
     }
 
-    /// The `_meta` of a request: the passthrough keys of the client, then
-    /// the keys of the upstream client, which win.
-    fn request_meta(&self, id: u64, call: &Call<'_>) -> Map<String, Value> {
-        let mut meta = call.meta.clone();
-        if call.progress.is_some() {
-            // Each round has its own id, and the upstream server sends the
-            // progress of the round with that id as the token.
-            meta.insert("progressToken".into(), Value::from(id));
+    /// Sends a registered request: to a pipe as the line written from its
+    /// parts, else as its message.
+    async fn send_request(&self, id: u64, call: &Call<'_>) -> Result<(), BridgeError> {
+        let parts = request::Parts {
+            id,
+            method: call.method,
+            params: call.params,
+            meta: call.meta,
+            progress: call.progress.is_some(),
+            level: self.inner.hooks.log_level.get(),
+        };
+        let (fixed, fixed_text) = &self.inner.fixed_meta;
+        if let Transport::Lines(lines) = &self.inner.transport {
+            if let Some(line) = request::line(&parts, fixed_text) {
+                return lines.send(line).await;
+            }
         }
-        meta.extend(self.base_meta());
-        meta
+        self.inner.transport.send(self, Some(id), &request::message(&parts, fixed)).await
     }
 
     /// The keys of the upstream client on every request and stream: the
     /// version, the client, its capabilities, and the log level when the
     /// client chose one.
     fn base_meta(&self) -> Map<String, Value> {
-        let mut meta = Map::new();
-        meta.insert("io.modelcontextprotocol/protocolVersion".into(), Value::from(PROTOCOL_VERSION));
-        meta.insert("io.modelcontextprotocol/clientInfo".into(), self.inner.identity.client_info.clone());
-        meta.insert("io.modelcontextprotocol/clientCapabilities".into(), self.inner.identity.capabilities.clone());
-        if let Some(level) = self.inner.hooks.log_level.get() {
-            meta.insert("io.modelcontextprotocol/logLevel".into(), Value::from(level));
-        }
-        meta
+        request::base_meta(&self.inner.fixed_meta.0, self.inner.hooks.log_level.get())
     }
 
     /// Forgets a request and tells the upstream server to stop it.

@@ -1,0 +1,219 @@
+//! The message of a request to the upstream server: its params with the
+//! request's `_meta` (behaviour spec, "Forwarded requests (M1)", "Meta
+//! passthrough (M3)"), as a `Value` for HTTP, and for a pipe as its line,
+//! written straight from its parts (issue 15).
+//!
+//! The line is the text that serializing the `Value` gives, byte for byte,
+//! without building it: on each small request the `Value` cost a clone of
+//! the params, of the client's information and of its capabilities, and
+//! then their serialization. The members that are the same on every
+//! request ([`FixedMeta`]) are serialized once per client.
+
+use super::PROTOCOL_VERSION;
+use crate::jsonrpc::{self, Id};
+use serde_json::{Map, Value};
+
+/// The `_meta` key of the log level that the client chose.
+const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
+
+/// The keys of the upstream client in every `_meta` but the log level: the
+/// version, the client and its capabilities, in this order.
+pub(super) fn fixed_meta(client_info: &Value, capabilities: &Value) -> Map<String, Value> {
+    let mut meta = Map::new();
+    meta.insert("io.modelcontextprotocol/protocolVersion".into(), Value::from(PROTOCOL_VERSION));
+    meta.insert("io.modelcontextprotocol/clientInfo".into(), client_info.clone());
+    meta.insert("io.modelcontextprotocol/clientCapabilities".into(), capabilities.clone());
+    meta
+}
+
+/// The `_meta` of the upstream client: [`fixed_meta`], then the log level
+/// when the client chose one.
+pub(super) fn base_meta(fixed: &Map<String, Value>, level: Option<&'static str>) -> Map<String, Value> {
+    let mut meta = fixed.clone();
+    if let Some(level) = level {
+        meta.insert(LOG_LEVEL_KEY.into(), Value::from(level));
+    }
+    meta
+}
+
+/// The parts of one request.
+pub(super) struct Parts<'a> {
+    pub id: u64,
+    pub method: &'a str,
+    pub params: &'a Map<String, Value>,
+    /// The passthrough keys of the client's `_meta`.
+    pub meta: &'a Map<String, Value>,
+    /// The request carries its id as its progress token.
+    pub progress: bool,
+    pub level: Option<&'static str>,
+}
+
+/// The request as a message: the passthrough keys of the client, the
+/// progress token, then the keys of the upstream client, which win; the
+/// `_meta` takes the place of one in the params, else comes last.
+pub(super) fn message(parts: &Parts<'_>, fixed: &Map<String, Value>) -> Value {
+    let mut meta = parts.meta.clone();
+    if parts.progress {
+        // Each round has its own id, and the upstream server sends the
+        // progress of the round with that id as the token.
+        meta.insert("progressToken".into(), Value::from(parts.id));
+    }
+    meta.extend(base_meta(fixed, parts.level));
+    let mut params = parts.params.clone();
+    params.insert("_meta".into(), Value::Object(meta));
+    jsonrpc::request(&Id::number(parts.id), parts.method, Value::Object(params))
+}
+
+/// [`fixed_meta`] as the text of its members (`"key":value,...`), and
+/// their names.
+pub(super) struct FixedMeta {
+    keys: Vec<String>,
+    text: Vec<u8>,
+}
+
+impl FixedMeta {
+    pub(super) fn new(fixed: &Map<String, Value>) -> FixedMeta {
+        let mut text = Vec::with_capacity(256);
+        for (i, (key, value)) in fixed.iter().enumerate() {
+            if i > 0 {
+                text.push(b',');
+            }
+            // A `Value` always serializes; should it not, the text is
+            // empty and each request takes the message path.
+            if member(&mut text, key, value).is_none() {
+                text.clear();
+                break;
+            }
+        }
+        FixedMeta { keys: fixed.keys().cloned().collect(), text }
+    }
+}
+
+/// The line of [`message`] (without its `\n`), or `None` when only the
+/// message gives it: the client's `_meta` holds a key that the upstream
+/// client writes (the map then keeps that key's place), or the fixed text
+/// is missing.
+pub(super) fn line(parts: &Parts<'_>, fixed: &FixedMeta) -> Option<Vec<u8>> {
+    let written_by_us = |key: &str| {
+        (parts.progress && key == "progressToken") || key == LOG_LEVEL_KEY || fixed.keys.iter().any(|k| k == key)
+    };
+    if fixed.text.is_empty() || parts.meta.keys().any(|key| written_by_us(key)) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(160 + fixed.text.len());
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    serde_json::to_writer(&mut out, &parts.id).ok()?;
+    out.extend_from_slice(b",\"method\":");
+    serde_json::to_writer(&mut out, parts.method).ok()?;
+    out.extend_from_slice(b",\"params\":{");
+    let mut meta_written = false;
+    for (i, (key, value)) in parts.params.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        if key == "_meta" {
+            write_meta(&mut out, parts, fixed)?;
+            meta_written = true;
+        } else {
+            member(&mut out, key, value)?;
+        }
+    }
+    if !meta_written {
+        if !parts.params.is_empty() {
+            out.push(b',');
+        }
+        write_meta(&mut out, parts, fixed)?;
+    }
+    out.extend_from_slice(b"}}");
+    // Room for the `\n` that the writer adds.
+    out.reserve_exact(1);
+    Some(out)
+}
+
+/// `"_meta":{...}`: the passthrough keys, the progress token, the fixed
+/// keys, the log level.
+fn write_meta(out: &mut Vec<u8>, parts: &Parts<'_>, fixed: &FixedMeta) -> Option<()> {
+    out.extend_from_slice(b"\"_meta\":{");
+    for (key, value) in parts.meta {
+        member(out, key, value)?;
+        out.push(b',');
+    }
+    if parts.progress {
+        out.extend_from_slice(b"\"progressToken\":");
+        serde_json::to_writer(&mut *out, &parts.id).ok()?;
+        out.push(b',');
+    }
+    out.extend_from_slice(&fixed.text);
+    if let Some(level) = parts.level {
+        out.push(b',');
+        member(out, LOG_LEVEL_KEY, &Value::from(level))?;
+    }
+    out.push(b'}');
+    Some(())
+}
+
+/// `"key":value` as serde_json writes a member of an object.
+fn member(out: &mut Vec<u8>, key: &str, value: &Value) -> Option<()> {
+    serde_json::to_writer(&mut *out, key).ok()?;
+    out.push(b':');
+    serde_json::to_writer(&mut *out, value).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    }
+
+    /// The line is the serialized message, byte for byte, in each case the
+    /// rules of `_meta` order differently; or the message path takes it.
+    #[test]
+    fn the_line_is_the_serialized_message() {
+        let fixed = fixed_meta(&json!({"name": "VS Code", "version": "1.1\u{e9}"}), &json!({"elicitation": {}}));
+        let text = FixedMeta::new(&fixed);
+        let params = [
+            json!({}),
+            json!({"name": "echo", "arguments": {"text": "h\"i\n\u{1F600}", "n": 1.50, "big": 123456789012345678901234567890u128}}),
+            json!({"_meta": null, "name": "t"}),
+            json!({"name": "t", "_meta": {"x": 1}, "cursor": "c"}),
+            json!({"cursor": "abc", "inputResponses": {"k": {"action": "accept"}}, "requestState": "s"}),
+        ];
+        let metas = [
+            (json!({}), true),
+            (json!({"traceparent": "00-a", "vscode.conversationId": "c"}), true),
+            (json!({"progressToken": 3}), false),
+            (json!({"io.modelcontextprotocol/clientInfo": {}}), false),
+            (json!({"io.modelcontextprotocol/logLevel": "debug"}), false),
+        ];
+        for params in &params {
+            for (meta, has_line) in &metas {
+                for progress in [false, true] {
+                    for level in [None, Some("warning")] {
+                        let (params, meta) = (map(params.clone()), map(meta.clone()));
+                        let parts =
+                            Parts { id: 42, method: "tools/call", params: &params, meta: &meta, progress, level };
+                        let want = serde_json::to_vec(&message(&parts, &fixed)).unwrap_or_default();
+                        let case = format!("{params:?} {meta:?} progress {progress} level {level:?}");
+                        match line(&parts, &text) {
+                            Some(got) => {
+                                assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&want), "{case}");
+                            }
+                            // Only a key of the upstream client in the
+                            // client's `_meta` takes the message path.
+                            None => assert!(!has_line, "{case}"),
+                        }
+                        if *has_line {
+                            assert!(line(&parts, &text).is_some(), "{case}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
