@@ -31,6 +31,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod pin;
 mod targets;
 
 type Result<T> = std::result::Result<T, String>;
@@ -86,9 +87,26 @@ fn run() -> Result<()> {
     for operation in [&echo, &list] {
         rows.push(latency(&mut direct, &mut bridged, operation, n, warmup)?);
     }
-    let echo_row = &rows[0];
-    figures.added_p50_us = Some(micros(percentile(&echo_row.bridged, 0.5)) - micros(percentile(&echo_row.direct, 0.5)));
-    figures.bridge_cpu_us = echo_row.bridge_cpu.map(micros);
+    let added = |row: &LatencyRow| micros(percentile(&row.bridged, 0.5)) - micros(percentile(&row.direct, 0.5));
+    figures.added_p50_us = Some(added(&rows[0]));
+    figures.bridge_cpu_us = rows[0].bridge_cpu.map(micros);
+    // The same small call through a relay of bytes: what two more pipe
+    // hops cost on this machine, whatever the bridge does.
+    let mut relay = Peer::start(Side::Relay, &paths, &[])?;
+    let relay_echo = Operation { name: "tools/call echo, relay", ..echo.clone() };
+    rows.push(latency(&mut direct, &mut relay, &relay_echo, n, warmup)?);
+    drop_peer(relay);
+    figures.relay_added_p50_us = Some(added(&rows[2]));
+    // Both again with every process on one CPU (`pin`).
+    match std::thread::scope(|s| s.spawn(|| on_one_cpu(&paths, &echo, n, warmup)).join()) {
+        Ok(Ok(pinned)) => {
+            figures.one_cpu_added_p50_us = Some(added(&pinned[0]));
+            figures.one_cpu_relay_added_p50_us = Some(added(&pinned[1]));
+            rows.extend(pinned);
+        }
+        Ok(Err(why)) => println!("note: no figures on one CPU: {why}"),
+        Err(_) => return Err("the thread of the figures on one CPU panicked".into()),
+    }
     std::thread::sleep(SETTLE);
     let rss_idle = [direct.status_kib("VmRSS"), bridged.status_kib("VmRSS")];
     figures.idle_rss_mib = rss_idle[1].map(mib);
@@ -195,10 +213,12 @@ impl Rounds {
     const QUICK: Rounds = Rounds { big: 2, other: 2, start: 2 };
 }
 
-/// The two executables the bench runs.
+/// The executables the bench runs.
 struct Paths {
     bridge: PathBuf,
     upstream: PathBuf,
+    /// `relay`, beside `fast-upstream` (the same package).
+    relay: PathBuf,
 }
 
 impl Paths {
@@ -215,6 +235,7 @@ impl Paths {
         if options.upstream.is_none() {
             targets.push(("mcp-bridge-bench", "fast-upstream"));
         }
+        targets.push(("mcp-bridge-bench", "relay"));
         if options.build && !targets.is_empty() {
             if let Ok(cargo) = std::env::var("CARGO") {
                 build(&cargo, &dir, &targets)?;
@@ -223,8 +244,11 @@ impl Paths {
         let paths = Paths {
             bridge: options.bridge.clone().unwrap_or_else(|| sibling("mcp-bridge-vscode")),
             upstream: options.upstream.clone().unwrap_or_else(|| sibling("fast-upstream")),
+            relay: sibling("relay"),
         };
-        for (path, given) in [(&paths.bridge, &options.bridge), (&paths.upstream, &options.upstream)] {
+        for (path, given) in
+            [(&paths.bridge, &options.bridge), (&paths.upstream, &options.upstream), (&paths.relay, &None)]
+        {
             if path.is_file() {
                 continue;
             }
@@ -324,6 +348,9 @@ enum Side {
     Direct,
     /// `mcp-bridge-vscode -- fast-upstream`, spoken to as a 2025-11-25 client.
     Bridged,
+    /// `relay -- fast-upstream` (bytes copied, no JSON work), spoken to as
+    /// a 2026-07-28 client: the floor of two more pipe hops.
+    Relay,
 }
 
 /// A request prepared once: only the id changes between round trips, so
@@ -337,7 +364,7 @@ impl Request {
     /// Directly, `params._meta` carries what a 2026-07-28 client sends on
     /// every request; through the bridge, the bridge adds it.
     fn new(side: Side, method: &str, mut params: Value) -> Request {
-        if side == Side::Direct {
+        if side != Side::Bridged {
             params["_meta"] = json!({
                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",
                 "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
@@ -382,18 +409,15 @@ impl Peer {
     /// Starts the side and opens the session: `server/discover` directly,
     /// `initialize` and `notifications/initialized` through the bridge.
     fn start(side: Side, paths: &Paths, upstream_args: &[&str]) -> Result<Peer> {
-        let mut command = match side {
-            Side::Direct => Command::new(&paths.upstream),
-            Side::Bridged => {
-                let mut command = Command::new(&paths.bridge);
-                command.arg("--").arg(&paths.upstream);
-                command
-            }
-        };
         let program = match side {
             Side::Direct => &paths.upstream,
             Side::Bridged => &paths.bridge,
+            Side::Relay => &paths.relay,
         };
+        let mut command = Command::new(program);
+        if side != Side::Direct {
+            command.arg("--").arg(&paths.upstream);
+        }
         let mut child = command
             .args(upstream_args)
             .stdin(Stdio::piped())
@@ -433,7 +457,7 @@ impl Peer {
 
     fn open(&mut self) -> Result<()> {
         match self.side {
-            Side::Direct => {
+            Side::Direct | Side::Relay => {
                 let result = self.exchange(&Request::new(self.side, "server/discover", json!({})))?.result;
                 if !result["supportedVersions"].as_array().is_some_and(|v| v.iter().any(|v| v == "2026-07-28")) {
                     return Err(self.failure(format!("server/discover does not offer 2026-07-28: {result}")));
@@ -621,6 +645,7 @@ fn excerpt(line: &[u8]) -> String {
 }
 
 /// A request timed on both sides, with a check of its first result on each.
+#[derive(Clone)]
 struct Operation {
     name: &'static str,
     method: &'static str,
@@ -710,6 +735,24 @@ fn latency(
     Ok(LatencyRow { name: operation.name, direct, bridged, bridge_cpu })
 }
 
+/// The small call directly, through the bridge and through the relay, with
+/// the client and every process on one CPU: a thread of its own binds
+/// itself (`pin`) and starts fresh processes, which inherit its CPU.
+fn on_one_cpu(paths: &Paths, echo: &Operation, n: usize, warmup: usize) -> Result<Vec<LatencyRow>> {
+    pin::to_one_cpu()?;
+    let mut direct = Peer::start(Side::Direct, paths, &[])?;
+    let mut bridged = Peer::start(Side::Bridged, paths, &[])?;
+    let mut relay = Peer::start(Side::Relay, paths, &[])?;
+    let bridged_row =
+        latency(&mut direct, &mut bridged, &Operation { name: "echo, one CPU", ..echo.clone() }, n, warmup);
+    let relay_row =
+        latency(&mut direct, &mut relay, &Operation { name: "echo, relay, one CPU", ..echo.clone() }, n, warmup);
+    for peer in [direct, bridged, relay] {
+        drop_peer(peer);
+    }
+    Ok(vec![bridged_row?, relay_row?])
+}
+
 /// The sample at rank `p` (nearest rank).
 fn percentile(samples: &[Duration], p: f64) -> Duration {
     let mut sorted = samples.to_vec();
@@ -754,6 +797,9 @@ fn print_latency(rows: &[LatencyRow], n: usize, warmup: usize) {
         );
     }
     println!("(bridge CPU: CPU time of the bridge process per round trip, all threads)");
+    println!("(the relay row: the same call through `relay`, which copies bytes and does no JSON work, in place of");
+    println!(" the bridge: the floor of two more pipe hops on this machine; its columns are the relay's;");
+    println!(" \"one CPU\": the client and every process on one CPU, so no wake-up crosses to another CPU)");
 }
 
 fn mib(kib: u64) -> f64 {
