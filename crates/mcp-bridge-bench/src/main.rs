@@ -102,6 +102,7 @@ fn run() -> Result<()> {
         Ok(Ok(pinned)) => {
             figures.one_cpu_added_p50_us = Some(added(&pinned[0]));
             figures.one_cpu_relay_added_p50_us = Some(added(&pinned[1]));
+            figures.one_cpu_cpu_us = [pinned[0].bridge_cpu.map(micros), pinned[1].bridge_cpu.map(micros)];
             rows.extend(pinned);
         }
         Ok(Err(why)) => println!("note: no figures on one CPU: {why}"),

@@ -16,6 +16,9 @@ pub struct Figures {
     pub one_cpu_added_p50_us: Option<f64>,
     /// The same through the relay, µs.
     pub one_cpu_relay_added_p50_us: Option<f64>,
+    /// The CPU time per round trip on one CPU of the bridge and of the
+    /// relay, µs.
+    pub one_cpu_cpu_us: [Option<f64>; 2],
     /// Throughput of the 32 MiB result line at p50, bridged / direct.
     pub big_ratio: Option<f64>,
     /// `tools/list` of 2,000 tools that all need R6, bridged p50, ms.
@@ -39,6 +42,7 @@ impl Figures {
             ("small tools/call, added p50 (µs)", self.added_p50_us, Bound::AtMost(20.0)),
             ("small tools/call on one CPU, added p50 (µs)", self.one_cpu_added_p50_us, Bound::AtMost(20.0)),
             ("small tools/call, bridge CPU per round trip (µs)", self.bridge_cpu_us, Bound::AtMost(12.0)),
+            ("small tools/call on one CPU, bridge CPU (µs)", self.one_cpu_cpu_us[0], Bound::AtMost(12.0)),
             ("32 MiB result line, throughput bridged/direct at p50", self.big_ratio, Bound::AtLeast(0.5)),
             ("tools/list of 2000 tools with R6, bridged p50 (ms)", self.long_list_ms, Bound::AtMost(5.0)),
             ("bridge peak RSS on the 32 MiB line (MiB)", self.peak_rss_mib, Bound::AtMost(64.0)),
@@ -66,6 +70,12 @@ impl Figures {
             println!(
                 "  of the added p50 on one CPU, two more pipe hops (a byte relay) are {floor:.1} µs, the bridge's own work {:.1} µs",
                 added - floor
+            );
+        }
+        if let [Some(bridge), Some(relay)] = self.one_cpu_cpu_us {
+            println!(
+                "  of the bridge CPU on one CPU, a byte relay spends {relay:.1} µs (the pipes' system calls), the rest {:.1} µs",
+                bridge - relay
             );
         }
         if let Some(floor) = self.relay_added_p50_us {
