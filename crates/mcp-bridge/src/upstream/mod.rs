@@ -265,9 +265,8 @@ struct Inner {
     next_id: AtomicU64,
     /// The slots taken; at most [`MAX_IN_FLIGHT`].
     in_flight: AtomicUsize,
-    /// The keys of the upstream client in every `_meta` but the log level,
-    /// and their text for the lines of a pipe.
-    fixed_meta: (Map<String, Value>, request::FixedMeta),
+    /// The keys of the upstream client in every `_meta` but the log level.
+    fixed_meta: request::FixedMeta,
     hooks: Hooks,
     /// `Some` once the connection is lost, with the error for every
     /// later request.
@@ -283,8 +282,6 @@ pub struct Client {
 impl Client {
     fn new(transport: Transport, identity: Identity, hooks: Hooks) -> Client {
         let (lost, _) = watch::channel(None);
-        let fixed = request::fixed_meta(&identity.client_info, &identity.capabilities);
-        let fixed_text = request::FixedMeta::new(&fixed);
         Client {
             inner: Arc::new(Inner {
                 transport,
@@ -292,7 +289,7 @@ impl Client {
                 routes: Mutex::new(stream::Routes::default()),
                 next_id: AtomicU64::new(1),
                 in_flight: AtomicUsize::new(0),
-                fixed_meta: (fixed, fixed_text),
+                fixed_meta: request::FixedMeta::new(&identity.client_info, &identity.capabilities),
                 hooks,
                 lost,
             }),
@@ -480,9 +477,9 @@ impl Client {
             progress: call.progress.is_some(),
             level: self.inner.hooks.log_level.get(),
         };
-        let (fixed, fixed_text) = &self.inner.fixed_meta;
+        let fixed = &self.inner.fixed_meta;
         if let Transport::Lines(lines) = &self.inner.transport {
-            if let Some(line) = request::line(&parts, fixed_text) {
+            if let Some(line) = request::line(&parts, fixed) {
                 return lines.send(line).await;
             }
         }
@@ -493,7 +490,7 @@ impl Client {
     /// version, the client, its capabilities, and the log level when the
     /// client chose one.
     fn base_meta(&self) -> Map<String, Value> {
-        request::base_meta(&self.inner.fixed_meta.0, self.inner.hooks.log_level.get())
+        self.inner.fixed_meta.base_meta(self.inner.hooks.log_level.get())
     }
 
     /// Forgets a request and tells the upstream server to stop it.
