@@ -2,6 +2,7 @@
 //! the Output channel of the server. Stdout is the protocol: nothing else
 //! writes there.
 
+mod fields;
 mod pipe;
 
 use std::fmt;
@@ -55,6 +56,7 @@ pub fn init(tag: &'static str, default_level: &str) -> pipe::Guard {
         .with_ansi(false)
         .with_env_filter(filter)
         .event_format(Tagged(tag))
+        .fmt_fields(fields::Fields)
         .init();
     guard
 }

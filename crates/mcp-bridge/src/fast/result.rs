@@ -3,7 +3,8 @@
 //! full path must apply the rules (behaviour spec, "Result rules (M1)").
 
 use super::list::{self, Edit};
-use super::tree::TypeMember;
+use super::raw::TypeMember;
+use super::scan::{Step, Text};
 use super::RawResult;
 use crate::jsonrpc::Id;
 use crate::translate::icons::IconRule;
@@ -13,8 +14,8 @@ use crate::translate::result::{LIST_METHODS, MODERN_MEMBERS};
 use crate::Profile;
 use bytes::{BufMut, Bytes, BytesMut};
 use indexmap::IndexMap;
-use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// Members shorter than this are copied into the line's own buffer; longer
 /// ones go out as slices of the line that was read.
@@ -40,21 +41,36 @@ pub fn result_line(
     if !may_take(icons) {
         return None;
     }
-    let mut members: IndexMap<String, &RawValue> = serde_json::from_slice(raw.text()).ok()?;
+    let text = std::str::from_utf8(raw.text()).ok()?;
+    // The `tools` of a list get their rules where they are read: a list of
+    // 2,000 tools is most of the line, and is scanned once.
+    let tool_rules = list::tool_rules(method, profile);
+    let mut notes = Vec::new();
+    let mut tools = None;
+    let mut members = result_members(text, |name, at| match tool_rules {
+        Some(rules) if name == "tools" && text.as_bytes().get(at) == Some(&b'[') => {
+            // The walk of a second `tools` would note what the client
+            // does not get: the full path takes it.
+            if tools.is_some() {
+                return None;
+            }
+            let (end, patched) = list::tools(text.get(at..)?, rules, &mut notes)?;
+            tools = Some(patched);
+            Some(at + end)
+        }
+        _ => Text::new(text).value_end(at),
+    })?;
     // An input request is no result for the client: the rounds of the
     // section "Input requests" need its tree.
-    let kind = members.get("resultType").map(|t| serde_json::from_str::<Value>(t.get())).transpose().ok()?;
+    let kind = members.get("resultType").map(|t| serde_json::from_str::<Value>(t)).transpose().ok()?;
     if kind.as_ref().and_then(Value::as_str) == Some("input_required") {
         return None;
     }
     for key in MODERN_MEMBERS {
         members.shift_remove(key);
     }
-    let (mut edits, notes) = if LIST_METHODS.contains(&method) {
-        list::rules(method, &members, cursor, profile)?
-    } else {
-        (Vec::new(), Vec::new())
-    };
+    let mut edits =
+        if LIST_METHODS.contains(&method) { list::rules(&members, cursor, tools.flatten())? } else { Vec::new() };
     if let Some(meta) = members.get("_meta") {
         if let Some(edit) = server_meta(meta)? {
             edits.push(("_meta", edit));
@@ -66,21 +82,40 @@ pub fn result_line(
     Some((response(id, &members, &edits, raw)?, notes))
 }
 
+/// The members of the result, in order, each as its JSON text. The text was
+/// checked by `fast::envelope`, so `fast::scan` finds them without a second
+/// parse. A name that comes twice keeps its first place and its last value,
+/// as in a `serde_json::Map` with `preserve_order`. `value_end` reads each
+/// value, from its name and where it starts, and gives the offset after it.
+fn result_members<'a>(text: &'a str, mut value_end: impl FnMut(&str, usize) -> Option<usize>) -> Option<Members<'a>> {
+    let text = Text::new(text);
+    if text.byte(0)? != b'{' {
+        return None;
+    }
+    let mut members = IndexMap::new();
+    let mut step = text.open(0)?;
+    while let Step::Item(at) = step {
+        let (name, value) = text.name(at)?;
+        let end = value_end(&name, value)?;
+        members.insert(name, text.get(value, end)?);
+        step = text.next(end, b'}')?;
+    }
+    matches!(step, Step::End(end) if end == text.bytes().len()).then_some(members)
+}
+
+/// The members of a result: each name, decoded, with its value's text.
+pub type Members<'a> = IndexMap<Cow<'a, str>, &'a str>;
+
 /// The response line: the envelope, then each member left, the edited ones
 /// as the edit gives them, the untouched ones as the bytes that came.
-fn response(
-    id: &Id,
-    members: &IndexMap<String, &RawValue>,
-    edits: &[(&str, Edit)],
-    raw: &RawResult,
-) -> Option<Vec<Bytes>> {
+fn response(id: &Id, members: &Members<'_>, edits: &[(&str, Edit)], raw: &RawResult) -> Option<Vec<Bytes>> {
     let mut line = Line { raw, pieces: Vec::new(), buffer: BytesMut::with_capacity(256) };
     line.push(b"{\"jsonrpc\":\"2.0\",\"id\":");
     line.push(&serde_json::to_vec(id.as_value()).ok()?);
     line.push(b",\"result\":{");
     let mut first = true;
     for (key, value) in members {
-        let edit = edits.iter().find(|(name, _)| name == key).map(|(_, edit)| edit);
+        let edit = edits.iter().find(|(name, _)| *name == key).map(|(_, edit)| edit);
         if matches!(edit, Some(Edit::Drop)) {
             continue;
         }
@@ -88,11 +123,11 @@ fn response(
             line.push(b",");
         }
         first = false;
-        line.push(&serde_json::to_vec(key).ok()?);
+        line.push(&serde_json::to_vec(&**key).ok()?);
         line.push(b":");
         match edit {
             Some(Edit::Replace(text)) => line.own(text),
-            _ => line.share(value.get().as_bytes()),
+            _ => line.share(value.as_bytes()),
         }
     }
     line.push(b"}}");
@@ -108,8 +143,8 @@ pub fn may_take(icons: IconRule) -> bool {
 /// `_meta` loses the server information; a `_meta` then empty goes. One
 /// that is not an object, or has no server information, stays as it is
 /// (`None`).
-fn server_meta(meta: &RawValue) -> Option<Option<Edit>> {
-    let Value::Object(mut meta) = serde_json::from_str(meta.get()).ok()? else {
+fn server_meta(meta: &str) -> Option<Option<Edit>> {
+    let Value::Object(mut meta) = serde_json::from_str(meta).ok()? else {
         return Some(None);
     };
     if meta.shift_remove(SERVER_INFO_KEY).is_none() && !meta.is_empty() {
@@ -124,10 +159,10 @@ fn server_meta(meta: &RawValue) -> Option<Option<Edit>> {
 /// Whether a `tools/call` result goes as it is: a content array that has a
 /// text block (or nothing for the mirror to add), and no structuredContent
 /// for the strict rule to remove. `None` when a member does not parse.
-fn call_is_ready(members: &IndexMap<String, &RawValue>, profile: &Profile) -> Option<bool> {
-    // The text of a `RawValue` starts with its value: `[` is an array.
-    let Some(content) = members.get("content").filter(|c| c.get().starts_with('[')) else { return Some(false) };
-    let structured = members.get("structuredContent").map(|s| s.get());
+fn call_is_ready(members: &Members<'_>, profile: &Profile) -> Option<bool> {
+    // The text of a member starts with its value: `[` is an array.
+    let Some(content) = members.get("content").filter(|c| c.starts_with('[')) else { return Some(false) };
+    let structured = members.get("structuredContent").copied();
     let mirror_needed = structured.is_some_and(|s| s != "null");
     if mirror_needed && !has_text_block(content)? {
         return Some(false);
@@ -137,8 +172,8 @@ fn call_is_ready(members: &IndexMap<String, &RawValue>, profile: &Profile) -> Op
 }
 
 /// A block whose `type` is `"text"`, in one scan of the content array.
-fn has_text_block(content: &RawValue) -> Option<bool> {
-    let blocks: Vec<TypeMember> = serde_json::from_str(content.get()).ok()?;
+fn has_text_block(content: &str) -> Option<bool> {
+    let blocks: Vec<TypeMember> = serde_json::from_str(content).ok()?;
     Some(blocks.iter().any(|b| b.0.as_ref().and_then(Value::as_str) == Some("text")))
 }
 
@@ -189,7 +224,7 @@ mod tests {
     use super::*;
 
     fn text_block(content: &str) -> Option<bool> {
-        has_text_block(serde_json::from_str::<&RawValue>(content).ok()?)
+        has_text_block(content)
     }
 
     /// The mirror rule's test, as the full path reads `content[i].type`.

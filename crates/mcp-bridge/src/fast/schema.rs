@@ -1,245 +1,282 @@
-//! R6 on the text of an `inputSchema` (behaviour spec, "The items rule for
-//! array schemas (R6)"): the schema is read once into the members that the
-//! walk goes through (`translate::items::holds`), every other member kept as
-//! its text; the walk and the repair are those of `translate::items`, which
-//! gives each repair and its note; the schema is written again only when a
-//! repair changed it.
+//! R6 on the text of a tool list (behaviour spec, "The items rule for
+//! array schemas (R6)"): each schema is read once, where it is in the
+//! text (`fast::scan`), and each repair becomes a patch at a byte offset;
+//! the walk's keywords, its repair and its note are those of
+//! `translate::items`, so that the two walks cannot differ.
 //!
-//! A schema deeper than the walk's limit is refused (`Err`): the full path
-//! gives its note, and such a schema is rare.
+//! A repair is known only at the end of its schema object (`type` may come
+//! last), after the notes of its subschemas: its note goes in before them,
+//! at the place the object's first note would have had.
+//!
+//! Refused (`None`), for the full path: a schema deeper than the walk's
+//! limit (the full path gives its note), and an object the walk reads whose
+//! member name comes twice (a `serde_json::Map` keeps the first place and
+//! the last value, a rare case that the full path keeps).
 
-use super::tree::{
-    first_key, leaves_are_other, other_object, raw_str, rest_of_object, write_array, write_object, AnyVisitor, First,
-    Key, Leaf, Members, Other,
-};
-use crate::translate::items::number_is_false_in_javascript;
-use crate::translate::items::{holds, repair, Holds, Items, Repair, Trail, MAX_SCHEMA_DEPTH};
-use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
-use std::fmt;
+use super::scan::{Step, Text};
+use crate::translate::items::{holds, number_is_false_in_javascript, repair, Holds, Items, Trail, MAX_SCHEMA_DEPTH};
+use std::borrow::Cow;
 
-/// A value where the walk expects a schema.
-#[derive(Debug)]
-pub enum Schema<'a> {
-    Object(Members<'a, Member<'a>>),
-    /// No object, so no schema the walk examines.
-    Other(Other<'a>),
+/// A change to the text: `start..end` becomes `patch`.
+struct Edit {
+    start: usize,
+    end: usize,
+    patch: Patch,
 }
 
-/// A member of a schema object.
-#[derive(Debug)]
-pub enum Member<'a> {
-    /// A keyword the walk does not go through, as its text.
-    Plain(&'a RawValue),
-    /// A map of subschemas (`properties`).
-    Map(Members<'a, Schema<'a>>),
-    /// One subschema (`not`, or `items` as an object).
-    One(Schema<'a>),
-    /// Subschemas in an array (`anyOf`, or `items` as an array).
-    List(Vec<Schema<'a>>),
-    /// A keyword of the walk whose value holds no subschema.
-    Other(Other<'a>),
+enum Patch {
+    /// `{}`, in place of a value of `items`.
+    EmptyObject,
+    /// Members appended after the last one of an object: `maxItems` when
+    /// there is one, then `items: {}` when it was missing (the order in
+    /// which `translate::items` inserts them).
+    Append { max_items: Option<usize>, items: bool },
 }
 
-/// Reads a schema at `depth` (0 for the root).
-pub struct SchemaSeed {
-    pub depth: usize,
+/// The walk over the schemas of one text, and its patches.
+pub struct Walk<'a> {
+    text: Text<'a>,
+    /// The member names of the objects being read, for the check of a name
+    /// that comes twice; one stack for all, so that no object allocates.
+    names: Vec<Cow<'a, str>>,
+    edits: Vec<Edit>,
 }
 
-impl<'de> DeserializeSeed<'de> for SchemaSeed {
-    type Value = Schema<'de>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Schema<'de>, D::Error> {
-        deserializer.deserialize_any(SchemaVisitor { depth: self.depth })
-    }
-}
-
-struct SchemaVisitor {
-    depth: usize,
-}
-
-impl<'de> Visitor<'de> for SchemaVisitor {
-    type Value = Schema<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a schema")
+impl<'a> Walk<'a> {
+    pub fn new(text: Text<'a>) -> Self {
+        Walk { text, names: Vec::new(), edits: Vec::new() }
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Schema<'de>, A::Error> {
-        match first_key(&mut map)? {
-            First::Number(text) => Ok(Schema::Other(Other::Leaf(Leaf::Number(text)))),
-            First::Key(first) => schema_object(map, first, self.depth),
+    pub fn text(&self) -> Text<'a> {
+        self.text
+    }
+
+    /// Reads the members of the object at `at` in order, with the check of
+    /// a name that comes twice: `member` reads the value of each and gives
+    /// the offset after it. The offset after the object.
+    pub fn members(
+        &mut self,
+        at: usize,
+        mut member: impl FnMut(&mut Self, &str, usize) -> Option<usize>,
+    ) -> Option<usize> {
+        if self.text.byte(at)? != b'{' {
+            return None;
         }
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Schema<'de>, A::Error> {
-        AnyVisitor.visit_seq(seq).map(Schema::Other)
-    }
-
-    leaves_are_other!(Schema::Other);
-}
-
-/// The rest of a schema object at `depth` whose first name was `first`.
-fn schema_object<'de, A: MapAccess<'de>>(
-    map: A,
-    first: Option<Key<'de>>,
-    depth: usize,
-) -> Result<Schema<'de>, A::Error> {
-    rest_of_object(map, first, |map, key| match holds(key.as_str()) {
-        None => map.next_value().map(Member::Plain),
-        // The subschemas of this keyword are below the limit: the full path
-        // gives the note.
-        Some(_) if depth + 1 >= MAX_SCHEMA_DEPTH => Err(A::Error::custom("too deep")),
-        Some(holds) => map.next_value_seed(MemberSeed { holds, depth: depth + 1 }),
-    })
-    .map(Schema::Object)
-}
-
-/// Reads the value of a keyword of the walk; its subschemas are at `depth`.
-struct MemberSeed {
-    holds: Holds,
-    depth: usize,
-}
-
-impl<'de> DeserializeSeed<'de> for MemberSeed {
-    type Value = Member<'de>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Member<'de>, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for MemberSeed {
-    type Value = Member<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a keyword's value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Member<'de>, A::Error> {
-        let first = match first_key(&mut map)? {
-            First::Number(text) => return Ok(Member::Other(Other::Leaf(Leaf::Number(text)))),
-            First::Key(first) => first,
-        };
-        match self.holds {
-            Holds::Map => {
-                let depth = self.depth;
-                rest_of_object(map, first, |map, _| map.next_value_seed(SchemaSeed { depth })).map(Member::Map)
+        let base = self.names.len();
+        let mut step = self.text.open(at)?;
+        while let Step::Item(name_at) = step {
+            let (name, value) = self.text.name(name_at)?;
+            if self.names[base..].contains(&name) {
+                return None;
             }
-            // The object is the subschema.
-            Holds::One | Holds::OneOrList => schema_object(map, first, self.depth).map(Member::One),
-            Holds::List => other_object(map, first).map(|members| Member::Other(Other::Object(members))),
+            let end = member(self, &name, value)?;
+            self.names.push(name);
+            step = self.text.next(end, b'}')?;
         }
+        self.names.truncate(base);
+        let Step::End(end) = step else { return None };
+        Some(end)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Member<'de>, A::Error> {
-        match self.holds {
-            Holds::List | Holds::OneOrList => {
-                let mut schemas = Vec::new();
-                while let Some(schema) = seq.next_element_seed(SchemaSeed { depth: self.depth })? {
-                    schemas.push(schema);
+    /// Reads the items of the array at `at` in order: `item` reads each,
+    /// with its index, and gives the offset after it. The offset after the
+    /// array, and the number of items.
+    fn items(
+        &mut self,
+        at: usize,
+        mut item: impl FnMut(&mut Self, usize, usize) -> Option<usize>,
+    ) -> Option<(usize, usize)> {
+        let mut step = self.text.open(at)?;
+        let mut count = 0;
+        while let Step::Item(start) = step {
+            let end = item(self, count, start)?;
+            count += 1;
+            step = self.text.next(end, b']')?;
+        }
+        let Step::End(end) = step else { return None };
+        Some((end, count))
+    }
+
+    /// R6 on the value at `at`, a schema at `depth` (0 for the root), and
+    /// on each subschema within it; each repair noted in `trail`. The
+    /// offset after the value.
+    pub fn schema(&mut self, at: usize, depth: usize, trail: &mut Trail<'_>) -> Option<usize> {
+        if self.text.byte(at)? != b'{' {
+            // A boolean schema, or a value that is no schema at all.
+            return self.text.value_end(at);
+        }
+        if depth >= MAX_SCHEMA_DEPTH {
+            return None;
+        }
+        let first_note = trail.noted();
+        let mut object = ArraySchema::default();
+        let end = self.members(at, |walk, keyword, value| {
+            let end = match keyword {
+                "type" => {
+                    let end = walk.text.value_end(value)?;
+                    object.is_array = walk.text.string(value).is_some_and(|(kind, _)| kind == "array");
+                    end
                 }
-                Ok(Member::List(schemas))
-            }
-            Holds::Map | Holds::One => AnyVisitor.visit_seq(seq).map(Member::Other),
+                "maxItems" => {
+                    object.has_max_items = true;
+                    walk.text.value_end(value)?
+                }
+                "items" if !matches!(walk.text.byte(value)?, b'{' | b'[') => {
+                    let end = walk.text.value_end(value)?;
+                    object.items = Some((value, end));
+                    end
+                }
+                keyword => match holds(keyword) {
+                    Some(holds) => {
+                        let (end, count) = walk.subschemas(keyword, holds, value, depth + 1, trail)?;
+                        if keyword == "prefixItems" {
+                            object.prefix_items = count;
+                        }
+                        if keyword == "items" {
+                            object.items_kept = true;
+                        }
+                        end
+                    }
+                    None => walk.text.value_end(value)?,
+                },
+            };
+            object.last_end = end;
+            Some(end)
+        })?;
+        if object.is_array {
+            self.repair(&object, first_note, trail)?;
         }
+        Some(end)
     }
 
-    leaves_are_other!(Member::Other);
-}
-
-/// Repairs every array schema within `schema` and notes each repair in
-/// `trail`, as `translate::items` does on a tree. Whether anything changed.
-pub fn walk(schema: &mut Schema<'_>, trail: &mut Trail<'_>) -> bool {
-    let Schema::Object(members) = schema else { return false };
-    let repaired = repair_items(members).map(|repair| trail.note(repair.text)).is_some();
-    let mut changed = repaired;
-    let mark = trail.mark();
-    for (keyword, member) in members.iter_mut() {
-        // A repaired `items` is now `{}`.
-        if repaired && keyword.as_str() == "items" {
-            continue;
-        }
-        match member {
-            Member::Map(schemas) => {
-                for (name, schema) in schemas.iter_mut() {
-                    trail.push(keyword.as_str());
-                    trail.push(name.as_str());
-                    changed |= walk(schema, trail);
+    /// The subschemas of `keyword`, whose value is at `at`, each a schema
+    /// at `depth`. The offset after the value, and its number of items when
+    /// it is an array.
+    fn subschemas(
+        &mut self,
+        keyword: &str,
+        holds: Holds,
+        at: usize,
+        depth: usize,
+        trail: &mut Trail<'_>,
+    ) -> Option<(usize, usize)> {
+        let mark = trail.mark();
+        match (holds, self.text.byte(at)?) {
+            (Holds::Map, b'{') => {
+                let end = self.members(at, |walk, name, value| {
+                    trail.push(keyword);
+                    trail.push(name);
+                    let end = walk.schema(value, depth, trail);
                     trail.back(mark);
-                }
+                    end
+                })?;
+                Some((end, 0))
             }
-            Member::One(schema) => {
-                trail.push(keyword.as_str());
-                changed |= walk(schema, trail);
+            (Holds::One | Holds::OneOrList, b'{') => {
+                trail.push(keyword);
+                let end = self.schema(at, depth, trail);
                 trail.back(mark);
+                Some((end?, 0))
             }
-            Member::List(schemas) => {
-                for (index, schema) in schemas.iter_mut().enumerate() {
-                    trail.push(keyword.as_str());
-                    trail.push_index(index);
-                    changed |= walk(schema, trail);
-                    trail.back(mark);
-                }
-            }
-            Member::Plain(_) | Member::Other(_) => {}
+            (Holds::List | Holds::OneOrList, b'[') => self.items(at, |walk, index, item| {
+                trail.push(keyword);
+                trail.push_index(index);
+                let end = walk.schema(item, depth, trail);
+                trail.back(mark);
+                end
+            }),
+            _ => Some((self.text.value_end(at)?, 0)),
         }
     }
-    changed
+
+    /// `translate::items::repair` on an array schema that was read: its
+    /// patches, and its note before those of its subschemas.
+    fn repair(&mut self, object: &ArraySchema, first_note: usize, trail: &mut Trail<'_>) -> Option<()> {
+        // The JSON text of a leaf `items`, for the rule and its note.
+        let leaf = match object.items {
+            Some((start, end)) => self.text.get(start, end)?,
+            None => "",
+        };
+        let items = match object.items {
+            _ if object.items_kept => Items::Kept,
+            None => Items::Missing,
+            Some(_) => leaf_items(&leaf),
+        };
+        let Some(repair) = repair(items, object.has_max_items, object.prefix_items) else { return Some(()) };
+        if let Some((start, end)) = object.items {
+            self.edits.push(Edit { start, end, patch: Patch::EmptyObject });
+        }
+        if repair.max_items.is_some() || object.items.is_none() {
+            let (at, max_items, items) = (object.last_end, repair.max_items, object.items.is_none());
+            self.edits.push(Edit { start: at, end: at, patch: Patch::Append { max_items, items } });
+        }
+        trail.note_before(first_note, repair.text);
+        Some(())
+    }
+
+    /// Whether a patch was made.
+    pub fn changed(&self) -> bool {
+        !self.edits.is_empty()
+    }
+
+    /// The text up to `end`, with its patches.
+    pub fn patched(mut self, end: usize) -> Vec<u8> {
+        let bytes = self.text.bytes().get(..end).unwrap_or_default();
+        // A repair is made at the end of its object, after those of its
+        // subschemas; patches never overlap.
+        self.edits.sort_by_key(|edit| edit.start);
+        let mut out = Vec::with_capacity(bytes.len() + self.edits.len() * 16);
+        let mut from = 0;
+        for edit in &self.edits {
+            out.extend_from_slice(bytes.get(from..edit.start).unwrap_or_default());
+            match edit.patch {
+                Patch::EmptyObject => out.extend_from_slice(b"{}"),
+                Patch::Append { max_items, items } => {
+                    if let Some(max) = max_items {
+                        out.extend_from_slice(b",\"maxItems\":");
+                        out.extend_from_slice(max.to_string().as_bytes());
+                    }
+                    if items {
+                        out.extend_from_slice(b",\"items\":{}");
+                    }
+                }
+            }
+            from = edit.end;
+        }
+        out.extend_from_slice(bytes.get(from..).unwrap_or_default());
+        out
+    }
 }
 
-/// `translate::items::repair` on the members of one schema object.
-fn repair_items(members: &mut Members<'_, Member<'_>>) -> Option<Repair> {
-    let is_array = match members.get("type") {
-        Some(Member::Plain(raw)) => raw_str(raw).as_deref() == Some("array"),
-        _ => false,
-    };
-    if !is_array {
-        return None;
-    }
-    let items = match members.get("items") {
-        None => Items::Missing,
-        Some(Member::Other(Other::Leaf(Leaf::Bool(false)))) => Items::False,
-        Some(Member::Other(Other::Leaf(leaf))) if is_false_in_javascript(leaf) => Items::FalseInJavascript(leaf),
-        Some(_) => Items::Kept,
-    };
-    let prefix_items = match members.get("prefixItems") {
-        Some(Member::List(schemas)) => schemas.len(),
-        _ => 0,
-    };
-    let repair = repair(items, members.contains_key("maxItems"), prefix_items)?;
-    if let Some(max) = repair.max_items {
-        members.set(Key::named("maxItems"), Member::Other(Other::Leaf(Leaf::Number(max.to_string()))));
-    }
-    members.set(Key::named("items"), Member::One(Schema::Object(Members::empty())));
-    Some(repair)
+/// What R6 reads of one schema object.
+#[derive(Default)]
+struct ArraySchema {
+    /// `type` is the string `"array"`.
+    is_array: bool,
+    /// Where the value of `items` is, when it is no object and no array.
+    items: Option<(usize, usize)>,
+    /// `items` is an object or an array: the rule keeps it.
+    items_kept: bool,
+    has_max_items: bool,
+    /// The number of items of `prefixItems`, when it is an array.
+    prefix_items: usize,
+    /// The offset after the value of the last member.
+    last_end: usize,
 }
 
-/// `translate::items::is_false_in_javascript` on a leaf.
-fn is_false_in_javascript(leaf: &Leaf<'_>) -> bool {
-    match leaf {
-        Leaf::Null => true,
-        Leaf::Str(text) => text.is_empty(),
-        Leaf::Number(text) => text.parse().is_ok_and(|number| number_is_false_in_javascript(&number)),
-        Leaf::Bool(_) => false,
-    }
-}
-
-/// Writes the schema as JSON.
-pub fn write(schema: &Schema<'_>, out: &mut Vec<u8>) {
-    match schema {
-        Schema::Object(members) => write_object(out, members, |out, member| write_member(member, out)),
-        Schema::Other(other) => other.write(out),
-    }
-}
-
-fn write_member(member: &Member<'_>, out: &mut Vec<u8>) {
-    match member {
-        Member::Plain(raw) => out.extend_from_slice(raw.get().as_bytes()),
-        Member::Map(schemas) => write_object(out, schemas, |out, schema| write(schema, out)),
-        Member::One(schema) => write(schema, out),
-        Member::List(schemas) => write_array(out, schemas, |out, schema| write(schema, out)),
-        Member::Other(other) => other.write(out),
+/// What the rule makes of an `items` that is no object and no array, from
+/// its JSON text: `false`, a value false in JavaScript, or one it keeps.
+fn leaf_items<'v>(value: &'v &str) -> Items<'v> {
+    match *value {
+        "false" => Items::False,
+        "null" | "\"\"" => Items::FalseInJavascript(value),
+        _ if value.starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']) => {
+            match value.parse::<serde_json::Number>() {
+                Ok(number) if number_is_false_in_javascript(&number) => Items::FalseInJavascript(value),
+                _ => Items::Kept,
+            }
+        }
+        _ => Items::Kept,
     }
 }
 
@@ -250,16 +287,15 @@ mod tests {
     use crate::translate::note::Note;
     use serde_json::Value;
 
-    /// The schema after the raw walk, and its notes; `None` when it was
-    /// refused.
-    fn raw_walk(text: &str) -> Option<(Value, Vec<Note>, bool)> {
-        let mut deserializer = serde_json::Deserializer::from_str(text);
-        let mut schema = SchemaSeed { depth: 0 }.deserialize(&mut deserializer).ok()?;
+    /// The schema after the walk on text, and its notes; `None` when it
+    /// was refused.
+    fn text_walk(text: &str) -> Option<(Value, Vec<Note>, bool)> {
+        let mut walk = Walk::new(Text::new(text));
         let mut notes = Vec::new();
-        let changed = walk(&mut schema, &mut Trail::new(Some("t"), &mut notes));
-        let mut out = Vec::new();
-        write(&schema, &mut out);
-        Some((serde_json::from_slice(&out).ok()?, notes, changed))
+        let end = walk.schema(0, 0, &mut Trail::new(Some("t"), &mut notes))?;
+        assert_eq!(end, text.len(), "{text}");
+        let changed = walk.changed();
+        Some((serde_json::from_slice(&walk.patched(end)).ok()?, notes, changed))
     }
 
     fn tree_walk(text: &str) -> (Value, Vec<Note>) {
@@ -269,40 +305,54 @@ mod tests {
         (schema, notes)
     }
 
-    /// R6 on text gives the schema and the notes of R6 on the tree.
+    /// R6 on text gives the schema and the notes of R6 on the tree, in the
+    /// same order, with each new member where the tree walk puts it.
     #[test]
-    fn the_raw_walk_repairs_as_the_tree_walk_does() {
+    fn the_text_walk_repairs_as_the_tree_walk_does() {
         for text in [
             r#"{"type":"array"}"#,
+            r#"{ "type" : "array" , "description" : "x" }"#,
             r#"{"type":"array","items":null}"#,
             r#"{"type":"array","items":0.0}"#,
+            r#"{"type":"array","items":-0}"#,
             r#"{"type":"array","items":1e-400}"#,
             r#"{"type":"array","items":1}"#,
             r#"{"type":"array","items":""}"#,
+            r#"{"type":"array","items":"\u0000"}"#,
+            r#"{"type":"array","items":true}"#,
             r#"{"type":"array","items":false,"prefixItems":[{},{"type":"array"}]}"#,
+            r#"{"items":false,"prefixItems":[{},{"type":"array"}],"type":"array","x":1}"#,
             r#"{"type":"array","items":false,"maxItems":3}"#,
+            r#"{"type":"array","items":false}"#,
+            r#"{"type":"array","prefixItems":{"a":1},"items":false}"#,
             r#"{"type":"\u0061rray","items":[{"type":"array"},true,3]}"#,
             r#"{"type":["array","null"]}"#,
             r#"{"properties":{"a/b~":{"type":"array"},"n":5},"anyOf":{"x":1},"not":[1],"items":{"type":"array"}}"#,
             r#"{"additionalProperties":{"type":"array","items":{"type":"array"}},"$defs":{"d":{"type":"array"}}}"#,
             r#"{"default":{"type":"array"},"const":[{"type":"array"}],"x-type":"array"}"#,
             r#"{"type":"string","anyOf":[{"type":"array"},null,{"items":[{"type":"array"}]}]}"#,
+            r#"{"properties":{"p":{"type":"array"}},"type":"array"}"#,
+            r#"{"pr\u006fperties":{"p":{"type":"array"}}}"#,
+            r#"{}"#,
             r#"true"#,
             r#"[{"type":"array"}]"#,
         ] {
             let (value, notes) = tree_walk(text);
-            let Some((raw_value, raw_notes, changed)) = raw_walk(text) else { panic!("refused: {text}") };
-            assert_eq!(raw_value, value, "{text}");
-            assert_eq!(raw_notes, notes, "{text}");
+            let Some((text_value, text_notes, changed)) = text_walk(text) else { panic!("refused: {text}") };
+            assert_eq!(serde_json::to_string(&text_value).ok(), serde_json::to_string(&value).ok(), "{text}");
+            assert_eq!(text_notes, notes, "{text}");
             assert_eq!(changed, !notes.is_empty(), "{text}");
         }
     }
 
-    /// A name twice is left to the full path.
+    /// A name twice in an object the walk reads is left to the full path;
+    /// elsewhere it is data, kept as it came.
     #[test]
     fn a_member_twice_is_refused() {
-        assert!(raw_walk(r#"{"properties":{"a":{"type":"object"}},"properties":{"b":{"type":"array"}}}"#).is_none());
-        assert!(raw_walk(r#"{"properties":{"a":{"type":"object"},"a":{"type":"array"}}}"#).is_none());
+        assert!(text_walk(r#"{"properties":{"a":{"type":"object"}},"properties":{"b":{"type":"array"}}}"#).is_none());
+        assert!(text_walk(r#"{"properties":{"a":{"type":"object"},"a":{"type":"array"}}}"#).is_none());
+        assert!(text_walk(r#"{"type":"object","t\u0079pe":"array"}"#).is_none());
+        assert!(text_walk(r#"{"default":{"a":1,"a":2},"properties":{"a":{"b":1},"b":{"b":2}}}"#).is_some());
     }
 
     /// A subschema at the walk's limit goes to the full path, which gives
@@ -311,9 +361,20 @@ mod tests {
     fn a_schema_at_the_limit_is_refused() {
         let nested =
             |levels: usize| format!("{}{{\"type\":\"array\"}}{}", r#"{"not":"#.repeat(levels), "}".repeat(levels));
-        assert!(raw_walk(&nested(MAX_SCHEMA_DEPTH)).is_none());
-        let (_, notes, _) = raw_walk(&nested(MAX_SCHEMA_DEPTH - 1)).unwrap_or_default();
+        assert!(text_walk(&nested(MAX_SCHEMA_DEPTH)).is_none());
+        let (_, notes, _) = text_walk(&nested(MAX_SCHEMA_DEPTH - 1)).unwrap_or_default();
         assert_eq!(notes, tree_walk(&nested(MAX_SCHEMA_DEPTH - 1)).1);
         assert_eq!(notes.len(), 1);
+    }
+
+    /// The patched text keeps every byte that no repair changed.
+    #[test]
+    fn the_rest_of_the_text_stays_as_it_came() {
+        let text = r#"{ "type" : "array" , "items" : null , "x" : "\u00e9" }"#;
+        let mut walk = Walk::new(Text::new(text));
+        let mut notes = Vec::new();
+        assert_eq!(walk.schema(0, 0, &mut Trail::new(None, &mut notes)), Some(text.len()));
+        let patched = String::from_utf8(walk.patched(text.len())).unwrap_or_default();
+        assert_eq!(patched, r#"{ "type" : "array" , "items" : {} , "x" : "\u00e9" }"#);
     }
 }

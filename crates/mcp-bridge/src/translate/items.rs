@@ -90,6 +90,19 @@ impl<'a> Trail<'a> {
         self.notes.push(Note::info(text).for_tool(self.tool).at(&self.pointer));
     }
 
+    /// The number of notes so far, a place for [`Trail::note_before`].
+    pub(crate) fn noted(&self) -> usize {
+        self.notes.len()
+    }
+
+    /// A note at the pointer now, put before the note that is at `index`
+    /// (or last): the walk on text knows a repair only at the end of its
+    /// object, after the notes of its subschemas.
+    pub(crate) fn note_before(&mut self, index: usize, text: String) {
+        let note = Note::info(text).for_tool(self.tool).at(&self.pointer);
+        self.notes.insert(index.min(self.notes.len()), note);
+    }
+
     /// The note of a schema at [`MAX_SCHEMA_DEPTH`].
     fn too_deep(&mut self) {
         self.note(format!(

@@ -95,7 +95,7 @@ impl fmt::Display for Note {
 /// `String` of its own: the R6 walk does it at each step.
 pub fn push_token(out: &mut String, token: &str) {
     // Most tokens (property names, indexes) need no escape.
-    if !token.contains(['~', '/']) {
+    if !token.bytes().any(|byte| byte == b'~' || byte == b'/') {
         return out.push_str(token);
     }
     for c in token.chars() {
