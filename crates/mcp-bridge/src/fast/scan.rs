@@ -5,7 +5,8 @@
 //! The text of a big list is checked by `fast::envelope` (the whole line
 //! parsed by serde_json, at most 127 levels, no surrogate escape), so this
 //! reader need not check the grammar again: it follows the structure from
-//! byte to byte and skips each string to its closing quote with `memchr`.
+//! byte to byte and skips each string to its closing quote
+//! (`framing::skip_string`, shared with the depth pre-scan).
 //! Building the schemas as trees with serde_json's seeds, and writing them
 //! again, was most of the time of a list of 2,000 repaired tools.
 //!
@@ -13,11 +14,8 @@
 //! past the end: text that is not checked JSON gets no answer, not a
 //! panic. Whatever it refuses goes to the full path.
 
+use crate::framing::skip_string;
 use std::borrow::Cow;
-
-/// The bytes of a string looked at one by one before `memchr` (see
-/// [`Text::string_end`]).
-const SHORT: usize = 32;
 
 /// The JSON text of one checked value. A `str`, so that a string without
 /// escapes is a slice of it, with no second check of its UTF-8.
@@ -138,33 +136,9 @@ impl<'a> Text<'a> {
     }
 
     /// The offset after the quote that closes the string opening at `at`,
-    /// and whether the string has an escape (a backslash escapes the byte
-    /// after it). Most strings of a list are short: their bytes are looked
-    /// at one by one, and `memchr` takes over after the first few, where
-    /// a long text begins to pay for its start.
+    /// and whether the string has an escape.
     fn string_end(&self, at: usize) -> Option<(usize, bool)> {
-        let mut from = at + 1;
-        let mut escaped = false;
-        let short = (at + SHORT).min(self.bytes.len());
-        while from < short {
-            match self.byte(from)? {
-                b'"' => return Some((from + 1, escaped)),
-                b'\\' => {
-                    escaped = true;
-                    from += 2;
-                }
-                _ => from += 1,
-            }
-        }
-        loop {
-            let rest = self.bytes.get(from..)?;
-            let found = memchr::memchr2(b'"', b'\\', rest)?;
-            if rest[found] == b'"' {
-                return Some((from + found + 1, escaped));
-            }
-            escaped = true;
-            from += found + 2;
-        }
+        skip_string(self.bytes, at + 1)
     }
 
     /// The offset after the bracket that closes the one at `at`.

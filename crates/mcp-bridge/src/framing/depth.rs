@@ -10,9 +10,6 @@ pub fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
     while let Some(&b) = bytes.get(at) {
         at += 1;
         match b {
-            // A string is skipped to its closing quote with `memchr`: the
-            // text of a big result is one long string, and a byte loop
-            // over it was most of the cost of a 16 MiB line.
             b'"' => at = string_end(bytes, at),
             b'{' | b'[' => {
                 depth += 1;
@@ -28,16 +25,47 @@ pub fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
 }
 
 /// The offset after the quote that closes the string whose text starts at
-/// `at`, or the length of `bytes` when it is not closed. A backslash
-/// escapes the byte after it, whatever it is.
-fn string_end(bytes: &[u8], mut at: usize) -> usize {
-    loop {
-        let Some(rest) = bytes.get(at..) else { return bytes.len() };
-        match memchr::memchr2(b'"', b'\\', rest) {
-            None => return bytes.len(),
-            Some(found) if rest[found] == b'"' => return at + found + 1,
-            Some(found) => at += found + 2,
+/// `at`, or the length of `bytes` when it is not closed.
+fn string_end(bytes: &[u8], at: usize) -> usize {
+    skip_string(bytes, at).map_or(bytes.len(), |(end, _)| end)
+}
+
+/// The bytes of a string looked at one by one before `memchr` takes over
+/// (see [`skip_string`]).
+const SHORT: usize = 32;
+
+/// The offset after the quote that closes the string whose text starts at
+/// `at` (after its opening quote), and whether it has an escape; `None`
+/// when it is not closed. A backslash escapes the byte after it, whatever
+/// it is.
+///
+/// A string is skipped with `memchr`: the text of a big result is one long
+/// string, and a byte loop over it was most of the cost of a 16 MiB line.
+/// Most strings of a big list are short names, though, where `memchr`'s
+/// start costs more than the string: their first bytes are looked at one
+/// by one.
+pub(crate) fn skip_string(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
+    let mut from = at;
+    let mut escaped = false;
+    let short = at.saturating_add(SHORT).min(bytes.len());
+    while from < short {
+        match bytes.get(from)? {
+            b'"' => return Some((from + 1, escaped)),
+            b'\\' => {
+                escaped = true;
+                from += 2;
+            }
+            _ => from += 1,
         }
+    }
+    loop {
+        let rest = bytes.get(from..)?;
+        let found = memchr::memchr2(b'"', b'\\', rest)?;
+        if rest.get(found) == Some(&b'"') {
+            return Some((from + found + 1, escaped));
+        }
+        escaped = true;
+        from += found + 2;
     }
 }
 

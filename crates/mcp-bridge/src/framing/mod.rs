@@ -12,6 +12,7 @@ mod sniff;
 mod writer;
 
 pub use depth::exceeds_depth;
+pub(crate) use depth::skip_string;
 pub use reader::{Frame, LineReader, EDGE_BYTES};
 pub use sniff::{sniff_id, sniff_id_at_end, sniff_id_at_start};
 pub use writer::{write_lines, Line};
