@@ -71,7 +71,45 @@ pub(crate) fn skip_string(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
 
 #[cfg(test)]
 mod tests {
-    use super::exceeds_depth;
+    use super::{exceeds_depth, skip_string, SHORT};
+
+    /// The end of a string one byte at a time: the model of `skip_string`.
+    fn model(bytes: &[u8], mut at: usize) -> Option<(usize, bool)> {
+        let mut escaped = false;
+        loop {
+            match bytes.get(at)? {
+                b'"' => return Some((at + 1, escaped)),
+                b'\\' => {
+                    escaped = true;
+                    at += 2;
+                }
+                _ => at += 1,
+            }
+        }
+    }
+
+    /// Strings shorter and longer than the bytes looked at one by one, with
+    /// an escape at each place, closed or not: the same end as the model.
+    #[test]
+    fn a_string_ends_at_its_closing_quote_on_both_sides_of_the_short_run() {
+        for len in 0..(3 * SHORT) {
+            for escape in [None, Some(r#"\""#), Some(r"\\"), Some(r"\n")] {
+                for place in 0..=len {
+                    let mut text = "a".repeat(len);
+                    if let Some(escape) = escape {
+                        text.insert_str(place, escape);
+                    }
+                    for tail in [r#"" x"#, "", r"\"] {
+                        let bytes = format!("{text}{tail}");
+                        assert_eq!(skip_string(bytes.as_bytes(), 0), model(bytes.as_bytes(), 0), "{bytes}");
+                    }
+                    if escape.is_none() {
+                        break;
+                    }
+                }
+            }
+        }
+    }
 
     fn nested(levels: usize) -> String {
         format!("{}{}", "[".repeat(levels), "]".repeat(levels))
