@@ -227,6 +227,38 @@ mod tests {
         has_text_block(content)
     }
 
+    /// The response line of the fast path for a result of `method`, as
+    /// text, or `None` when it steps aside.
+    fn answer(method: &str, result: &str) -> Option<(String, usize)> {
+        let line = format!(r#"{{"jsonrpc":"2.0","id":3,"result":{result}}}"#);
+        let (_, raw) = crate::fast::envelope::response(line.into_bytes()).ok()?;
+        let profile = Profile::vscode();
+        let (pieces, notes) = result_line(&Id::number(9), (method, None), &raw, &profile, IconRule::All)?;
+        Some((String::from_utf8(pieces.concat()).ok()?, notes.len()))
+    }
+
+    /// The result's members are read from the checked text: a member twice
+    /// keeps its first place and its last value, as the full parse does;
+    /// a result that is no object, or a list with `tools` twice (the walk
+    /// of the first would note what the client does not get), is left to
+    /// the full path.
+    #[test]
+    fn the_result_is_read_as_the_full_parse_reads_it() {
+        let got = answer("prompts/list", r#" { "prompts" : [1] , "x":1, "prompts":[2] } "#);
+        assert_eq!(got, Some((r#"{"jsonrpc":"2.0","id":9,"result":{"prompts":[2],"x":1}}"#.into(), 0)));
+        let got = answer("tools/list", r#"{"tools":[{"name":"a","inputSchema":{"type":"array"}}]}"#);
+        let want =
+            r#"{"jsonrpc":"2.0","id":9,"result":{"tools":[{"name":"a","inputSchema":{"type":"array","items":{}}}]}}"#;
+        assert_eq!(got, Some((want.into(), 1)));
+        for (method, result) in [
+            ("prompts/list", "[]"),
+            ("prompts/list", r#""text""#),
+            ("tools/list", r#"{"tools":[],"tools":[{"name":"a","inputSchema":{"type":"array"}}]}"#),
+        ] {
+            assert_eq!(answer(method, result), None, "{result}");
+        }
+    }
+
     /// The mirror rule's test, as the full path reads `content[i].type`.
     #[test]
     fn a_text_block_is_one_whose_last_type_is_text() {
