@@ -100,6 +100,12 @@ struct Escaping<'a, W>(&'a mut W);
 
 impl<W: Write> Write for Escaping<'_, W> {
     fn write_str(&mut self, text: &str) -> fmt::Result {
+        // Most text is printable ASCII, which needs no escape: a check of
+        // every byte without an early exit, which the compiler vectorizes.
+        let plain = text.bytes().fold(true, |plain, b| plain & (0x20..0x7f).contains(&b));
+        if plain {
+            return self.0.write_str(text);
+        }
         let mut rest = text;
         // The C1 controls are the two bytes `C2 80` to `C2 9F` in UTF-8.
         while let Some(at) = rest.bytes().position(|b| matches!(b, 0x1b | 0x07 | 0x08 | 0x0c | 0x7f | 0xc2)) {

@@ -13,7 +13,6 @@ use super::raw::TypeMember;
 use super::result::Members;
 use super::scan::{Step, Text};
 use super::schema::Walk;
-use crate::translate::items::Trail;
 use crate::translate::note::Note;
 use crate::Profile;
 use bytes::Bytes;
@@ -94,10 +93,9 @@ pub struct ToolRules {
 fn tool(walk: &mut Walk<'_>, at: usize, rules: ToolRules, notes: &mut Vec<Note>) -> Option<usize> {
     let first = notes.len();
     let mut name = None;
-    let mut trail = Trail::new(None, notes);
     let end = walk.members(at, |walk, key, value| {
         let text = walk.text();
-        match key {
+        match key.as_ref() {
             "name" => {
                 if text.byte(value)? != b'"' {
                     return text.value_end(value);
@@ -106,7 +104,7 @@ fn tool(walk: &mut Walk<'_>, at: usize, rules: ToolRules, notes: &mut Vec<Note>)
                 name = Some(string);
                 Some(end)
             }
-            "inputSchema" if rules.walk => walk.schema(value, 0, &mut trail),
+            "inputSchema" if rules.walk => walk.schema(value, 0, notes),
             "outputSchema" if rules.drop => {
                 let end = text.value_end(value)?;
                 has_object_type(text.get(value, end)?).then_some(end)

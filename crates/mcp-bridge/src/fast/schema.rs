@@ -6,7 +6,10 @@
 //!
 //! A repair is known only at the end of its schema object (`type` may come
 //! last), after the notes of its subschemas: its note goes in before them,
-//! at the place the object's first note would have had.
+//! at the place the object's first note would have had. The pointer of the
+//! schema is kept as its tokens, and written out only for a note: most
+//! subschemas need no repair, and writing each one's pointer was about 7 %
+//! of a big list's time.
 //!
 //! Refused (`None`), for the full path: a schema deeper than the walk's
 //! limit (the full path gives its note), and an object the walk reads whose
@@ -14,7 +17,8 @@
 //! the last value, a rare case that the full path keeps).
 
 use super::scan::{Step, Text};
-use crate::translate::items::{holds, number_is_false_in_javascript, repair, Holds, Items, Trail, MAX_SCHEMA_DEPTH};
+use crate::translate::items::{holds, number_is_false_in_javascript, repair, Holds, Items, MAX_SCHEMA_DEPTH};
+use crate::translate::note::{push_token, Note};
 use std::borrow::Cow;
 
 /// A change to the text: `start..end` becomes `patch`.
@@ -39,12 +43,21 @@ pub struct Walk<'a> {
     /// The member names of the objects being read, for the check of a name
     /// that comes twice; one stack for all, so that no object allocates.
     names: Vec<Cow<'a, str>>,
+    /// The tokens of the pointer of the schema being read, from the root
+    /// of its `inputSchema`.
+    path: Vec<Token<'a>>,
     edits: Vec<Edit>,
+}
+
+/// A reference token of a pointer: a member name, or an index.
+enum Token<'a> {
+    Name(Cow<'a, str>),
+    Index(usize),
 }
 
 impl<'a> Walk<'a> {
     pub fn new(text: Text<'a>) -> Self {
-        Walk { text, names: Vec::new(), edits: Vec::new() }
+        Walk { text, names: Vec::new(), path: Vec::new(), edits: Vec::new() }
     }
 
     pub fn text(&self) -> Text<'a> {
@@ -57,7 +70,7 @@ impl<'a> Walk<'a> {
     pub fn members(
         &mut self,
         at: usize,
-        mut member: impl FnMut(&mut Self, &str, usize) -> Option<usize>,
+        mut member: impl FnMut(&mut Self, &Cow<'a, str>, usize) -> Option<usize>,
     ) -> Option<usize> {
         if self.text.byte(at)? != b'{' {
             return None;
@@ -98,9 +111,9 @@ impl<'a> Walk<'a> {
     }
 
     /// R6 on the value at `at`, a schema at `depth` (0 for the root), and
-    /// on each subschema within it; each repair noted in `trail`. The
-    /// offset after the value.
-    pub fn schema(&mut self, at: usize, depth: usize, trail: &mut Trail<'_>) -> Option<usize> {
+    /// on each subschema within it; each repair noted in `notes`, without
+    /// a tool. The offset after the value.
+    pub fn schema(&mut self, at: usize, depth: usize, notes: &mut Vec<Note>) -> Option<usize> {
         if self.text.byte(at)? != b'{' {
             // A boolean schema, or a value that is no schema at all.
             return self.text.value_end(at);
@@ -108,10 +121,10 @@ impl<'a> Walk<'a> {
         if depth >= MAX_SCHEMA_DEPTH {
             return None;
         }
-        let first_note = trail.noted();
+        let first_note = notes.len();
         let mut object = ArraySchema::default();
         let end = self.members(at, |walk, keyword, value| {
-            let end = match keyword {
+            let end = match keyword.as_ref() {
                 "type" => {
                     let end = walk.text.value_end(value)?;
                     object.is_array = walk.text.string(value).is_some_and(|(kind, _)| kind == "array");
@@ -126,13 +139,13 @@ impl<'a> Walk<'a> {
                     object.items = Some((value, end));
                     end
                 }
-                keyword => match holds(keyword) {
+                name => match holds(name) {
                     Some(holds) => {
-                        let (end, count) = walk.subschemas(keyword, holds, value, depth + 1, trail)?;
-                        if keyword == "prefixItems" {
+                        let (end, count) = walk.subschemas(keyword.clone(), holds, value, depth + 1, notes)?;
+                        if name == "prefixItems" {
                             object.prefix_items = count;
                         }
-                        if keyword == "items" {
+                        if name == "items" {
                             object.items_kept = true;
                         }
                         end
@@ -144,7 +157,7 @@ impl<'a> Walk<'a> {
             Some(end)
         })?;
         if object.is_array {
-            self.repair(&object, first_note, trail)?;
+            self.repair(&object, first_note, notes)?;
         }
         Some(end)
     }
@@ -154,35 +167,35 @@ impl<'a> Walk<'a> {
     /// it is an array.
     fn subschemas(
         &mut self,
-        keyword: &str,
+        keyword: Cow<'a, str>,
         holds: Holds,
         at: usize,
         depth: usize,
-        trail: &mut Trail<'_>,
+        notes: &mut Vec<Note>,
     ) -> Option<(usize, usize)> {
-        let mark = trail.mark();
+        let mark = self.path.len();
         match (holds, self.text.byte(at)?) {
             (Holds::Map, b'{') => {
                 let end = self.members(at, |walk, name, value| {
-                    trail.push(keyword);
-                    trail.push(name);
-                    let end = walk.schema(value, depth, trail);
-                    trail.back(mark);
+                    walk.path.push(Token::Name(keyword.clone()));
+                    walk.path.push(Token::Name(name.clone()));
+                    let end = walk.schema(value, depth, notes);
+                    walk.path.truncate(mark);
                     end
                 })?;
                 Some((end, 0))
             }
             (Holds::One | Holds::OneOrList, b'{') => {
-                trail.push(keyword);
-                let end = self.schema(at, depth, trail);
-                trail.back(mark);
+                self.path.push(Token::Name(keyword.clone()));
+                let end = self.schema(at, depth, notes);
+                self.path.truncate(mark);
                 Some((end?, 0))
             }
             (Holds::List | Holds::OneOrList, b'[') => self.items(at, |walk, index, item| {
-                trail.push(keyword);
-                trail.push_index(index);
-                let end = walk.schema(item, depth, trail);
-                trail.back(mark);
+                walk.path.push(Token::Name(keyword.clone()));
+                walk.path.push(Token::Index(index));
+                let end = walk.schema(item, depth, notes);
+                walk.path.truncate(mark);
                 end
             }),
             _ => Some((self.text.value_end(at)?, 0)),
@@ -191,7 +204,7 @@ impl<'a> Walk<'a> {
 
     /// `translate::items::repair` on an array schema that was read: its
     /// patches, and its note before those of its subschemas.
-    fn repair(&mut self, object: &ArraySchema, first_note: usize, trail: &mut Trail<'_>) -> Option<()> {
+    fn repair(&mut self, object: &ArraySchema, first_note: usize, notes: &mut Vec<Note>) -> Option<()> {
         // The JSON text of a leaf `items`, for the rule and its note.
         let leaf = match object.items {
             Some((start, end)) => self.text.get(start, end)?,
@@ -210,8 +223,29 @@ impl<'a> Walk<'a> {
             let (at, max_items, items) = (object.last_end, repair.max_items, object.items.is_none());
             self.edits.push(Edit { start: at, end: at, patch: Patch::Append { max_items, items } });
         }
-        trail.note_before(first_note, repair.text);
+        let note = Note::info(repair.text).at(&self.pointer());
+        notes.insert(first_note.min(notes.len()), note);
         Some(())
+    }
+
+    /// The RFC 6901 pointer of the schema being read, as
+    /// `translate::items::Trail` writes it.
+    fn pointer(&self) -> String {
+        use std::fmt::Write;
+        let mut pointer = String::new();
+        for token in &self.path {
+            match token {
+                Token::Name(name) => {
+                    pointer.push('/');
+                    push_token(&mut pointer, name);
+                }
+                Token::Index(index) => {
+                    // Writing to a `String` cannot fail.
+                    let _ = write!(pointer, "/{index}");
+                }
+            }
+        }
+        pointer
     }
 
     /// Whether a patch was made.
@@ -292,7 +326,10 @@ mod tests {
     fn text_walk(text: &str) -> Option<(Value, Vec<Note>, bool)> {
         let mut walk = Walk::new(Text::new(text));
         let mut notes = Vec::new();
-        let end = walk.schema(0, 0, &mut Trail::new(Some("t"), &mut notes))?;
+        let end = walk.schema(0, 0, &mut notes)?;
+        for note in &mut notes {
+            note.tool = Some("t".into());
+        }
         assert_eq!(end, text.len(), "{text}");
         let changed = walk.changed();
         Some((serde_json::from_slice(&walk.patched(end)).ok()?, notes, changed))
@@ -373,7 +410,7 @@ mod tests {
         let text = r#"{ "type" : "array" , "items" : null , "x" : "\u00e9" }"#;
         let mut walk = Walk::new(Text::new(text));
         let mut notes = Vec::new();
-        assert_eq!(walk.schema(0, 0, &mut Trail::new(None, &mut notes)), Some(text.len()));
+        assert_eq!(walk.schema(0, 0, &mut notes), Some(text.len()));
         let patched = String::from_utf8(walk.patched(text.len())).unwrap_or_default();
         assert_eq!(patched, r#"{ "type" : "array" , "items" : {} , "x" : "\u00e9" }"#);
     }

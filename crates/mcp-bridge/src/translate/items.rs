@@ -52,55 +52,43 @@ pub fn normalize_input_schema(schema: &mut Value, tool: Option<&str>, notes: &mu
     walk.schema(schema, 0);
 }
 
-/// The pointer of the schema being examined and the notes so far, for a
-/// walk over a `Value` tree here, or over the raw text of a big list
-/// (`fast::schema`). Each step pushes its tokens and truncates them again.
-pub(crate) struct Trail<'a> {
+/// The pointer of the schema being examined and the notes so far, for the
+/// walk over a `Value` tree. Each step pushes its tokens and truncates them
+/// again. (`fast::schema` keeps the tokens and writes a pointer only for a
+/// note, with the same [`push_token`].)
+struct Trail<'a> {
     tool: Option<&'a str>,
     notes: &'a mut Vec<Note>,
     pointer: String,
 }
 
 impl<'a> Trail<'a> {
-    pub(crate) fn new(tool: Option<&'a str>, notes: &'a mut Vec<Note>) -> Self {
+    fn new(tool: Option<&'a str>, notes: &'a mut Vec<Note>) -> Self {
         Trail { tool, notes, pointer: String::new() }
     }
 
     /// Where the pointer is now, to [`Trail::back`] to.
-    pub(crate) fn mark(&self) -> usize {
+    fn mark(&self) -> usize {
         self.pointer.len()
     }
 
-    pub(crate) fn back(&mut self, mark: usize) {
+    fn back(&mut self, mark: usize) {
         self.pointer.truncate(mark);
     }
 
-    pub(crate) fn push(&mut self, token: &str) {
+    fn push(&mut self, token: &str) {
         self.pointer.push('/');
         push_token(&mut self.pointer, token);
     }
 
-    pub(crate) fn push_index(&mut self, index: usize) {
+    fn push_index(&mut self, index: usize) {
         use std::fmt::Write;
         // Writing to a `String` cannot fail.
         let _ = write!(self.pointer, "/{index}");
     }
 
-    pub(crate) fn note(&mut self, text: String) {
+    fn note(&mut self, text: String) {
         self.notes.push(Note::info(text).for_tool(self.tool).at(&self.pointer));
-    }
-
-    /// The number of notes so far, a place for [`Trail::note_before`].
-    pub(crate) fn noted(&self) -> usize {
-        self.notes.len()
-    }
-
-    /// A note at the pointer now, put before the note that is at `index`
-    /// (or last): the walk on text knows a repair only at the end of its
-    /// object, after the notes of its subschemas.
-    pub(crate) fn note_before(&mut self, index: usize, text: String) {
-        let note = Note::info(text).for_tool(self.tool).at(&self.pointer);
-        self.notes.insert(index.min(self.notes.len()), note);
     }
 
     /// The note of a schema at [`MAX_SCHEMA_DEPTH`].
