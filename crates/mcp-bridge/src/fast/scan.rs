@@ -22,7 +22,6 @@ use std::borrow::Cow;
 #[derive(Clone, Copy)]
 pub struct Text<'a> {
     text: &'a str,
-    bytes: &'a [u8],
 }
 
 /// Where the reader is within an object or an array.
@@ -35,11 +34,11 @@ pub enum Step {
 
 impl<'a> Text<'a> {
     pub fn new(text: &'a str) -> Self {
-        Text { text, bytes: text.as_bytes() }
+        Text { text }
     }
 
     pub fn bytes(&self) -> &'a [u8] {
-        self.bytes
+        self.text.as_bytes()
     }
 
     /// The text from `start` to `end`.
@@ -49,7 +48,7 @@ impl<'a> Text<'a> {
 
     /// The byte at `at`.
     pub fn byte(&self, at: usize) -> Option<u8> {
-        self.bytes.get(at).copied()
+        self.bytes().get(at).copied()
     }
 
     /// The offset of the first byte at or after `at` that is no
@@ -138,7 +137,7 @@ impl<'a> Text<'a> {
     /// The offset after the quote that closes the string opening at `at`,
     /// and whether the string has an escape.
     fn string_end(&self, at: usize) -> Option<(usize, bool)> {
-        skip_string(self.bytes, at + 1)
+        skip_string(self.bytes(), at + 1)
     }
 
     /// The offset after the bracket that closes the one at `at`.

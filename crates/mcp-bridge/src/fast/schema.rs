@@ -18,7 +18,7 @@
 
 use super::scan::{Step, Text};
 use crate::translate::items::{holds, number_is_false_in_javascript, repair, Holds, Items, MAX_SCHEMA_DEPTH};
-use crate::translate::note::{push_token, Note};
+use crate::translate::note::{push_index, push_name, Note};
 use std::borrow::Cow;
 
 /// A change to the text: `start..end` becomes `patch`.
@@ -136,7 +136,7 @@ impl<'a> Walk<'a> {
                 }
                 "items" if !matches!(walk.text.byte(value)?, b'{' | b'[') => {
                     let end = walk.text.value_end(value)?;
-                    object.items = Some((value, end));
+                    object.items = ItemsAt::Leaf(value, end);
                     end
                 }
                 name => match holds(name) {
@@ -146,7 +146,7 @@ impl<'a> Walk<'a> {
                             object.prefix_items = count;
                         }
                         if name == "items" {
-                            object.items_kept = true;
+                            object.items = ItemsAt::Kept;
                         }
                         end
                     }
@@ -206,24 +206,25 @@ impl<'a> Walk<'a> {
     /// patches, and its note before those of its subschemas.
     fn repair(&mut self, object: &ArraySchema, first_note: usize, notes: &mut Vec<Note>) -> Option<()> {
         // The JSON text of a leaf `items`, for the rule and its note.
-        let leaf = match object.items {
-            Some((start, end)) => self.text.get(start, end)?,
-            None => "",
-        };
+        let leaf;
         let items = match object.items {
-            _ if object.items_kept => Items::Kept,
-            None => Items::Missing,
-            Some(_) => leaf_items(&leaf),
+            ItemsAt::Missing => Items::Missing,
+            ItemsAt::Kept => Items::Kept,
+            ItemsAt::Leaf(start, end) => {
+                leaf = self.text.get(start, end)?;
+                leaf_items(&leaf)
+            }
         };
         let Some(repair) = repair(items, object.has_max_items, object.prefix_items) else { return Some(()) };
-        if let Some((start, end)) = object.items {
+        if let ItemsAt::Leaf(start, end) = object.items {
             self.edits.push(Edit { start, end, patch: Patch::EmptyObject });
         }
-        if repair.max_items.is_some() || object.items.is_none() {
-            let (at, max_items, items) = (object.last_end, repair.max_items, object.items.is_none());
-            self.edits.push(Edit { start: at, end: at, patch: Patch::Append { max_items, items } });
+        let missing = matches!(object.items, ItemsAt::Missing);
+        if repair.max_items.is_some() || missing {
+            let (at, max_items) = (object.last_end, repair.max_items);
+            self.edits.push(Edit { start: at, end: at, patch: Patch::Append { max_items, items: missing } });
         }
-        let note = Note::info(repair.text).at(&self.pointer());
+        let note = Note { pointer: Some(self.pointer()), ..Note::info(repair.text) };
         notes.insert(first_note.min(notes.len()), note);
         Some(())
     }
@@ -231,18 +232,11 @@ impl<'a> Walk<'a> {
     /// The RFC 6901 pointer of the schema being read, as
     /// `translate::items::Trail` writes it.
     fn pointer(&self) -> String {
-        use std::fmt::Write;
         let mut pointer = String::new();
         for token in &self.path {
             match token {
-                Token::Name(name) => {
-                    pointer.push('/');
-                    push_token(&mut pointer, name);
-                }
-                Token::Index(index) => {
-                    // Writing to a `String` cannot fail.
-                    let _ = write!(pointer, "/{index}");
-                }
+                Token::Name(name) => push_name(&mut pointer, name),
+                Token::Index(index) => push_index(&mut pointer, *index),
             }
         }
         pointer
@@ -287,15 +281,24 @@ impl<'a> Walk<'a> {
 struct ArraySchema {
     /// `type` is the string `"array"`.
     is_array: bool,
-    /// Where the value of `items` is, when it is no object and no array.
-    items: Option<(usize, usize)>,
-    /// `items` is an object or an array: the rule keeps it.
-    items_kept: bool,
+    /// What `items` is.
+    items: ItemsAt,
     has_max_items: bool,
     /// The number of items of `prefixItems`, when it is an array.
     prefix_items: usize,
     /// The offset after the value of the last member.
     last_end: usize,
+}
+
+/// The `items` of a schema object, as the rule reads it.
+#[derive(Default, Clone, Copy)]
+enum ItemsAt {
+    #[default]
+    Missing,
+    /// An object or an array: the rule keeps it.
+    Kept,
+    /// Any other value, at `start..end` in the text.
+    Leaf(usize, usize),
 }
 
 /// What the rule makes of an `items` that is no object and no array, from

@@ -7,7 +7,7 @@
 //! The walk repairs such schemas so that they accept the same arrays as
 //! before, and gives one note for each repair.
 
-use super::note::{push_token, Note};
+use super::note::{push_index, push_name, Note};
 use serde_json::{Map, Number, Value};
 use std::fmt;
 
@@ -55,7 +55,7 @@ pub fn normalize_input_schema(schema: &mut Value, tool: Option<&str>, notes: &mu
 /// The pointer of the schema being examined and the notes so far, for the
 /// walk over a `Value` tree. Each step pushes its tokens and truncates them
 /// again. (`fast::schema` keeps the tokens and writes a pointer only for a
-/// note, with the same [`push_token`].)
+/// note, with the same [`push_name`] and [`push_index`].)
 struct Trail<'a> {
     tool: Option<&'a str>,
     notes: &'a mut Vec<Note>,
@@ -77,14 +77,11 @@ impl<'a> Trail<'a> {
     }
 
     fn push(&mut self, token: &str) {
-        self.pointer.push('/');
-        push_token(&mut self.pointer, token);
+        push_name(&mut self.pointer, token);
     }
 
     fn push_index(&mut self, index: usize) {
-        use std::fmt::Write;
-        // Writing to a `String` cannot fail.
-        let _ = write!(self.pointer, "/{index}");
+        push_index(&mut self.pointer, index);
     }
 
     fn note(&mut self, text: String) {
