@@ -2,9 +2,8 @@
 //! building its members: is it a result response to one of our requests?
 
 use super::RawResult;
-use crate::framing::{exceeds_depth, PARSER_MAX_DEPTH};
+use crate::framing::{exceeds_depth, Spare, PARSER_MAX_DEPTH};
 use crate::jsonrpc::Id;
-use bytes::Bytes;
 use indexmap::IndexMap;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -23,11 +22,14 @@ type Members<'a> = IndexMap<String, &'a RawValue>;
 /// escapes, which `RawValue` lets through unparsed; a line with either (or
 /// with any surrogate escape, a rare thing that is not worth a second
 /// look) goes to the full path.
-pub fn response(line: Vec<u8>) -> Result<(u64, RawResult), Vec<u8>> {
+///
+/// The result's pieces keep the line; when the last is dropped its buffer
+/// goes back to `spare`, for the next big line.
+pub fn response(line: Vec<u8>, spare: &Spare) -> Result<(u64, RawResult), Vec<u8>> {
     let Some((id, start, end)) = check(&line) else {
         return Err(line);
     };
-    Ok((id, RawResult { line: Bytes::from(line), start, end }))
+    Ok((id, RawResult { line: spare.share(line), start, end }))
 }
 
 /// The id, and where the result is in the line.
@@ -81,7 +83,9 @@ mod tests {
     use super::*;
 
     fn accepted(line: &str) -> Option<(u64, String)> {
-        response(line.as_bytes().to_vec()).ok().map(|(id, raw)| (id, String::from_utf8_lossy(raw.text()).into_owned()))
+        response(line.as_bytes().to_vec(), &Spare::default())
+            .ok()
+            .map(|(id, raw)| (id, String::from_utf8_lossy(raw.text()).into_owned()))
     }
 
     #[test]

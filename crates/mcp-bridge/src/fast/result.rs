@@ -231,7 +231,7 @@ mod tests {
     /// text, or `None` when it steps aside.
     fn answer(method: &str, result: &str) -> Option<(String, usize)> {
         let line = format!(r#"{{"jsonrpc":"2.0","id":3,"result":{result}}}"#);
-        let (_, raw) = crate::fast::envelope::response(line.into_bytes()).ok()?;
+        let (_, raw) = crate::fast::envelope::response(line.into_bytes(), &Default::default()).ok()?;
         let profile = Profile::vscode();
         let (pieces, notes) = result_line(&Id::number(9), (method, None), &raw, &profile, IconRule::All)?;
         Some((String::from_utf8(pieces.concat()).ok()?, notes.len()))

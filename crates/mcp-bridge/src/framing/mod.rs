@@ -9,12 +9,14 @@
 mod depth;
 mod reader;
 mod sniff;
+mod spare;
 mod writer;
 
 pub use depth::exceeds_depth;
 pub(crate) use depth::skip_string;
 pub use reader::{Frame, LineReader, EDGE_BYTES};
 pub use sniff::{sniff_id, sniff_id_at_end, sniff_id_at_start};
+pub use spare::Spare;
 pub use writer::{write_lines, Line};
 
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};

@@ -2,6 +2,7 @@
 //! bytes of an overlong line are dropped as they come, except its first
 //! and last [`EDGE_BYTES`] bytes, where the id can be sniffed.
 
+use super::spare::{self, Spare};
 use std::io;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
@@ -24,12 +25,27 @@ pub struct LineReader<R> {
     line: Vec<u8>,
     /// `Some` while the current line is over the limit: its two ends.
     overflow: Option<(Vec<u8>, Vec<u8>)>,
+    /// Where a big line finds the buffer of the big line before.
+    spare: Option<Spare>,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
     /// A reader whose lines have at most `max` bytes, not counting `\n`.
     pub fn new(inner: R, max: usize) -> Self {
-        LineReader { inner: BufReader::with_capacity(64 * 1024, inner), max, line: Vec::new(), overflow: None }
+        LineReader {
+            inner: BufReader::with_capacity(64 * 1024, inner),
+            max,
+            line: Vec::new(),
+            overflow: None,
+            spare: None,
+        }
+    }
+
+    /// The same reader, whose big lines reuse the buffer that `spare`
+    /// keeps, when it is larger than what the line has.
+    pub fn with_spare(mut self, spare: Spare) -> Self {
+        self.spare = Some(spare);
+        self
     }
 
     /// The next frame, or `None` at the end of the input. A last line
@@ -55,6 +71,9 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 None => (chunk, None),
             };
             let used = found.unwrap_or(chunk.len());
+            if let (Some(spare), None) = (&self.spare, &self.overflow) {
+                grow_into_spare(&mut self.line, spare, piece.len(), self.max);
+            }
             push_piece(&mut self.line, &mut self.overflow, self.max, piece);
             self.inner.consume(used);
             if found.is_some() {
@@ -75,6 +94,20 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             return None;
         }
         Some(Frame::Line(std::mem::take(&mut self.line)))
+    }
+}
+
+/// Moves the current line into the spare buffer when a big line is about
+/// to outgrow its own: the spare's pages are already there, and the
+/// buffer's growth would fault in fresh ones.
+fn grow_into_spare(line: &mut Vec<u8>, spare: &Spare, more: usize, max: usize) {
+    let needed = line.len() + more;
+    if needed <= line.capacity() || needed < spare::MIN_BYTES || needed > max {
+        return;
+    }
+    if let Some(mut buffer) = spare.take_larger(line.capacity()) {
+        buffer.extend_from_slice(line);
+        *line = buffer;
     }
 }
 
@@ -200,5 +233,26 @@ mod tests {
         }
         let _ = writer.await;
         assert_eq!(count, 50);
+    }
+
+    /// A big line is read into the spare's buffer, whose pages are already
+    /// there, and gives the same frames as without one.
+    #[tokio::test]
+    async fn a_big_line_is_read_into_the_spare_buffer() {
+        let spare = Spare::default();
+        let kept = vec![0u8; 4 << 20];
+        let at = kept.as_ptr();
+        spare.give_back(kept);
+        let big: Vec<u8> = (0..300_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut input = b"small\n".to_vec();
+        input.extend_from_slice(&big);
+        input.extend_from_slice(b"\nok\n");
+        let mut reader = LineReader::new(&input[..], 1 << 20).with_spare(spare.clone());
+        assert_eq!(reader.next_frame().await.ok().flatten(), Some(line("small")));
+        let Ok(Some(Frame::Line(got))) = reader.next_frame().await else { panic!("the big line") };
+        assert_eq!((got.as_ptr(), &got), (at, &big), "read into the spare, the same bytes");
+        assert_eq!(reader.next_frame().await.ok().flatten(), Some(line("ok")));
+        assert!(spare.take_larger(0).is_none(), "taken by the big line");
+        assert_eq!(frames(&input, 1 << 20).await, vec![line("small"), Frame::Line(big), line("ok")], "without a spare");
     }
 }

@@ -38,7 +38,7 @@ pub const CURSOR: &str = "next";
 ///   that the full path writes (the rules, the icons, the envelope), with
 ///   the notes that the full path gives, in the same order.
 pub fn fast_path((method, cursor): (&str, Option<&Value>), quirks: Quirks, line: &[u8]) -> Checked {
-    let Ok((id, raw)) = envelope::response(line.to_vec()) else { return Ok(()) };
+    let Ok((id, raw)) = envelope::response(line.to_vec(), &Default::default()) else { return Ok(()) };
     let decoded = decode(&Frame::Line(line.to_vec()), usize::MAX, UPSTREAM_MAX_DEPTH);
     let Some(Decoded::Message(Message::Response { id: full_id, outcome: Ok(result) })) = decoded else {
         return Err(format!("the fast path took a line that the full path decodes as {decoded:?}"));

@@ -5,7 +5,7 @@
 
 use super::Client;
 use crate::fast;
-use crate::framing::{self, write_lines, Frame, Line, LineReader};
+use crate::framing::{self, write_lines, Frame, Line, LineReader, Spare};
 use crate::jsonrpc::{BridgeError, Cause};
 use crate::support::lock;
 use std::sync::Mutex;
@@ -84,7 +84,9 @@ where
 /// next line is read only when the client is done with this one. The end
 /// of the pipe is the loss of the connection, with `lost` as its cause.
 pub(super) async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, max_line_bytes: usize, lost: Cause) {
-    let mut reader = LineReader::new(input, max_line_bytes);
+    // The buffer of a big line serves the next one (`framing::Spare`).
+    let spare = Spare::default();
+    let mut reader = LineReader::new(input, max_line_bytes).with_spare(spare.clone());
     loop {
         match reader.next_frame().await {
             Ok(Some(frame)) => {
@@ -92,7 +94,7 @@ pub(super) async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, m
                 // only the full decode can tell what it is.
                 let frame = match frame {
                     Frame::Line(line) if line.len() >= fast::MIN_BYTES && client.takes_raw() => {
-                        match fast::envelope::response(line) {
+                        match fast::envelope::response(line, &spare) {
                             Ok((id, raw)) => {
                                 client.receive_raw(id, raw);
                                 continue;
@@ -102,7 +104,11 @@ pub(super) async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, m
                     }
                     frame => frame,
                 };
-                if let Some(decoded) = framing::decode(&frame, max_line_bytes, super::UPSTREAM_MAX_DEPTH) {
+                let decoded = framing::decode(&frame, max_line_bytes, super::UPSTREAM_MAX_DEPTH);
+                if let Frame::Line(line) = frame {
+                    spare.give_back(line);
+                }
+                if let Some(decoded) = decoded {
                     client.receive(decoded).await;
                 }
             }

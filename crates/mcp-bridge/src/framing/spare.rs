@@ -1,0 +1,177 @@
+//! The buffer of a big line, kept a moment after the line is done with,
+//! for the next big line of the same pipe (issue 15).
+//!
+//! A line of 32 MiB needs 8,192 fresh pages, and the kernel's fault and
+//! zeroing of each cost the bridge about 20 ms per line on the benchmark's
+//! machine (a third of its time on the line); freeing them cost 2 to 3 ms
+//! more. A burst of big results (the pages of a long list, a client that
+//! reads many resources) reuses the pages of the line before instead. The
+//! buffer is kept for [`KEEP`] after it came back, as an allocator keeps
+//! freed pages for a while before it gives them back, so an idle bridge
+//! holds nothing extra for longer than that.
+
+use crate::support::lock;
+use bytes::Bytes;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+/// How long a buffer that came back is kept for the next big line.
+pub const KEEP: Duration = Duration::from_secs(1);
+
+/// Buffers smaller than this are not worth keeping: the reader's own
+/// buffer holds a line this long without growing.
+pub const MIN_BYTES: usize = 64 * 1024;
+
+/// The place of one kept buffer, shared by the reader that takes it and
+/// the lines that give it back.
+#[derive(Clone, Default)]
+pub struct Spare {
+    slot: Arc<Mutex<Slot>>,
+}
+
+#[derive(Default)]
+struct Slot {
+    buffer: Option<Vec<u8>>,
+    /// Counts the buffers given back, so that the expiry of one does not
+    /// drop a later one.
+    given: u64,
+}
+
+impl Spare {
+    /// The kept buffer, emptied, when it holds more than `capacity` bytes.
+    pub fn take_larger(&self, capacity: usize) -> Option<Vec<u8>> {
+        let mut slot = lock(&self.slot);
+        if slot.buffer.as_ref().is_some_and(|buffer| buffer.capacity() > capacity) {
+            return slot.buffer.take();
+        }
+        None
+    }
+
+    /// The line as `Bytes` whose buffer comes back here once its last
+    /// piece is dropped (the writer has written it).
+    pub fn share(&self, line: Vec<u8>) -> Bytes {
+        if line.capacity() < MIN_BYTES {
+            return Bytes::from(line);
+        }
+        Bytes::from_owner(Returning { line, home: Arc::downgrade(&self.slot) })
+    }
+
+    /// Keeps `line`'s buffer for the next big line (a line that the full
+    /// path has parsed).
+    pub fn give_back(&self, line: Vec<u8>) {
+        give_back(&self.slot, line);
+    }
+}
+
+/// A line that goes back to its spare's slot when dropped.
+struct Returning {
+    line: Vec<u8>,
+    home: Weak<Mutex<Slot>>,
+}
+
+impl AsRef<[u8]> for Returning {
+    fn as_ref(&self) -> &[u8] {
+        &self.line
+    }
+}
+
+impl Drop for Returning {
+    fn drop(&mut self) {
+        if let Some(home) = self.home.upgrade() {
+            give_back(&home, std::mem::take(&mut self.line));
+        }
+    }
+}
+
+/// Keeps the buffer when it is big and larger than the one kept, and drops
+/// it after [`KEEP`] unless another came back since. Outside a tokio
+/// runtime nothing could drop it later, so it is not kept.
+fn give_back(home: &Arc<Mutex<Slot>>, mut line: Vec<u8>) {
+    if line.capacity() < MIN_BYTES {
+        return;
+    }
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+    let given = {
+        let mut slot = lock(home);
+        if slot.buffer.as_ref().is_some_and(|kept| kept.capacity() >= line.capacity()) {
+            return;
+        }
+        line.clear();
+        slot.buffer = Some(line);
+        slot.given += 1;
+        slot.given
+    };
+    let home = Arc::downgrade(home);
+    runtime.spawn(async move {
+        tokio::time::sleep(KEEP).await;
+        if let Some(home) = home.upgrade() {
+            let mut slot = lock(&home);
+            if slot.given == given {
+                slot.buffer = None;
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn big(byte: u8) -> Vec<u8> {
+        vec![byte; MIN_BYTES * 2]
+    }
+
+    /// The buffer of a shared line comes back when its last piece goes,
+    /// and is the very allocation that the next big line gets.
+    #[tokio::test(start_paused = true)]
+    async fn a_shared_line_gives_its_buffer_back_when_its_last_piece_goes() {
+        let spare = Spare::default();
+        let line = big(b'x');
+        let at = line.as_ptr();
+        let bytes = spare.share(line);
+        let piece = bytes.slice(10..20);
+        drop(bytes);
+        assert!(spare.take_larger(0).is_none(), "a piece is still out");
+        assert_eq!(&piece[..], b"xxxxxxxxxx");
+        drop(piece);
+        let back = spare.take_larger(MIN_BYTES).expect("the buffer came back");
+        assert_eq!((back.as_ptr(), back.len()), (at, 0));
+        assert!(spare.take_larger(0).is_none(), "taken once");
+    }
+
+    /// A kept buffer goes after KEEP, unless a later one took its place;
+    /// a smaller buffer never replaces a larger one.
+    #[tokio::test(start_paused = true)]
+    async fn a_kept_buffer_goes_after_keep() {
+        let spare = Spare::default();
+        spare.give_back(big(b'a'));
+        tokio::time::sleep(KEEP / 2).await;
+        let larger = vec![0; MIN_BYTES * 4];
+        spare.give_back(larger);
+        tokio::time::sleep(KEEP / 2 + Duration::from_millis(1)).await;
+        assert_eq!(spare.take_larger(0).map(|b| b.capacity()), Some(MIN_BYTES * 4), "the later one stays");
+        spare.give_back(vec![0; MIN_BYTES * 4]);
+        spare.give_back(big(b'b'));
+        assert_eq!(spare.take_larger(0).map(|b| b.capacity()), Some(MIN_BYTES * 4), "the smaller one is dropped");
+        spare.give_back(big(b'c'));
+        tokio::time::sleep(KEEP + Duration::from_millis(1)).await;
+        assert!(spare.take_larger(0).is_none(), "dropped after KEEP");
+    }
+
+    /// Small buffers are not kept, a buffer no larger than asked for is
+    /// not taken, and outside a runtime nothing is kept.
+    #[test]
+    fn small_buffers_and_buffers_outside_a_runtime_are_not_kept() {
+        let spare = Spare::default();
+        spare.give_back(big(b'x'));
+        assert!(spare.take_larger(0).is_none(), "outside a runtime");
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().expect("a runtime");
+        runtime.block_on(async {
+            spare.give_back(vec![0; MIN_BYTES - 1]);
+            assert!(spare.take_larger(0).is_none(), "too small to keep");
+            spare.give_back(big(b'x'));
+            assert!(spare.take_larger(MIN_BYTES * 2).is_none(), "not larger than asked");
+            assert!(spare.take_larger(MIN_BYTES * 2 - 1).is_some());
+        });
+    }
+}
