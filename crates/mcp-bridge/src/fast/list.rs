@@ -9,7 +9,6 @@
 //! that gives a warning, or removes a tool's member, leaves the list to the
 //! full path.
 
-use super::raw::TypeMember;
 use super::result::Members;
 use super::scan::{Step, Text};
 use super::schema::Walk;
@@ -123,5 +122,5 @@ fn tool(walk: &mut Walk<'_>, at: usize, rules: ToolRules, notes: &mut Vec<Note>)
 /// The root of an `outputSchema` is an object with `type: "object"`, as
 /// `translate::result` tests it on the tree.
 fn has_object_type(schema: &str) -> bool {
-    serde_json::from_str::<TypeMember>(schema).is_ok_and(|t| t.0.as_ref().and_then(Value::as_str) == Some("object"))
+    Text::new(schema).is_of_type(0, "object").is_some_and(|(is, _)| is)
 }

@@ -29,7 +29,6 @@
 
 pub mod envelope;
 mod list;
-mod raw;
 pub mod result;
 mod scan;
 mod schema;

@@ -3,7 +3,6 @@
 //! full path must apply the rules (behaviour spec, "Result rules (M1)").
 
 use super::list::{self, Edit};
-use super::raw::TypeMember;
 use super::scan::{Step, Text};
 use super::RawResult;
 use crate::jsonrpc::Id;
@@ -171,10 +170,18 @@ fn call_is_ready(members: &Members<'_>, profile: &Profile) -> Option<bool> {
     Some(!strict_removes)
 }
 
-/// A block whose `type` is `"text"`, in one scan of the content array.
+/// A block whose `type` is `"text"`, in one scan of the content array
+/// (its text was checked by `fast::envelope`).
 fn has_text_block(content: &str) -> Option<bool> {
-    let blocks: Vec<TypeMember> = serde_json::from_str(content).ok()?;
-    Some(blocks.iter().any(|b| b.0.as_ref().and_then(Value::as_str) == Some("text")))
+    let text = Text::new(content);
+    let mut found = false;
+    let mut step = text.open(0)?;
+    while let Step::Item(at) = step {
+        let (is_text, end) = text.is_of_type(at, "text")?;
+        found |= is_text;
+        step = text.next(end, b']')?;
+    }
+    Some(found)
 }
 
 /// The pieces of a response line: small parts gather in a buffer, a long

@@ -134,6 +134,33 @@ impl<'a> Text<'a> {
         }
     }
 
+    /// Whether the value at `at` is an object whose `type` is the string
+    /// `kind`, as the full parse reads `value["type"]`: the last `type`
+    /// member counts, its value decoded. Also the offset after the value.
+    pub fn is_of_type(&self, at: usize, kind: &str) -> Option<(bool, usize)> {
+        if self.byte(at)? != b'{' {
+            return Some((false, self.value_end(at)?));
+        }
+        let mut is = false;
+        let mut step = self.open(at)?;
+        while let Step::Item(member) = step {
+            let (name, value) = self.name(member)?;
+            let end = if name == "type" && self.byte(value)? == b'"' {
+                let (string, end) = self.string(value)?;
+                is = string == kind;
+                end
+            } else {
+                is = is && name != "type";
+                self.value_end(value)?
+            };
+            step = self.next(end, b'}')?;
+        }
+        match step {
+            Step::End(end) => Some((is, end)),
+            Step::Item(_) => None,
+        }
+    }
+
     /// The offset after the quote that closes the string opening at `at`,
     /// and whether the string has an escape.
     fn string_end(&self, at: usize) -> Option<(usize, bool)> {
@@ -196,6 +223,31 @@ mod tests {
         assert!(Text::new("[1 2]").next(2, b']').is_none());
         assert!(Text::new("[1").next(2, b']').is_none());
         assert!(Text::new("1").open(0).is_none());
+    }
+
+    /// An object's type is its last `type` member, when a string, decoded;
+    /// anything else has none. The offset after the value comes with it.
+    #[test]
+    fn the_type_of_an_object_is_its_last_type_member() {
+        for (text, want) in [
+            (r#"{"type":"text"}"#, true),
+            (r#"{ "x" : {"type":"image"} , "type" : "t\u0065xt" }"#, true),
+            (r#"{"type":"image","type":"text"}"#, true),
+            (r#"{"type":"text","type":"image"}"#, false),
+            (r#"{"type":"text","type":1}"#, false),
+            (r#"{"type":"text","x":1}"#, true),
+            (r#"{"t\u0079pe":"text"}"#, true),
+            (r#"{"type":"texts"}"#, false),
+            (r#"{"type":["text"]}"#, false),
+            (r#"{"x":{"type":"text"}}"#, false),
+            ("{}", false),
+            (r#"["text"]"#, false),
+            (r#""text""#, false),
+            ("1.5", false),
+        ] {
+            assert_eq!(Text::new(text).is_of_type(0, "text"), Some((want, text.len())), "{text}");
+        }
+        assert_eq!(Text::new(r#"{"type":"text""#).is_of_type(0, "text"), None);
     }
 
     /// Members and items are found in order, names decoded when they have
