@@ -26,15 +26,17 @@ type Members<'a> = IndexMap<String, &'a RawValue>;
 /// The result's pieces keep the line; when the last is dropped its buffer
 /// goes back to `spare`, for the next big line.
 pub fn response(line: Vec<u8>, spare: &Spare) -> Result<(u64, RawResult), Vec<u8>> {
+    // A line that is not UTF-8 is no JSON: the full path gives its error.
+    let line = String::from_utf8(line).map_err(|err| err.into_bytes())?;
     let Some((id, start, end)) = check(&line) else {
-        return Err(line);
+        return Err(line.into_bytes());
     };
-    Ok((id, RawResult { line: spare.share(line), start, end }))
+    Ok((id, RawResult::new(line, (start, end), spare.clone())))
 }
 
 /// The id, and where the result is in the line.
-fn check(line: &[u8]) -> Option<(u64, usize, usize)> {
-    let members: Members = serde_json::from_slice(line).ok()?;
+fn check(line: &str) -> Option<(u64, usize, usize)> {
+    let members: Members = serde_json::from_str(line).ok()?;
     if members.contains_key("method") || members.contains_key("error") {
         return None;
     }
@@ -44,8 +46,8 @@ fn check(line: &[u8]) -> Option<(u64, usize, usize)> {
     // The id as the full path reads it: a valid JSON-RPC id, then one of
     // the upstream client's (an unsigned integer).
     let id = Id::from_value(parse(members.get("id")?.get())?)?.as_value().as_u64()?;
-    let result = members.get("result")?.get().as_bytes();
-    if exceeds_depth(line, PARSER_MAX_DEPTH) || has_surrogate_escape(line) {
+    let result = members.get("result")?.get();
+    if exceeds_depth(line.as_bytes(), PARSER_MAX_DEPTH) || has_surrogate_escape(line.as_bytes()) {
         return None;
     }
     let start = (result.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
@@ -83,9 +85,7 @@ mod tests {
     use super::*;
 
     fn accepted(line: &str) -> Option<(u64, String)> {
-        response(line.as_bytes().to_vec(), &Spare::default())
-            .ok()
-            .map(|(id, raw)| (id, String::from_utf8_lossy(raw.text()).into_owned()))
+        response(line.as_bytes().to_vec(), &Spare::default()).ok().map(|(id, raw)| (id, raw.text().to_owned()))
     }
 
     #[test]
@@ -116,6 +116,9 @@ mod tests {
         ] {
             assert_eq!(accepted(line), None, "{line}");
         }
+        // Not UTF-8: no JSON, and the full path gets the line as it came.
+        let not_utf8 = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"\xff\"}".to_vec();
+        assert_eq!(response(not_utf8.clone(), &Spare::default()).err(), Some(not_utf8));
         let deep = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{}{}}}"#, "[".repeat(127), "]".repeat(127));
         assert_eq!(accepted(&deep), None);
         let within = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{}{}}}"#, "[".repeat(126), "]".repeat(126));

@@ -33,40 +33,116 @@ pub mod result;
 mod scan;
 mod schema;
 
+use crate::framing::Spare;
 use bytes::Bytes;
 use serde_json::Value;
+use std::fmt;
+use std::sync::Arc;
 
 /// Lines from this size on take the fast path. Below it the full path is
 /// as quick, and a small line gains nothing from being kept.
 pub const MIN_BYTES: usize = 64 * 1024;
 
-/// The result of a response, as its bytes within the line that came.
+/// The result of a response, as its text within the line that came. The
+/// line is a `String`: its UTF-8 is checked once, before the envelope's
+/// parse, and the rules read the result as `str` without a second check
+/// (1.3 ms of a 32 MiB line).
 #[derive(Debug, Clone)]
 pub struct RawResult {
-    line: Bytes,
+    line: Arc<Owned>,
     start: usize,
     end: usize,
 }
 
+/// The line of a raw result. Its buffer goes back to the pipe's spare
+/// when the last piece of the response that shares it is written.
+struct Owned {
+    text: String,
+    spare: Spare,
+}
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        self.spare.give_back(std::mem::take(&mut self.text).into_bytes());
+    }
+}
+
+impl fmt::Debug for Owned {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Owned({} bytes)", self.text.len())
+    }
+}
+
+/// A piece of a line, for the writer: `Bytes` that keep the line.
+struct Piece {
+    line: Arc<Owned>,
+    start: usize,
+    end: usize,
+}
+
+impl AsRef<[u8]> for Piece {
+    fn as_ref(&self) -> &[u8] {
+        self.line.text.as_bytes().get(self.start..self.end).unwrap_or_default()
+    }
+}
+
 impl RawResult {
+    /// The result at `start..end` of `line`; the line's buffer goes back to
+    /// `spare` when the result and its pieces are dropped.
+    fn new(line: String, (start, end): (usize, usize), spare: Spare) -> RawResult {
+        RawResult { line: Arc::new(Owned { text: line, spare }), start, end }
+    }
+
     /// The JSON text of the result.
-    pub fn text(&self) -> &[u8] {
-        &self.line[self.start..self.end]
+    pub fn text(&self) -> &str {
+        self.line.text.get(self.start..self.end).unwrap_or_default()
     }
 
     /// The result as a `Value`, the way the full path would have parsed it
     /// (for a caller or a rule that needs the tree).
     pub fn to_value(&self) -> serde_json::Result<Value> {
-        serde_json::from_slice(self.text())
+        serde_json::from_str(self.text())
     }
 
     /// The bytes of `part`, a slice of [`RawResult::text`], without a copy.
     fn share(&self, part: &[u8]) -> Bytes {
-        let base = self.line.as_ptr() as usize;
-        let at = (part.as_ptr() as usize).wrapping_sub(base);
-        match at.checked_add(part.len()) {
-            Some(end) if end <= self.line.len() => self.line.slice(at..end),
+        let base = self.line.text.as_ptr() as usize;
+        let start = (part.as_ptr() as usize).wrapping_sub(base);
+        match start.checked_add(part.len()) {
+            Some(end) if end <= self.line.text.len() => {
+                Bytes::from_owner(Piece { line: self.line.clone(), start, end })
+            }
             _ => Bytes::copy_from_slice(part),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pieces of a raw result keep its line, with no copy, and the
+    /// line's buffer goes back to the pipe's spare when the last of them
+    /// is dropped; a slice of anything else is copied.
+    #[tokio::test]
+    async fn the_line_goes_back_to_the_spare_after_its_last_piece() {
+        let spare = Spare::default();
+        let mut line = br#"{"jsonrpc":"2.0","id":1,"result":{"text":""#.to_vec();
+        line.extend(vec![b'x'; 100_000]);
+        line.extend(br#""}}"#);
+        let at = line.as_ptr();
+        let (_, raw) = envelope::response(line, &spare).expect("a result response");
+        let part = raw.text().as_bytes().get(9..100_009).unwrap_or_default();
+        let piece = raw.share(part);
+        assert_eq!((piece.as_ptr(), piece.len()), (part.as_ptr(), 100_000), "no copy");
+        let other = raw.share(b"elsewhere");
+        assert_ne!(other.as_ptr(), b"elsewhere".as_ptr());
+        assert_eq!(&other[..], b"elsewhere");
+        drop(raw);
+        assert!(spare.take_larger(0).is_none(), "a piece is still out");
+        assert!(piece.iter().all(|&b| b == b'x'));
+        drop(piece);
+        let back = spare.take_larger(0).expect("the buffer came back");
+        assert_eq!((back.as_ptr(), back.len()), (at, 0));
     }
 }

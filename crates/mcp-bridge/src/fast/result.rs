@@ -40,7 +40,7 @@ pub fn result_line(
     if !may_take(icons) {
         return None;
     }
-    let text = std::str::from_utf8(raw.text()).ok()?;
+    let text = raw.text();
     // The `tools` of a list get their rules where they are read: a list of
     // 2,000 tools is most of the line, and is scanned once.
     let tool_rules = list::tool_rules(method, profile);

@@ -11,8 +11,7 @@
 //! holds nothing extra for longer than that.
 
 use crate::support::lock;
-use bytes::Bytes;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// How long a buffer that came back is kept for the next big line.
@@ -47,70 +46,36 @@ impl Spare {
         None
     }
 
-    /// The line as `Bytes` whose buffer comes back here once its last
-    /// piece is dropped (the writer has written it).
-    pub fn share(&self, line: Vec<u8>) -> Bytes {
+    /// Keeps `line`'s buffer for the next big line when it is big and
+    /// larger than the one kept, and drops it after [`KEEP`] unless another
+    /// came back since. Outside a tokio runtime nothing could drop it
+    /// later, so it is not kept.
+    pub fn give_back(&self, mut line: Vec<u8>) {
         if line.capacity() < MIN_BYTES {
-            return Bytes::from(line);
-        }
-        Bytes::from_owner(Returning { line, home: Arc::downgrade(&self.slot) })
-    }
-
-    /// Keeps `line`'s buffer for the next big line (a line that the full
-    /// path has parsed).
-    pub fn give_back(&self, line: Vec<u8>) {
-        give_back(&self.slot, line);
-    }
-}
-
-/// A line that goes back to its spare's slot when dropped.
-struct Returning {
-    line: Vec<u8>,
-    home: Weak<Mutex<Slot>>,
-}
-
-impl AsRef<[u8]> for Returning {
-    fn as_ref(&self) -> &[u8] {
-        &self.line
-    }
-}
-
-impl Drop for Returning {
-    fn drop(&mut self) {
-        if let Some(home) = self.home.upgrade() {
-            give_back(&home, std::mem::take(&mut self.line));
-        }
-    }
-}
-
-/// Keeps the buffer when it is big and larger than the one kept, and drops
-/// it after [`KEEP`] unless another came back since. Outside a tokio
-/// runtime nothing could drop it later, so it is not kept.
-fn give_back(home: &Arc<Mutex<Slot>>, mut line: Vec<u8>) {
-    if line.capacity() < MIN_BYTES {
-        return;
-    }
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-    let given = {
-        let mut slot = lock(home);
-        if slot.buffer.as_ref().is_some_and(|kept| kept.capacity() >= line.capacity()) {
             return;
         }
-        line.clear();
-        slot.buffer = Some(line);
-        slot.given += 1;
-        slot.given
-    };
-    let home = Arc::downgrade(home);
-    runtime.spawn(async move {
-        tokio::time::sleep(KEEP).await;
-        if let Some(home) = home.upgrade() {
-            let mut slot = lock(&home);
-            if slot.given == given {
-                slot.buffer = None;
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let given = {
+            let mut slot = lock(&self.slot);
+            if slot.buffer.as_ref().is_some_and(|kept| kept.capacity() >= line.capacity()) {
+                return;
             }
-        }
-    });
+            line.clear();
+            slot.buffer = Some(line);
+            slot.given += 1;
+            slot.given
+        };
+        let home = Arc::downgrade(&self.slot);
+        runtime.spawn(async move {
+            tokio::time::sleep(KEEP).await;
+            if let Some(home) = home.upgrade() {
+                let mut slot = lock(&home);
+                if slot.given == given {
+                    slot.buffer = None;
+                }
+            }
+        });
+    }
 }
 
 #[cfg(test)]
@@ -119,24 +84,6 @@ mod tests {
 
     fn big(byte: u8) -> Vec<u8> {
         vec![byte; MIN_BYTES * 2]
-    }
-
-    /// The buffer of a shared line comes back when its last piece goes,
-    /// and is the very allocation that the next big line gets.
-    #[tokio::test(start_paused = true)]
-    async fn a_shared_line_gives_its_buffer_back_when_its_last_piece_goes() {
-        let spare = Spare::default();
-        let line = big(b'x');
-        let at = line.as_ptr();
-        let bytes = spare.share(line);
-        let piece = bytes.slice(10..20);
-        drop(bytes);
-        assert!(spare.take_larger(0).is_none(), "a piece is still out");
-        assert_eq!(&piece[..], b"xxxxxxxxxx");
-        drop(piece);
-        let back = spare.take_larger(MIN_BYTES).expect("the buffer came back");
-        assert_eq!((back.as_ptr(), back.len()), (at, 0));
-        assert!(spare.take_larger(0).is_none(), "taken once");
     }
 
     /// A kept buffer goes after KEEP, unless a later one took its place;
