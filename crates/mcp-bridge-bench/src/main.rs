@@ -52,6 +52,9 @@ const BIG_BYTES: usize = 16 << 20;
 const BLOCK: usize = 500;
 /// How long a process is left alone before its RSS counts as idle.
 const SETTLE: Duration = Duration::from_secs(1);
+/// The pause before each big result of the idle rounds: longer than the
+/// bridge keeps a big line's buffer (1 s).
+const AFTER_IDLE: Duration = Duration::from_millis(1500);
 
 fn main() {
     if let Err(message) = run() {
@@ -121,7 +124,7 @@ fn run() -> Result<()> {
     println!("  {:<42} {:>21}", "bridge binary size", kib(file_kib(&paths.bridge)));
 
     // (3): throughput of big results, then the peak memory they cost.
-    let big = throughput(&mut direct, &mut bridged, rounds.big)?;
+    let big = throughput(&mut direct, &mut bridged, rounds.big, Duration::ZERO)?;
     figures.big_ratio = Some(big.ratio_at(0.5));
     let rss_peak = [direct.status_kib("VmHWM"), bridged.status_kib("VmHWM")];
     figures.peak_rss_mib = rss_peak[1].map(mib);
@@ -131,6 +134,15 @@ fn run() -> Result<()> {
     print_throughput(&big);
     print_memory("peak RSS after it (VmHWM), KiB", rss_peak);
     print_memory("RSS 1 s later (VmRSS), KiB", rss_after_big);
+    // The same line after the bridge was idle for longer than it keeps the
+    // buffer of the line before (`framing::Spare`): a fresh buffer.
+    let idle = throughput(&mut direct, &mut bridged, rounds.big.min(3), AFTER_IDLE)?;
+    let times = [percentile(&idle.times[0], 0.5), percentile(&idle.times[1], 0.5)];
+    let label = format!("time per result p50 after {} s idle, ms", AFTER_IDLE.as_secs_f64());
+    let (direct_ms, bridged_ms) = (millis(times[0]), millis(times[1]));
+    println!("  {label:<42} {direct_ms:>10.1} {bridged_ms:>10.1} {:>8.2}", bridged_ms / direct_ms);
+    let label = format!("throughput after {} s idle, ratio", AFTER_IDLE.as_secs_f64());
+    println!("  {label:<42} {:>10} {:>10} {:>8.2}", "", "", idle.ratio_at(0.5));
 
     // More shapes: a long list, a burst, the start.
     println!();
@@ -824,7 +836,9 @@ struct Throughput {
     times: [Vec<Duration>; 2],
 }
 
-fn throughput(direct: &mut Peer, bridged: &mut Peer, rounds: usize) -> Result<Throughput> {
+/// Big results, each `pause` after the one before (none for back to
+/// back), after one for warm-up.
+fn throughput(direct: &mut Peer, bridged: &mut Peer, rounds: usize, pause: Duration) -> Result<Throughput> {
     let params = json!({"name": "big", "arguments": {"bytes": BIG_BYTES}});
     let requests =
         [Request::new(Side::Direct, "tools/call", params.clone()), Request::new(Side::Bridged, "tools/call", params)];
@@ -837,6 +851,7 @@ fn throughput(direct: &mut Peer, bridged: &mut Peer, rounds: usize) -> Result<Th
     let mut times = [Vec::new(), Vec::new()];
     for _ in 0..rounds {
         for ((peer, request), times) in [&mut *direct, &mut *bridged].into_iter().zip(&requests).zip(&mut times) {
+            std::thread::sleep(pause);
             times.push(peer.exchange(request)?.elapsed);
         }
     }
