@@ -11,8 +11,9 @@
 //! holds nothing extra for longer than that.
 
 use crate::support::lock;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
+use tokio::time::Instant;
 
 /// How long a buffer that came back is kept for the next big line.
 pub const KEEP: Duration = Duration::from_secs(1);
@@ -31,9 +32,11 @@ pub struct Spare {
 #[derive(Default)]
 struct Slot {
     buffer: Option<Vec<u8>>,
-    /// Counts the buffers given back, so that the expiry of one does not
-    /// drop a later one.
-    given: u64,
+    /// When the kept buffer came back.
+    since: Option<Instant>,
+    /// Whether the one expiry task of this slot is running: a burst of big
+    /// lines arms one timer, not one per line.
+    armed: bool,
 }
 
 impl Spare {
@@ -47,34 +50,45 @@ impl Spare {
     }
 
     /// Keeps `line`'s buffer for the next big line when it is big and
-    /// larger than the one kept, and drops it after [`KEEP`] unless another
-    /// came back since. Outside a tokio runtime nothing could drop it
+    /// larger than the one kept, and drops it [`KEEP`] after the last
+    /// buffer came back. Outside a tokio runtime nothing could drop it
     /// later, so it is not kept.
     pub fn give_back(&self, mut line: Vec<u8>) {
         if line.capacity() < MIN_BYTES {
             return;
         }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-        let given = {
-            let mut slot = lock(&self.slot);
-            if slot.buffer.as_ref().is_some_and(|kept| kept.capacity() >= line.capacity()) {
+        let mut slot = lock(&self.slot);
+        if slot.buffer.as_ref().is_some_and(|kept| kept.capacity() >= line.capacity()) {
+            return;
+        }
+        line.clear();
+        slot.buffer = Some(line);
+        slot.since = Some(Instant::now());
+        if !std::mem::replace(&mut slot.armed, true) {
+            runtime.spawn(expire(Arc::downgrade(&self.slot)));
+        }
+    }
+}
+
+/// The expiry task of a slot: drops the kept buffer once [`KEEP`] has
+/// passed since it came back, waiting again while a later one came back
+/// in between, and ends with the buffer (or with the slot).
+async fn expire(home: Weak<Mutex<Slot>>) {
+    let mut due = Instant::now() + KEEP;
+    loop {
+        tokio::time::sleep_until(due).await;
+        let Some(home) = home.upgrade() else { return };
+        let mut slot = lock(&home);
+        match slot.since {
+            Some(since) if slot.buffer.is_some() && since + KEEP > Instant::now() => due = since + KEEP,
+            _ => {
+                slot.buffer = None;
+                slot.since = None;
+                slot.armed = false;
                 return;
             }
-            line.clear();
-            slot.buffer = Some(line);
-            slot.given += 1;
-            slot.given
-        };
-        let home = Arc::downgrade(&self.slot);
-        runtime.spawn(async move {
-            tokio::time::sleep(KEEP).await;
-            if let Some(home) = home.upgrade() {
-                let mut slot = lock(&home);
-                if slot.given == given {
-                    slot.buffer = None;
-                }
-            }
-        });
+        }
     }
 }
 
@@ -103,6 +117,23 @@ mod tests {
         spare.give_back(big(b'c'));
         tokio::time::sleep(KEEP + Duration::from_millis(1)).await;
         assert!(spare.take_larger(0).is_none(), "dropped after KEEP");
+    }
+
+    /// A burst of big lines arms one timer, which ends with the buffer.
+    #[tokio::test(start_paused = true)]
+    async fn a_burst_of_big_lines_arms_one_timer() {
+        let spare = Spare::default();
+        let alive = || tokio::runtime::Handle::current().metrics().num_alive_tasks();
+        for _ in 0..100 {
+            let line = spare.take_larger(0).unwrap_or_else(|| big(b'x'));
+            spare.give_back(line);
+        }
+        assert_eq!(alive(), 1, "one expiry task");
+        tokio::time::sleep(KEEP + Duration::from_millis(1)).await;
+        assert!(spare.take_larger(0).is_none(), "dropped after KEEP");
+        assert_eq!(alive(), 0, "the task ended with the buffer");
+        spare.give_back(big(b'y'));
+        assert_eq!(alive(), 1, "armed again");
     }
 
     /// Small buffers are not kept, a buffer no larger than asked for is
