@@ -137,12 +137,7 @@ fn run() -> Result<()> {
     // The same line after the bridge was idle for longer than it keeps the
     // buffer of the line before (`framing::Spare`): a fresh buffer.
     let idle = throughput(&mut direct, &mut bridged, rounds.big.min(3), AFTER_IDLE)?;
-    let times = [percentile(&idle.times[0], 0.5), percentile(&idle.times[1], 0.5)];
-    let label = format!("time per result p50 after {} s idle, ms", AFTER_IDLE.as_secs_f64());
-    let (direct_ms, bridged_ms) = (millis(times[0]), millis(times[1]));
-    println!("  {label:<42} {direct_ms:>10.1} {bridged_ms:>10.1} {:>8.2}", bridged_ms / direct_ms);
-    let label = format!("throughput after {} s idle, ratio", AFTER_IDLE.as_secs_f64());
-    println!("  {label:<42} {:>10} {:>10} {:>8.2}", "", "", idle.ratio_at(0.5));
+    print_idle_throughput(&idle);
 
     // More shapes: a long list, a burst, the start.
     println!();
@@ -884,6 +879,17 @@ fn print_throughput(big: &Throughput) {
         let label = format!("throughput at {name}, MB/s");
         println!("  {label:<42} {:>10.1} {:>10.1} {:>8.2}", rates[0], rates[1], rates[1] / rates[0]);
     }
+}
+
+/// The rows of the big results after a pause each: the p50 time and the
+/// throughput ratio.
+fn print_idle_throughput(idle: &Throughput) {
+    let times = [percentile(&idle.times[0], 0.5), percentile(&idle.times[1], 0.5)];
+    let label = format!("time per result p50 after {} s idle, ms", AFTER_IDLE.as_secs_f64());
+    let (direct, bridged) = (millis(times[0]), millis(times[1]));
+    println!("  {label:<42} {direct:>10.1} {bridged:>10.1} {:>8.2}", bridged / direct);
+    let label = format!("throughput after {} s idle, ratio", AFTER_IDLE.as_secs_f64());
+    println!("  {label:<42} {:>10} {:>10} {:>8.2}", "", "", idle.ratio_at(0.5));
 }
 
 /// A memory row: the upstream alone, and the upstream with the bridge (the

@@ -18,8 +18,8 @@ use tokio::time::Instant;
 /// How long a buffer that came back is kept for the next big line.
 pub const KEEP: Duration = Duration::from_secs(1);
 
-/// Buffers smaller than this are not worth keeping: the reader's own
-/// buffer holds a line this long without growing.
+/// Buffers smaller than this are not worth keeping: a line this short
+/// faults in at most 16 pages, and the fast path starts at this size too.
 pub const MIN_BYTES: usize = 64 * 1024;
 
 /// The place of one kept buffer, shared by the reader that takes it and
