@@ -31,8 +31,8 @@ impl Output {
     }
 
     /// Queues a line that is JSON already (the embedded mode relays the
-    /// lines of rmcp's server byte for byte), waiting while the queue is
-    /// full.
+    /// lines of rmcp's server byte for byte; a result response is written
+    /// as its line), waiting while the queue is full.
     pub async fn send_line(&self, line: Vec<u8>) {
         let _ = self.tx.send(Line::Text(line)).await;
     }

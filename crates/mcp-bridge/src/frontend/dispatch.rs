@@ -57,10 +57,10 @@ fn response(shared: &Shared, id: &Id, outcome: Result<Value, Value>) {
             Err(error) => Answer::Error(error),
         };
         if !id.as_str().is_some_and(|s| shared.asks.deliver(s, answer)) {
-            tracing::debug!(id = %id.key(), "dropped an answer to an unknown or answered request of the bridge");
+            tracing::debug!(id = %id, "dropped an answer to an unknown or answered request of the bridge");
         }
     } else {
-        tracing::debug!(id = %id.key(), "dropped a response of the client to no request");
+        tracing::debug!(id = %id, "dropped a response of the client to no request");
     }
 }
 
@@ -70,9 +70,9 @@ fn notification(shared: &Shared, method: &str, params: Option<&Value>) {
             let request_id = params.and_then(|p| p.get("requestId")).cloned().and_then(Id::from_value);
             match request_id {
                 Some(id) if shared.inflight.cancel(&id) => {
-                    tracing::debug!(id = %id.key(), "the client canceled a request")
+                    tracing::debug!(id = %id, "the client canceled a request")
                 }
-                Some(id) => tracing::debug!(id = %id.key(), "a cancellation for no request in flight"),
+                Some(id) => tracing::debug!(id = %id, "a cancellation for no request in flight"),
                 None => tracing::debug!("a cancellation without requestId cancels nothing"),
             }
         }
@@ -99,7 +99,7 @@ async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Valu
                 subscriptions::change(shared, &ready, id, method, params.as_ref()).await;
             }
             Phase::Ready(ready) if FORWARDED_METHODS.contains(&method) => {
-                forward::start(shared, ready.client, ready.declared, id, method, params).await;
+                forward::start(shared, ready.client.clone(), ready.declared, id, method, params).await;
             }
             Phase::Ready(_) => reply_error(shared, Some(&id), &Cause::MethodNotFound.into()).await,
             Phase::Closing(lost) => closing(shared, &id, lost.as_ref()).await,
@@ -141,7 +141,7 @@ fn has_modern_meta(params: Option<&Value>) -> bool {
 }
 
 pub(super) async fn reply(shared: &Shared, id: &Id, result: Value) {
-    shared.out.send(&jsonrpc::result_response(id, result)).await;
+    shared.out.send_line(jsonrpc::result_line(id, &result)).await;
 }
 
 pub(super) async fn reply_error(shared: &Shared, id: Option<&Id>, error: &BridgeError) {

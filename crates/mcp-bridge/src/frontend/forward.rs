@@ -35,7 +35,7 @@ pub async fn start(
     let (token, seq) = shared.inflight.insert(&id);
     let shared = shared.clone();
     let method = method.to_owned();
-    let span = tracing::info_span!("request", id = %id.key(), method = %method);
+    let span = tracing::info_span!("request", id = %id, method = %method);
     let tracker = shared.tracker.clone();
     let task = async move {
         let request = forwarded(params, &shared.config.profile);

@@ -11,7 +11,7 @@ use crate::upstream::{Client, LogLevel};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -22,8 +22,9 @@ pub enum Phase {
     AwaitingInitialize,
     /// The first initialize runs: the upstream server starts.
     Initializing,
-    /// Requests go to the upstream server.
-    Ready(Ready),
+    /// Requests go to the upstream server. In an `Arc`: each request reads
+    /// the state, and a copy of `Ready` would copy its capabilities.
+    Ready(Arc<Ready>),
     /// The input ended (`None`), or the upstream server was lost, with the
     /// error of the loss (`closed`, `upstream_exited`, `transport_failed`)
     /// that every later request gets.
@@ -60,10 +61,11 @@ impl Inflight {
     /// Removes a request that ended. `false` when it was canceled in the
     /// meantime: then it gets no response.
     pub fn finish(&self, id: &Id, seq: u64) -> bool {
+        let key = id.key();
         let mut entries = lock(&self.entries);
-        match entries.get(&id.key()) {
+        match entries.get(&key) {
             Some((s, token)) if *s == seq && !token.is_cancelled() => {
-                entries.remove(&id.key());
+                entries.remove(&key);
                 true
             }
             _ => false,

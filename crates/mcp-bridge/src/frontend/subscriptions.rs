@@ -25,9 +25,9 @@ pub fn initialized(shared: &Shared) {
     }
     *slot = if listener::wanted(&ready.capabilities) {
         let setup = Setup {
-            client: ready.client,
+            client: ready.client.clone(),
             out: shared.out.clone(),
-            capabilities: ready.capabilities,
+            capabilities: ready.capabilities.clone(),
             timings: shared.config.timeouts.listen,
         };
         tracing::debug!("opening the listen stream");

@@ -17,7 +17,9 @@ impl Id {
     pub fn from_value(value: Value) -> Option<Id> {
         match &value {
             Value::String(_) => Some(Id(value)),
-            Value::Number(n) if is_integer_text(&n.to_string()) => Some(Id(value)),
+            // `as_str` is the number's text as sent (`arbitrary_precision`):
+            // no formatting, no allocation.
+            Value::Number(n) if is_integer_text(n.as_str()) => Some(Id(value)),
             _ => None,
         }
     }
@@ -42,9 +44,26 @@ impl Id {
         self.0.as_str()
     }
 
-    /// The key of the id in a table.
+    /// The key of the id in a table: its JSON text. A number's text is
+    /// copied as it came; only a string goes through the serializer, for
+    /// its quotes and escapes. (`Value`'s `Display` would format through a
+    /// growing `String`: three allocations on each request, issue 15.)
     pub fn key(&self) -> IdKey {
-        self.0.to_string()
+        match &self.0 {
+            Value::Number(n) => n.as_str().to_owned(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// The id's JSON text, for log lines: written where it goes, with no key
+/// built for it.
+impl std::fmt::Display for Id {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Value::Number(n) => f.write_str(n.as_str()),
+            other => other.fmt(f),
+        }
     }
 }
 
@@ -79,6 +98,12 @@ mod tests {
         let id = Id::from_value(serde_json::from_str("123456789012345678901234567890").unwrap_or(Value::Null));
         assert_eq!(id.map(|i| i.key()).as_deref(), Some("123456789012345678901234567890"));
         assert_ne!(Id::string("1").key(), Id::number(1).key());
+        // The log lines show the key's text.
+        for id in [Id::string("a\"b"), Id::number(7), Id::from_value(json!(-12)).unwrap_or(Id::number(0))] {
+            assert_eq!(id.to_string(), id.key());
+            assert_eq!(id.key(), id.as_value().to_string());
+        }
+        assert_eq!(Id::string("a\"b").key(), r#""a\"b""#);
         assert_eq!(Id::number(1).as_value(), &json!(1));
     }
 }

@@ -22,7 +22,7 @@ impl Client {
                 };
                 let known = own_id(&id).is_some_and(|n| lock(&self.inner.table).resolve(n, reply));
                 if !known {
-                    tracing::debug!(id = %id.key(), "dropped an upstream response with an unknown id");
+                    tracing::debug!(id = %id, "dropped an upstream response with an unknown id");
                 }
             }
             Decoded::Message(Message::Notification { method, params }) => {
