@@ -1,7 +1,8 @@
-//! The fast path of big results (issue 15), through the real binary: a
-//! result line of 64 KiB or more goes to the client as the bytes that came
-//! when no rule rewrites a member deeply, and through the full path
-//! otherwise. Either way the client gets what the behaviour spec's result
+//! The fast path of results (issue 15), through the real binary: a result
+//! line of a pipe goes to the client as the bytes that came when no rule
+//! rewrites a member deeply, and through the full path otherwise. Big lines
+//! (past the 64 KiB of the spare buffer and of the reader) and small ones
+//! take it alike. Either way the client gets what the behaviour spec's result
 //! rules ("Result rules (M1)") and error table say, and the bridge keeps
 //! serving. The property tests (`crates/mcp-bridge/tests/properties_fast.rs`)
 //! compare both paths on generated lines; this table checks the wire.
@@ -11,8 +12,8 @@ mod harness;
 use harness::{bridge_error, fake_upstream, Bridge};
 use serde_json::{json, Value};
 
-/// A string member that makes each line longer than the fast path's
-/// threshold of 64 KiB.
+/// A string member that makes each line longer than the 64 KiB of the
+/// reader's buffer and of the spare buffer (`framing::Spare`).
 fn pad() -> String {
     "p".repeat(70 * 1024)
 }
@@ -28,8 +29,9 @@ struct Case {
     want: Result<Value, Value>,
 }
 
-fn cases() -> Vec<Case> {
-    let pad = pad();
+/// The cases with `pad` in their long strings: empty for small lines,
+/// [`pad`] for big ones.
+fn cases(pad: &str) -> Vec<Case> {
     vec![
         Case {
             rule: "a tools/call result with a text block loses only the modern members and the server information",
@@ -82,11 +84,12 @@ fn texts(outcome: &Result<Value, Value>) -> String {
 }
 
 #[test]
-fn each_big_result_gets_the_result_rules_or_the_error_and_the_bridge_keeps_serving() {
+fn each_result_small_or_big_gets_the_result_rules_or_the_error_and_the_bridge_keeps_serving() {
     let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
     bridge.initialize();
-    for (n, case) in cases().into_iter().enumerate() {
-        let id = json!(format!("big-{n}"));
+    let all = cases("").into_iter().chain(cases(&pad()));
+    for (n, case) in all.enumerate() {
+        let id = json!(format!("case-{n}"));
         // `raw` answers with the text as the result's JSON text, byte for
         // byte.
         let response =
@@ -104,21 +107,23 @@ fn each_big_result_gets_the_result_rules_or_the_error_and_the_bridge_keeps_servi
     }
 }
 
-/// What shows that the fast path ran: an untouched member of a big result
-/// reaches the client byte for byte, with the escapes and whitespace of the
-/// server (the full path would write `"text"` and `"a/bé`), while the
-/// members a rule names are gone.
+/// What shows that the fast path ran: an untouched member of a result,
+/// small or big, reaches the client byte for byte, with the escapes and
+/// whitespace of the server (the full path would write `"text"` and
+/// `"a/bé`), while the members a rule names are gone.
 #[test]
-fn an_untouched_member_of_a_big_result_reaches_the_client_byte_for_byte() {
+fn an_untouched_member_of_a_result_reaches_the_client_byte_for_byte() {
     let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
     bridge.initialize();
-    let block = format!(r#"{{"type":"t\u0065xt", "text": "a\/b\u00e9{}"}}"#, pad());
-    let text = format!(r#"{{"resultType":"complete","content":[ {block} ],"ttlMs":1}}"#);
-    bridge.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "raw", "arguments": {"text": text}}}));
-    let line = bridge.recv_text();
-    let want = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[ {block} ]}}}}"#);
-    assert!(line == want, "got {}...", line.get(..200).unwrap_or(&line));
+    for (id, pad) in [(1, String::new()), (2, pad())] {
+        let block = format!(r#"{{"type":"t\u0065xt", "text": "a\/b\u00e9{pad}"}}"#);
+        let text = format!(r#"{{"resultType":"complete","content":[ {block} ],"ttlMs":1}}"#);
+        bridge.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "raw", "arguments": {"text": text}}}));
+        let line = bridge.recv_text();
+        let want = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[ {block} ]}}}}"#);
+        assert!(line == want, "got {}...", line.get(..200).unwrap_or(&line));
+    }
 }
 
 /// A `tools/list` result of more than 64 KiB and less than the 128 KiB of

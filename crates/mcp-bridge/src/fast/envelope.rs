@@ -1,17 +1,30 @@
-//! The envelope of a big line of the upstream server, checked without
+//! The envelope of a line of the upstream server, checked without
 //! building its members: is it a result response to one of our requests?
 
 use super::RawResult;
 use crate::framing::{exceeds_depth, Spare, PARSER_MAX_DEPTH};
-use crate::jsonrpc::Id;
-use indexmap::IndexMap;
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-/// The members of the envelope, in order, as their JSON text. A member
-/// that comes twice keeps its first place and its last value, as in a
-/// `serde_json::Map` with `preserve_order`.
-type Members<'a> = IndexMap<String, &'a RawValue>;
+/// The members of the envelope that the check reads, as their JSON text;
+/// the parse checks and skips the others. It allocates nothing: the names
+/// and the texts are slices of the line. A member that comes twice fails
+/// the parse (serde's derive refuses a field twice), and the line goes to
+/// the full path, which takes its last value.
+#[derive(Deserialize)]
+struct Members<'a> {
+    #[serde(borrow)]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow)]
+    method: Option<&'a RawValue>,
+    #[serde(borrow)]
+    error: Option<&'a RawValue>,
+}
 
 /// The upstream id and the result of a line that is a valid result
 /// response with an id of the upstream client; the line itself when it is
@@ -37,16 +50,19 @@ pub fn response(line: Vec<u8>, spare: &Spare) -> Result<(u64, RawResult), Vec<u8
 /// The id, and where the result is in the line.
 fn check(line: &str) -> Option<(u64, usize, usize)> {
     let members: Members = serde_json::from_str(line).ok()?;
-    if members.contains_key("method") || members.contains_key("error") {
+    if members.method.is_some() || members.error.is_some() {
         return None;
     }
-    if parse(members.get("jsonrpc")?.get())?.as_str() != Some("2.0") {
+    let jsonrpc = members.jsonrpc?.get();
+    if jsonrpc != r#""2.0""# && parse(jsonrpc)?.as_str() != Some("2.0") {
         return None;
     }
     // The id as the full path reads it: a valid JSON-RPC id, then one of
-    // the upstream client's (an unsigned integer).
-    let id = Id::from_value(parse(members.get("id")?.get())?)?.as_value().as_u64()?;
-    let result = members.get("result")?.get();
+    // the upstream client's, an unsigned integer. The text of a valid
+    // JSON value that parses as a `u64` is exactly such an id: a string,
+    // a fraction, an exponent, a minus sign or too many digits does not.
+    let id = members.id?.get().parse::<u64>().ok()?;
+    let result = members.result?.get();
     if exceeds_depth(line.as_bytes(), PARSER_MAX_DEPTH) || has_surrogate_escape(line.as_bytes()) {
         return None;
     }
@@ -92,9 +108,10 @@ mod tests {
     fn a_result_response_with_our_id_is_taken_with_its_result_as_it_came() {
         let got = accepted(r#"{"jsonrpc":"2.0","id":7,"result":{"a" : [1, 2.50]}}"#);
         assert_eq!(got, Some((7, r#"{"a" : [1, 2.50]}"#.to_owned())));
-        // A member twice: its last value, as the full parse takes it.
-        let got = accepted(r#"{"jsonrpc":"2.0","result":1,"id":3,"result":{"b":2}}"#);
-        assert_eq!(got, Some((3, r#"{"b":2}"#.to_owned())));
+        // Escapes in a name or in "2.0" are read as the full parse reads
+        // them; other members are skipped.
+        let got = accepted(r#"{"jsonr\u0070c":"2\u002e0","x":[{}],"\u0069d":3,"result":1}"#);
+        assert_eq!(got, Some((3, "1".to_owned())));
     }
 
     #[test]
@@ -108,6 +125,13 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":"1","result":{}}"#,
             r#"{"jsonrpc":"2.0","id":1.0,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":-1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":-0,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1e2,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":18446744073709551616,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+            // A member twice: the full path takes its last value.
+            r#"{"jsonrpc":"2.0","result":1,"id":3,"result":{"b":2}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"id":4,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":1}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":"\ud83d\ude00"}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":"\uDC00"}"#,

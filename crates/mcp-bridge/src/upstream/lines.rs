@@ -90,18 +90,18 @@ pub(super) async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, m
     loop {
         match reader.next_frame().await {
             Ok(Some(frame)) => {
-                // A big result response goes as its bytes (`fast`), unless
-                // only the full decode can tell what it is.
+                // A result response goes as its bytes (`fast`), unless only
+                // the full decode can tell what it is. Small lines too: the
+                // envelope's check allocates nothing, and a small call's
+                // response then costs 11 allocations fewer (issue 15).
                 let frame = match frame {
-                    Frame::Line(line) if line.len() >= fast::MIN_BYTES && client.takes_raw() => {
-                        match fast::envelope::response(line, &spare) {
-                            Ok((id, raw)) => {
-                                client.receive_raw(id, raw);
-                                continue;
-                            }
-                            Err(line) => Frame::Line(line),
+                    Frame::Line(line) if client.takes_raw() => match fast::envelope::response(line, &spare) {
+                        Ok((id, raw)) => {
+                            client.receive_raw(id, raw);
+                            continue;
                         }
-                    }
+                        Err(line) => Frame::Line(line),
+                    },
                     frame => frame,
                 };
                 let decoded = framing::decode(&frame, max_line_bytes, super::UPSTREAM_MAX_DEPTH);
