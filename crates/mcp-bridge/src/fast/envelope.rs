@@ -2,7 +2,7 @@
 //! building its members: is it a result response to one of our requests?
 
 use super::RawResult;
-use crate::framing::{exceeds_depth, Spare, PARSER_MAX_DEPTH};
+use crate::framing::{exceeds_depth, has_surrogate_escape, Spare, PARSER_MAX_DEPTH};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -75,27 +75,6 @@ fn parse(text: &str) -> Option<Value> {
     serde_json::from_str(text).ok()
 }
 
-/// Whether the text has an escape `\uD800` to `\uDFFF`. In valid JSON a
-/// backslash always starts an escape, so the scan goes from escape to
-/// escape.
-fn has_surrogate_escape(text: &[u8]) -> bool {
-    let mut at = 0;
-    while let Some(found) = memchr::memchr(b'\\', &text[at.min(text.len())..]) {
-        let escape = at + found;
-        if text.get(escape + 1) == Some(&b'u') {
-            let high = text.get(escape + 2).is_some_and(|b| matches!(b, b'd' | b'D'));
-            let surrogate = text.get(escape + 3).is_some_and(|b| matches!(b, b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'));
-            if high && surrogate {
-                return true;
-            }
-            at = escape + 6;
-        } else {
-            at = escape + 2;
-        }
-    }
-    false
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,14 +126,5 @@ mod tests {
         assert_eq!(accepted(&deep), None);
         let within = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{}{}}}"#, "[".repeat(126), "]".repeat(126));
         assert_eq!(accepted(&within).map(|(id, _)| id), Some(1));
-    }
-
-    #[test]
-    fn the_surrogate_scan_goes_from_escape_to_escape() {
-        assert!(!has_surrogate_escape(br#""\\ud800""#));
-        assert!(has_surrogate_escape(br#""\\\ud800""#));
-        assert!(!has_surrogate_escape(br#""\u0041\n\"""#));
-        assert!(has_surrogate_escape(br#""\uDbFF""#));
-        assert!(!has_surrogate_escape(br#""\u""#));
     }
 }

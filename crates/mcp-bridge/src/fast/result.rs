@@ -110,7 +110,7 @@ pub type Members<'a> = IndexMap<Cow<'a, str>, &'a str>;
 fn response(id: &Id, members: &Members<'_>, edits: &[(&str, Edit)], raw: &RawResult) -> Option<Vec<Bytes>> {
     let mut line = Line { raw, pieces: Vec::new(), buffer: BytesMut::with_capacity(256) };
     line.push(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    line.push(&serde_json::to_vec(id.as_value()).ok()?);
+    line.json(id.as_value())?;
     line.push(b",\"result\":{");
     let mut first = true;
     for (key, value) in members {
@@ -122,7 +122,7 @@ fn response(id: &Id, members: &Members<'_>, edits: &[(&str, Edit)], raw: &RawRes
             line.push(b",");
         }
         first = false;
-        line.push(&serde_json::to_vec(&**key).ok()?);
+        line.json(&**key)?;
         line.push(b":");
         match edit {
             Some(Edit::Replace(text)) => line.own(text),
@@ -195,6 +195,12 @@ struct Line<'a> {
 impl Line<'_> {
     fn push(&mut self, text: &[u8]) {
         self.buffer.put_slice(text);
+    }
+
+    /// The JSON text of a value, written into the buffer (a `Vec` of its
+    /// own for each id and name was two allocations of a small response).
+    fn json<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Option<()> {
+        serde_json::to_writer((&mut self.buffer).writer(), value).ok()
     }
 
     fn share(&mut self, text: &[u8]) {

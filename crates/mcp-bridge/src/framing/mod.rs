@@ -8,6 +8,7 @@
 
 mod depth;
 mod reader;
+mod request;
 mod sniff;
 mod spare;
 mod writer;
@@ -15,6 +16,7 @@ mod writer;
 pub use depth::exceeds_depth;
 pub(crate) use depth::skip_string;
 pub use reader::{Frame, LineReader, EDGE_BYTES};
+pub(crate) use request::has_surrogate_escape;
 pub use sniff::{sniff_id, sniff_id_at_end, sniff_id_at_start};
 pub use spare::Spare;
 pub use writer::{write_lines, Line};
@@ -74,9 +76,16 @@ pub fn decode(frame: &Frame, max_line_bytes: usize, max_depth: usize) -> Option<
     // (`serde_json` accepts at most `PARSER_MAX_DEPTH` levels), so the scan
     // is needed only for a line that fails: then it tells `too_deep` from
     // `parse_error`, as it did when it came first.
-    let parsed = if max_depth < PARSER_MAX_DEPTH && exceeds_depth(line, max_depth) {
+    let checked_depth = max_depth < PARSER_MAX_DEPTH;
+    let parsed = if checked_depth && exceeds_depth(line, max_depth) {
         None
     } else {
+        // A request (the client's most common line) is read without the
+        // tree of its envelope, once its nesting is known to be within
+        // the parser's.
+        if let Some(message) = checked_depth.then(|| request::request(line)).flatten() {
+            return Some(Decoded::Message(message));
+        }
         match serde_json::from_slice(line) {
             Ok(value) => Some(value),
             Err(_) if exceeds_depth(line, max_depth) => None,
