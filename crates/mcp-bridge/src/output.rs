@@ -38,7 +38,7 @@ impl Output {
     }
 
     /// Queues a message given as its JSON text in pieces (the fast path of
-    /// big results), waiting while the queue is full.
+    /// results), waiting while the queue is full.
     pub async fn send_pieces(&self, pieces: Vec<Bytes>) {
         let _ = self.tx.send(Line::Pieces(pieces)).await;
     }

@@ -1,4 +1,4 @@
-//! Property tests of the fast path of big results against the full path
+//! Property tests of the fast path of results against the full path
 //! (issue 15): the property of the fuzz target `fast_path`
 //! (`mcp_bridge::props::fast`), on response lines written the ways a
 //! server can write them: members in any order or twice, whitespace,

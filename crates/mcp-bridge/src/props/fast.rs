@@ -1,4 +1,4 @@
-//! The fast path of big results against the full path (issue 15): on the
+//! The fast path of results against the full path (issue 15): on the
 //! same upstream line, `fast` either steps aside or gives what the full
 //! path gives, the same JSON for the client.
 

@@ -116,12 +116,12 @@ pub struct Identity {
     pub capabilities: Value,
 }
 
-/// The result of a call that takes big results as their bytes
+/// The result of a call that takes results as their bytes
 /// ([`Client::call_raw`]).
 #[derive(Debug)]
 pub enum Payload {
     Value(Value),
-    /// A big result, for the fast path (`crate::fast`).
+    /// A result as its bytes, for the fast path (`crate::fast`).
     Raw(RawResult),
 }
 
@@ -369,7 +369,7 @@ impl Client {
         self.call_with(call, false).await?.into_value()
     }
 
-    /// [`Client::call`], but a big result of a pipe comes as its bytes
+    /// [`Client::call`], but a result of a pipe comes as its bytes
     /// ([`Payload::Raw`]), for the fast path of the result rules.
     pub async fn call_raw(&self, call: Call<'_>) -> Result<Payload, CallError> {
         self.call_with(call, true).await

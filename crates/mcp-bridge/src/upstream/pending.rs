@@ -22,7 +22,7 @@ pub type ProgressSink = Arc<dyn Fn(Value) + Send + Sync>;
 pub enum Reply {
     /// A result response.
     Result(Value),
-    /// A big result response, as its bytes (the fast path); only for a
+    /// A result response, as its bytes (the fast path); only for a
     /// request that asked for it (`Entry::raw`).
     Raw(RawResult),
     /// An error response of the upstream server: its `error` object.
@@ -52,7 +52,7 @@ pub fn parse_raw(raw: &RawResult) -> Result<Value, BridgeError> {
 pub struct Entry {
     pub reply: oneshot::Sender<Reply>,
     pub progress: Option<Throttle>,
-    /// The caller takes a big result as its bytes ([`Reply::Raw`]).
+    /// The caller takes a result as its bytes ([`Reply::Raw`]).
     pub raw: bool,
 }
 
@@ -87,8 +87,8 @@ impl Throttle {
 #[derive(Default)]
 pub struct Table {
     entries: HashMap<u64, Entry>,
-    /// The entries that take a raw result: while there is none, a big line
-    /// is not worth the fast path's look at its envelope.
+    /// The entries that take a raw result: while there is none, a line is
+    /// not worth the fast path's look at its envelope.
     raw: usize,
 }
 
@@ -150,7 +150,7 @@ mod tests {
         (Entry { reply, progress: None, raw }, rx)
     }
 
-    /// The fast path looks at a big line only while a request in flight
+    /// The fast path looks at a line only while a request in flight
     /// takes a raw result: the count follows each way an entry leaves.
     #[test]
     fn the_table_knows_whether_a_request_in_flight_takes_a_raw_result() {

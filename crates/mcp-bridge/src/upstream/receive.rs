@@ -48,7 +48,7 @@ impl Client {
         }
     }
 
-    /// A big result response of the fast path (`fast::envelope`): the
+    /// A result response of the fast path (`fast::envelope`): the
     /// request gets its bytes when it asked for them, else the `Value`.
     pub(super) fn receive_raw(&self, id: u64, raw: RawResult) {
         let Some(entry) = lock(&self.inner.table).remove(id) else {
@@ -59,8 +59,8 @@ impl Client {
         let _ = entry.reply.send(reply);
     }
 
-    /// Whether a big line is worth the fast path: a request in flight
-    /// takes a raw result.
+    /// Whether a line is worth the fast path: a request in flight takes a
+    /// raw result.
     pub(super) fn takes_raw(&self) -> bool {
         lock(&self.inner.table).takes_raw()
     }
