@@ -131,6 +131,12 @@ fn line() -> impl Strategy<Value = String> {
         1 => Just(",\"error\":{\"code\":1,\"message\":\"m\"}"),
         1 => Just(",\"method\":\"x\""),
         1 => Just(",\"result\":null"),
+        // A member that is null is there, for the full parse as for the
+        // envelope's check.
+        1 => Just(",\"method\":null"),
+        1 => Just(",\"error\":null"),
+        1 => Just(",\"params\":{}"),
+        1 => Just(",\"id\":5"),
     ];
     (result(), any::<u8>(), id, jsonrpc, extra, any::<bool>(), any::<bool>()).prop_map(
         |(result, style, id, jsonrpc, extra, decoy, result_first)| {

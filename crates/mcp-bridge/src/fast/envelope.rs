@@ -2,29 +2,8 @@
 //! building its members: is it a result response to one of our requests?
 
 use super::RawResult;
-use crate::framing::{exceeds_depth, has_surrogate_escape, Spare, PARSER_MAX_DEPTH};
-use serde::Deserialize;
-use serde_json::value::RawValue;
+use crate::framing::{exceeds_depth, has_surrogate_escape, Envelope, Spare, PARSER_MAX_DEPTH};
 use serde_json::Value;
-
-/// The members of the envelope that the check reads, as their JSON text;
-/// the parse checks and skips the others. It allocates nothing: the names
-/// and the texts are slices of the line. A member that comes twice fails
-/// the parse (serde's derive refuses a field twice), and the line goes to
-/// the full path, which takes its last value.
-#[derive(Deserialize)]
-struct Members<'a> {
-    #[serde(borrow)]
-    jsonrpc: Option<&'a RawValue>,
-    #[serde(borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow)]
-    result: Option<&'a RawValue>,
-    #[serde(borrow)]
-    method: Option<&'a RawValue>,
-    #[serde(borrow)]
-    error: Option<&'a RawValue>,
-}
 
 /// The upstream id and the result of a line that is a valid result
 /// response with an id of the upstream client; the line itself when it is
@@ -49,7 +28,7 @@ pub fn response(line: Vec<u8>, spare: &Spare) -> Result<(u64, RawResult), Vec<u8
 
 /// The id, and where the result is in the line.
 fn check(line: &str) -> Option<(u64, usize, usize)> {
-    let members: Members = serde_json::from_str(line).ok()?;
+    let members: Envelope = serde_json::from_str(line).ok()?;
     if members.method.is_some() || members.error.is_some() {
         return None;
     }
@@ -99,6 +78,9 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"x","result":{}}"#,
+            // A member that is null is there: the full path refuses both.
+            r#"{"jsonrpc":"2.0","id":1,"method":null,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"error":null}"#,
             r#"{"jsonrpc":"1.0","id":1,"result":{}}"#,
             r#"{"id":1,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":"1","result":{}}"#,

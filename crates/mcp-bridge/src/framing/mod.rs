@@ -16,7 +16,7 @@ mod writer;
 pub use depth::exceeds_depth;
 pub(crate) use depth::skip_string;
 pub use reader::{Frame, LineReader, EDGE_BYTES};
-pub(crate) use request::has_surrogate_escape;
+pub(crate) use request::{has_surrogate_escape, Envelope};
 pub use sniff::{sniff_id, sniff_id_at_end, sniff_id_at_start};
 pub use spare::Spare;
 pub use writer::{write_lines, Line};

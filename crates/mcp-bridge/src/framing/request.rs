@@ -15,28 +15,41 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-/// The members the envelope rules of a request read, as their JSON text;
-/// the parse checks and skips the others (a request's `result` or `error`
-/// is ignored, as `classify` ignores it). A member that comes twice fails
-/// the parse (serde's derive refuses a field twice): the full path takes
-/// its last value. A `null` reads as a missing member, and sends the line
-/// to the full path too.
+/// The members of a JSON-RPC envelope, as their JSON text, for the checks
+/// that skip its tree (here, and `fast::envelope` for a result response);
+/// the parse checks and skips the others. It allocates nothing: the names
+/// and the texts are slices of the line. A member that comes twice fails
+/// the parse (serde's derive refuses a field twice), and the line goes to
+/// the full path, which takes its last value. A member that is `null` is
+/// there (`Some("null")`), as in the full parse's `Map`: `"method":null`
+/// makes a response invalid, where a missing `method` does not.
 #[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(borrow)]
-    jsonrpc: Option<&'a RawValue>,
-    #[serde(borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow)]
-    method: Option<&'a RawValue>,
-    #[serde(borrow)]
-    params: Option<&'a RawValue>,
+pub(crate) struct Envelope<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    pub jsonrpc: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    pub id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    pub method: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    pub params: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    pub result: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    pub error: Option<&'a RawValue>,
+}
+
+/// A member that is there, whatever its value: `Option`'s own reading
+/// would take `null` for a missing member.
+fn present<'de, D: serde::Deserializer<'de>>(member: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(member).map(Some)
 }
 
 /// The request of a line whose nesting was checked against a limit below
 /// the parser's own (`decode` runs the depth pre-scan first): a JSON
 /// object with `"jsonrpc":"2.0"` as written here, a valid id, a string
-/// method and object params. `None` for every other line.
+/// method and object params (a `result` or an `error` beside them is
+/// ignored, as `classify` ignores it). `None` for every other line.
 pub(super) fn request(line: &[u8]) -> Option<Message> {
     // The skipped members are not decoded: serde's skip checks neither
     // their UTF-8 nor their surrogate escapes, which the full parse
@@ -100,6 +113,7 @@ mod tests {
             r#" {"params":{},"method":"t\u006fols/list","jsonrpc":"2.0","id":"a\"b"} "#,
             r#"{"jsonrpc":"2.0","\u0069d":123456789012345678901234567890,"method":"m","params":{"n":1.50,"e":1e400}}"#,
             r#"{"jsonrpc":"2.0","id":-7,"method":"m","params":{},"result":1,"x":[{"y":null}],"x":2}"#,
+            r#"{"jsonrpc":"2.0","id":8,"method":"m","params":{},"error":null}"#,
         ] {
             let got = request(line.as_bytes());
             assert!(matches!(got, Some(Message::Request { .. })), "{line}");
