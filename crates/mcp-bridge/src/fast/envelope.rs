@@ -28,7 +28,7 @@ pub fn response(line: Vec<u8>, spare: &Spare) -> Result<(u64, RawResult), Vec<u8
 
 /// The id, and where the result is in the line.
 fn check(line: &str) -> Option<(u64, usize, usize)> {
-    let members: Envelope = serde_json::from_str(line).ok()?;
+    let members = Envelope::read(line)?;
     if members.method.is_some() || members.error.is_some() {
         return None;
     }
@@ -98,6 +98,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"result":"\uDC00"}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{}"#,
             r#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#,
+            // By position, as serde's derive would read a struct.
+            r#"["2.0",1]"#,
         ] {
             assert_eq!(accepted(line), None, "{line}");
         }

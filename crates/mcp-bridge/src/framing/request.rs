@@ -39,6 +39,17 @@ pub(crate) struct Envelope<'a> {
     pub error: Option<&'a RawValue>,
 }
 
+impl<'a> Envelope<'a> {
+    /// The envelope of a JSON object. serde's derive also reads a struct
+    /// from a JSON array, by position: that is no envelope.
+    pub(crate) fn read(text: &'a str) -> Option<Envelope<'a>> {
+        if text.trim_start_matches([' ', '\t', '\n', '\r']).as_bytes().first() != Some(&b'{') {
+            return None;
+        }
+        serde_json::from_str(text).ok()
+    }
+}
+
 /// A member that is there, whatever its value: `Option`'s own reading
 /// would take `null` for a missing member.
 fn present<'de, D: serde::Deserializer<'de>>(member: D) -> Result<Option<&'de RawValue>, D::Error> {
@@ -53,14 +64,12 @@ fn present<'de, D: serde::Deserializer<'de>>(member: D) -> Result<Option<&'de Ra
 pub(super) fn request(line: &[u8]) -> Option<Message> {
     // The skipped members are not decoded: serde's skip checks neither
     // their UTF-8 nor their surrogate escapes, which the full parse
-    // refuses. A line with either goes there. A struct also reads from a
-    // JSON array: only an object is taken.
+    // refuses. A line with either goes there.
     let text = std::str::from_utf8(line).ok()?;
-    if text.trim_start_matches([' ', '\t', '\n', '\r']).as_bytes().first() != Some(&b'{') || has_surrogate_escape(line)
-    {
+    if has_surrogate_escape(line) {
         return None;
     }
-    let envelope: Envelope = serde_json::from_str(text).ok()?;
+    let envelope = Envelope::read(text)?;
     if envelope.jsonrpc?.get() != r#""2.0""# {
         return None;
     }
