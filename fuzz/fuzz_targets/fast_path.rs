@@ -1,4 +1,4 @@
-//! The fast path of big results against the full path, on one upstream
+//! The fast path of results against the full path, on one upstream
 //! line. The property is `mcp_bridge::props::fast::fast_path_bytes`, shared
 //! with the property tests of `crates/mcp-bridge/tests/`.
 #![no_main]
