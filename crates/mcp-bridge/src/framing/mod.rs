@@ -83,8 +83,10 @@ pub fn decode(frame: &Frame, max_line_bytes: usize, max_depth: usize) -> Option<
         // A request (the client's most common line) is read without the
         // tree of its envelope, once its nesting is known to be within
         // the parser's.
-        if let Some(message) = checked_depth.then(|| request::request(line)).flatten() {
-            return Some(Decoded::Message(message));
+        if checked_depth {
+            if let Some(message) = request::request(line) {
+                return Some(Decoded::Message(message));
+            }
         }
         match serde_json::from_slice(line) {
             Ok(value) => Some(value),

@@ -19,7 +19,7 @@ use tokio::time::Instant;
 pub const KEEP: Duration = Duration::from_secs(1);
 
 /// Buffers smaller than this are not worth keeping: a line this short
-/// faults in at most 16 pages, and the fast path starts at this size too.
+/// faults in at most 16 pages, and the reader's own buffer is this size.
 pub const MIN_BYTES: usize = 64 * 1024;
 
 /// The place of one kept buffer, shared by the reader that takes it and

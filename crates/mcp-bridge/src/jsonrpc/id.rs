@@ -44,20 +44,20 @@ impl Id {
         self.0.as_str()
     }
 
-    /// The key of the id in a table: its JSON text. A number's text is
-    /// copied as it came; only a string goes through the serializer, for
-    /// its quotes and escapes. (`Value`'s `Display` would format through a
-    /// growing `String`: three allocations on each request, issue 15.)
+    /// The key of the id in a table: its JSON text, as [`Display`] writes
+    /// it.
+    ///
+    /// [`Display`]: std::fmt::Display
     pub fn key(&self) -> IdKey {
-        match &self.0 {
-            Value::Number(n) => n.as_str().to_owned(),
-            other => other.to_string(),
-        }
+        self.to_string()
     }
 }
 
-/// The id's JSON text, for log lines: written where it goes, with no key
-/// built for it.
+/// The id's JSON text. A number's text is written as it came, in one
+/// piece (`Value`'s own `Display` formats it through the serializer, which
+/// grew a key's `String` three times on each request, issue 15); only a
+/// string goes through the serializer, for its quotes and escapes. Log
+/// lines write it where it goes, with no key built for them.
 impl std::fmt::Display for Id {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.0 {
