@@ -14,9 +14,9 @@
 // on one machine; compare the ratios.
 //
 // The same again against the TypeScript SDK v2 HTTP peer
-// (tests/peers/node/http-server-v2.mjs) when --node-server is given: the
-// Python peer stalls about 40 ms on a reused connection (its writes meet the
-// client's delayed ACK), which hides what a proxy adds; the v2 peer does not.
+// (tests/peers/node/http-server-v2.mjs) when --node-server is given: a second
+// server stack, whose answers have another shape (SSE or JSON, one write or
+// two) and another speed.
 //
 // With --auth-server (tests/fake/auth_upstream.py) it also measures the
 // start to the initialize result of the bridge with a stored token, beside

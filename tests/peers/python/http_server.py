@@ -329,7 +329,11 @@ def main() -> None:
     opts = parser.parse_args()
 
     app = mcp.streamable_http_app(streamable_http_path=opts.path)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP, as uvicorn binds its own socket: asyncio turns Nagle's algorithm off
+    # (TCP_NODELAY) only for sockets that name the protocol. With proto 0 each answer's head
+    # and body went out as two segments, the body held until the client acknowledged the
+    # head, which a client on a reused connection delays by 40 ms.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
