@@ -1634,6 +1634,33 @@ fn an_upstream_at_a_url_keeps_only_the_data_icons() {
     finish(driver);
 }
 
+/// Issue 15: a result response of an upstream at a URL takes the fast
+/// path too, in a JSON body and in an event of a stream: an untouched member
+/// reaches the client byte for byte, with the escapes and whitespace of
+/// the server (the full path would write `"text"` and `"a/b\u{e9}"`), and
+/// the members that a rule names are gone. A resource link in the content
+/// keeps a result on the full path, where the icon rule filters it
+/// (`an_upstream_at_a_url_keeps_only_the_data_icons`).
+#[test]
+fn a_result_of_an_upstream_at_a_url_reaches_the_client_byte_for_byte() {
+    let fake = Fake::start("fast", &[]);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
+    isolated(&mut cmd).arg(fake.url());
+    let mut bridge = harness::Bridge::spawn(cmd);
+    bridge.initialize();
+    let block = r#"{"type":"t\u0065xt", "text": "a\/b\u00e9"}"#;
+    // `{{id}}` is the fake's place for the request's id.
+    let response = format!(r#"{{"jsonrpc":"2.0","id":{{{{id}}}},"result":{{"content":[ {block} ],"ttlMs":1}}}}"#);
+    for (id, tool, arguments) in [
+        (1, "body", json!({"text": response})),
+        (2, "sse", json!({"frames": [format!("event: message\ndata: {response}\n\n")]})),
+    ] {
+        bridge.send(&call_tool(json!(id), tool, arguments));
+        let want = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[ {block} ]}}}}"#);
+        assert_eq!(bridge.recv_text(), want, "{tool}");
+    }
+}
+
 // --- check and the secrets in the logs -------------------------------------------------------
 
 /// `check <URL>` works like `check -- <command>`: it prints what VS Code will

@@ -8,6 +8,7 @@ mod strategies;
 
 use mcp_bridge::props::fast::{fast_path, CURSOR};
 use mcp_bridge::props::translate::{quirks_from, METHODS};
+use mcp_bridge::translate::icons::IconRule;
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{json, Value};
@@ -15,6 +16,14 @@ use strategies::{deep_schema, json, member, members, scalar, schema, word};
 
 fn cases(n: u32) -> ProptestConfig {
     ProptestConfig { cases: n, failure_persistence: None, ..ProptestConfig::default() }
+}
+
+/// Icons as a server writes them: a `data:` URI (the scheme in any case),
+/// another scheme, or anything.
+fn icons() -> impl Strategy<Value = Value> {
+    let src = select(vec!["data:image/png;base64,AA", "DATA:image/svg+xml,x", "https://x/a.png", "file:///a"]);
+    let icon = prop_oneof![3 => src.prop_map(|src| json!({"src": src})), 1 => json()];
+    prop_oneof![3 => prop::collection::vec(icon, 0..3).prop_map(Value::Array), 1 => json()]
 }
 
 fn block() -> impl Strategy<Value = Value> {
@@ -26,7 +35,7 @@ fn block() -> impl Strategy<Value = Value> {
         scalar()
     ];
     prop_oneof![
-        5 => members(vec![member("type", kind), member("text", scalar()), member("icons", json())]),
+        5 => members(vec![member("type", kind), member("text", scalar()), member("icons", icons())]),
         1 => json(),
     ]
 }
@@ -57,7 +66,7 @@ fn tool() -> impl Strategy<Value = Value> {
             member("name", prop_oneof![4 => word().prop_map(Value::String), 1 => scalar()]),
             member("inputSchema", input),
             member("outputSchema", output),
-            member("icons", json()),
+            member("icons", icons()),
         ]),
         1 => json(),
     ]
@@ -76,6 +85,8 @@ fn result() -> impl Strategy<Value = Value> {
             member("isError", scalar()),
             member("nextCursor", prop_oneof![3 => scalar(), 1 => Just(json!(CURSOR))]),
             member("tools", prop_oneof![4 => prop::collection::vec(tool(), 0..5).prop_map(Value::Array), 1 => json()]),
+            member("prompts", prop::collection::vec(members(vec![member("name", scalar()), member("icons", icons())]), 0..3).prop_map(Value::Array)),
+            member("messages", prop::collection::vec(members(vec![member("role", scalar()), member("content", block())]), 0..3).prop_map(Value::Array)),
         ]),
         1 => json(),
     ]
@@ -159,9 +170,11 @@ proptest! {
         method in select(&METHODS[..]),
         quirks in any::<u8>(),
         cursor in prop::option::of(Just(json!(CURSOR))),
+        remote in any::<bool>(),
         line in line(),
     ) {
-        fast_path((method, cursor.as_ref()), quirks_from(quirks), line.as_bytes()).map_err(TestCaseError::fail)?;
+        let rules = (quirks_from(quirks), IconRule::for_upstream(remote));
+        fast_path((method, cursor.as_ref()), rules, line.as_bytes()).map_err(TestCaseError::fail)?;
     }
 
     /// Bytes that are hardly JSON: the fast path must not take what the
@@ -178,6 +191,6 @@ proptest! {
         if at < bytes.len() {
             bytes[at] = byte;
         }
-        fast_path((method, None), quirks_from(3), &bytes).map_err(TestCaseError::fail)?;
+        fast_path((method, None), (quirks_from(3), IconRule::All), &bytes).map_err(TestCaseError::fail)?;
     }
 }

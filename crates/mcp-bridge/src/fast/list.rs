@@ -122,5 +122,5 @@ fn tool(walk: &mut Walk<'_>, at: usize, rules: ToolRules, notes: &mut Vec<Note>)
 /// The root of an `outputSchema` is an object with `type: "object"`, as
 /// `translate::result` tests it on the tree.
 fn has_object_type(schema: &str) -> bool {
-    Text::new(schema).is_of_type(0, "object").is_some_and(|(is, _)| is)
+    Text::new(schema).type_of(0).is_some_and(|(kind, _)| kind.as_deref() == Some("object"))
 }

@@ -1,12 +1,13 @@
-//! The fast path for the results of a pipe (issue 15): a result response
+//! The fast path for the upstream's results (issue 15): a result response
 //! whose members no rule has to rewrite goes to the client as the bytes that
-//! came, without a `Value` tree and without a second serialization.
+//! came, without a `Value` tree and without a second serialization: a line
+//! of a pipe, an HTTP body, the data of an event alike.
 //!
-//! The full path parses each line into a `Value`, applies the rules, and
+//! The full path parses each message into a `Value`, applies the rules, and
 //! serializes the tree again: for a 32 MiB result that is three copies of
 //! the line in memory and most of the bridge's time, and for a small call a
 //! score of allocations. Here the upstream reader checks the envelope of
-//! each result line without building its members ([`envelope::response`]),
+//! each result message without building its members ([`envelope::response`]),
 //! the request's task checks the members that the result rules name
 //! ([`result::result_line`]), and the writer writes the untouched members
 //! straight from the line that was read. A big list gets its rules on the

@@ -24,11 +24,12 @@ const SHARE_BYTES: usize = 4096;
 /// and the notes of the rules, for the caller to log.
 pub type Answer = (Vec<Bytes>, Vec<Note>);
 
-/// The response to the client for `id`, or `None` for the full path: an
-/// icon rule other than `All`, a result that is not an object, an input
-/// request, a `tools/call` result that needs a content array or the text
-/// mirror, or whose structuredContent the strict rule removes, and a list
-/// whose rules `fast::list` leaves to the full path. `cursor` is the
+/// The response to the client for `id`, or `None` for the full path: a
+/// result whose icons the rule of a remote server filters (see
+/// [`may_take`]), a result that is not an object, an input request, a
+/// `tools/call` result that needs a content array or the text mirror, or
+/// whose structuredContent the strict rule removes, and a list whose rules
+/// `fast::list` leaves to the full path. `cursor` is the
 /// `cursor` of the request, for the `nextCursor` rule.
 pub fn result_line(
     id: &Id,
@@ -37,7 +38,7 @@ pub fn result_line(
     profile: &Profile,
     icons: IconRule,
 ) -> Option<Answer> {
-    if !may_take(icons) {
+    if !may_take(method, icons) {
         return None;
     }
     let text = raw.text();
@@ -75,7 +76,7 @@ pub fn result_line(
             edits.push(("_meta", edit));
         }
     }
-    if method == "tools/call" && !call_is_ready(&members, profile)? {
+    if method == "tools/call" && !call_is_ready(&members, profile, icons.applies_to(method))? {
         return None;
     }
     Some((response(id, &members, &edits, raw)?, notes))
@@ -133,10 +134,13 @@ fn response(id: &Id, members: &Members<'_>, edits: &[(&str, Edit)], raw: &RawRes
     Some(line.finish())
 }
 
-/// Whether a result can take the fast path at all: only with every icon
-/// kept (the icon rule of a remote server needs the tree).
-pub fn may_take(icons: IconRule) -> bool {
-    icons == IconRule::All
+/// Whether a result of `method` can take the fast path at all. The icon
+/// rule of a remote server (`translate::icons`) needs the tree of the
+/// results it filters, but for a `tools/call` result, where it looks only
+/// at the resource links of the content: such a result takes the fast path
+/// when its content has none ([`call_is_ready`]).
+pub fn may_take(method: &str, icons: IconRule) -> bool {
+    !icons.applies_to(method) || method == "tools/call"
 }
 
 /// `_meta` loses the server information; a `_meta` then empty goes. One
@@ -156,32 +160,39 @@ fn server_meta(meta: &str) -> Option<Option<Edit>> {
 }
 
 /// Whether a `tools/call` result goes as it is: a content array that has a
-/// text block (or nothing for the mirror to add), and no structuredContent
-/// for the strict rule to remove. `None` when a member does not parse.
-fn call_is_ready(members: &Members<'_>, profile: &Profile) -> Option<bool> {
+/// text block (or nothing for the mirror to add), no resource link when
+/// `links_matter` (the icon rule of a remote server would filter its
+/// icons), and no structuredContent for the strict rule to remove. `None`
+/// when a member does not parse.
+fn call_is_ready(members: &Members<'_>, profile: &Profile, links_matter: bool) -> Option<bool> {
     // The text of a member starts with its value: `[` is an array.
     let Some(content) = members.get("content").filter(|c| c.starts_with('[')) else { return Some(false) };
     let structured = members.get("structuredContent").copied();
     let mirror_needed = structured.is_some_and(|s| s != "null");
-    if mirror_needed && !has_text_block(content)? {
-        return Some(false);
+    if mirror_needed || links_matter {
+        let (text, link) = block_types(content)?;
+        if (mirror_needed && !text) || (links_matter && link) {
+            return Some(false);
+        }
     }
     let strict_removes = profile.quirks.strict_legacy_results && structured.is_some_and(|s| !s.starts_with('{'));
     Some(!strict_removes)
 }
 
-/// A block whose `type` is `"text"`, in one scan of the content array
-/// (its text was checked by `fast::envelope`).
-fn has_text_block(content: &str) -> Option<bool> {
+/// Whether a block of the content array is of `type` `"text"`, and whether
+/// one is a `"resource_link"`, in one scan (its text was checked by
+/// `fast::envelope`).
+fn block_types(content: &str) -> Option<(bool, bool)> {
     let text = Text::new(content);
-    let mut found = false;
+    let (mut texts, mut links) = (false, false);
     let mut step = text.open(0)?;
     while let Step::Item(at) = step {
-        let (is_text, end) = text.is_of_type(at, "text")?;
-        found |= is_text;
+        let (kind, end) = text.type_of(at)?;
+        texts |= kind.as_deref() == Some("text");
+        links |= kind.as_deref() == Some("resource_link");
         step = text.next(end, b']')?;
     }
-    Some(found)
+    Some((texts, links))
 }
 
 /// The pieces of a response line: small parts gather in a buffer, a long
@@ -237,17 +248,67 @@ mod tests {
     use super::*;
 
     fn text_block(content: &str) -> Option<bool> {
-        has_text_block(content)
+        block_types(content).map(|(text, _)| text)
     }
 
     /// The response line of the fast path for a result of `method`, as
     /// text, or `None` when it steps aside.
     fn answer(method: &str, result: &str) -> Option<(String, usize)> {
+        answer_with(method, result, IconRule::All)
+    }
+
+    fn answer_with(method: &str, result: &str, icons: IconRule) -> Option<(String, usize)> {
         let line = format!(r#"{{"jsonrpc":"2.0","id":3,"result":{result}}}"#);
         let (_, raw) = crate::fast::envelope::response(line.into_bytes(), &Default::default()).ok()?;
         let profile = Profile::vscode();
-        let (pieces, notes) = result_line(&Id::number(9), (method, None), &raw, &profile, IconRule::All)?;
+        let (pieces, notes) = result_line(&Id::number(9), (method, None), &raw, &profile, icons)?;
         Some((String::from_utf8(pieces.concat()).ok()?, notes.len()))
+    }
+
+    /// "Icons of a remote upstream server (M4)" needs the tree of what it
+    /// filters: the four lists and `prompts/get` of a remote server take
+    /// the full path, and a `tools/call` result does when a block of its
+    /// content is a resource link. Any other result of a remote server
+    /// takes the fast path, and every result of a local one.
+    #[test]
+    fn the_icon_rule_of_a_remote_server_keeps_what_it_filters_on_the_full_path() {
+        let remote = IconRule::DataOnly;
+        let icons = r#"[{"src":"https://x/a.png"}]"#;
+        for method in ["tools/list", "prompts/list", "resources/list", "resources/templates/list", "prompts/get"] {
+            assert!(!may_take(method, remote), "{method}");
+            assert!(may_take(method, IconRule::All), "{method}");
+            let list = format!(r#"{{"messages":[],"tools":[],"prompts":[],"x":{{"icons":{icons}}}}}"#);
+            assert_eq!(answer_with(method, &list, remote), None, "{method}");
+        }
+        for method in ["tools/call", "resources/read", "completion/complete", "x/y"] {
+            assert!(may_take(method, remote), "{method}");
+        }
+        let link = format!(r#"{{"type":"resource_link","uri":"x://1","name":"one","icons":{icons}}}"#);
+        let with_link = format!(r#"{{"content":[{{"type":"text","text":"t"}},{link}]}}"#);
+        assert_eq!(answer_with("tools/call", &with_link, remote), None);
+        let want = format!(r#"{{"jsonrpc":"2.0","id":9,"result":{with_link}}}"#);
+        assert_eq!(answer_with("tools/call", &with_link, IconRule::All), Some((want, 0)));
+        let plain = format!(r#"{{"content":[{{"type":"text","text":"t","icons":{icons}}}]}}"#);
+        let want = format!(r#"{{"jsonrpc":"2.0","id":9,"result":{plain}}}"#);
+        assert_eq!(answer_with("tools/call", &plain, remote), Some((want, 0)));
+        let read = format!(r#"{{"contents":[{{"uri":"x://1","icons":{icons}}}]}}"#);
+        let want = format!(r#"{{"jsonrpc":"2.0","id":9,"result":{read}}}"#);
+        assert_eq!(answer_with("resources/read", &read, remote), Some((want, 0)));
+    }
+
+    /// One scan of the content finds both kinds of block.
+    #[test]
+    fn the_blocks_of_a_content_array_say_whether_one_is_text_and_one_a_link() {
+        for (content, want) in [
+            (r#"[{"type":"text"},{"type":"resource_link"}]"#, Some((true, true))),
+            (r#"[{"type":"resource_link","type":"image"}]"#, Some((false, false))),
+            (r#"[{"type":"resource_l\u0069nk"}]"#, Some((false, true))),
+            (r#"[{"type":"image"},{"x":{"type":"resource_link"}}]"#, Some((false, false))),
+            ("[]", Some((false, false))),
+            (r#"[{"type":"text"}"#, None),
+        ] {
+            assert_eq!(block_types(content), want, "{content}");
+        }
     }
 
     /// The result's members are read from the checked text: a member twice

@@ -134,29 +134,35 @@ impl<'a> Text<'a> {
         }
     }
 
-    /// Whether the value at `at` is an object whose `type` is the string
-    /// `kind`, as the full parse reads `value["type"]`: the last `type`
-    /// member counts, its value decoded. Also the offset after the value.
-    pub fn is_of_type(&self, at: usize, kind: &str) -> Option<(bool, usize)> {
+    /// The `type` of the value at `at` as the full parse reads
+    /// `value["type"].as_str()`: the last `type` member counts, its string
+    /// decoded; `None` when the value is no object or that member is no
+    /// string. Also the offset after the value.
+    pub fn type_of(&self, at: usize) -> Option<(Option<Cow<'a, str>>, usize)> {
         if self.byte(at)? != b'{' {
-            return Some((false, self.value_end(at)?));
+            return Some((None, self.value_end(at)?));
         }
-        let mut is = false;
+        let mut kind = None;
         let mut step = self.open(at)?;
         while let Step::Item(member) = step {
             let (name, value) = self.name(member)?;
-            let end = if name == "type" && self.byte(value)? == b'"' {
-                let (string, end) = self.string(value)?;
-                is = string == kind;
-                end
-            } else {
-                is = is && name != "type";
-                self.value_end(value)?
+            let end = match (name == "type", self.byte(value)?) {
+                (true, b'"') => {
+                    let (string, end) = self.string(value)?;
+                    kind = Some(string);
+                    end
+                }
+                (is_type, _) => {
+                    if is_type {
+                        kind = None;
+                    }
+                    self.value_end(value)?
+                }
             };
             step = self.next(end, b'}')?;
         }
         match step {
-            Step::End(end) => Some((is, end)),
+            Step::End(end) => Some((kind, end)),
             Step::Item(_) => None,
         }
     }
@@ -245,9 +251,10 @@ mod tests {
             (r#""text""#, false),
             ("1.5", false),
         ] {
-            assert_eq!(Text::new(text).is_of_type(0, "text"), Some((want, text.len())), "{text}");
+            let (kind, end) = Text::new(text).type_of(0).unwrap_or_default();
+            assert_eq!((kind.as_deref() == Some("text"), end), (want, text.len()), "{text}");
         }
-        assert_eq!(Text::new(r#"{"type":"text""#).is_of_type(0, "text"), None);
+        assert_eq!(Text::new(r#"{"type":"text""#).type_of(0), None);
     }
 
     /// Members and items are found in order, names decoded when they have

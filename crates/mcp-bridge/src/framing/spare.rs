@@ -49,6 +49,16 @@ impl Spare {
         None
     }
 
+    /// The kept buffer for a message whose length is known before it is
+    /// read (an HTTP body's `Content-Length`), when the message is big and
+    /// the buffer holds it.
+    pub fn take_for(&self, length: usize) -> Option<Vec<u8>> {
+        if length < MIN_BYTES {
+            return None;
+        }
+        self.take_larger(length)
+    }
+
     /// Keeps `line`'s buffer for the next big line when it is big and
     /// larger than the one kept, and drops it [`KEEP`] after the last
     /// buffer came back. Outside a tokio runtime nothing could drop it

@@ -114,7 +114,7 @@ async fn first_round(
     call: Call<'_>,
     icons: IconRule,
 ) -> Option<Result<Value, CallError>> {
-    if !fast::result::may_take(icons) {
+    if !fast::result::may_take(method, icons) {
         return Some(client.call(call).await);
     }
     let raw = match client.call_raw(call).await {

@@ -15,14 +15,16 @@ use crate::Quirks;
 use serde_json::Value;
 
 /// The glue of the `fast_path` fuzz target: the method (1 byte), the
-/// quirks (1 byte, whose bit 8 gives the request the cursor [`CURSOR`]),
-/// then the upstream line.
+/// quirks (1 byte, whose bit 8 gives the request the cursor [`CURSOR`] and
+/// whose bit 16 makes the upstream remote, with its icon rule), then the
+/// upstream line.
 pub fn fast_path_bytes(data: &[u8]) -> Checked {
     let mut bytes = Bytes::new(data);
     let method = METHODS[usize::from(bytes.byte()) % METHODS.len()];
     let bits = bytes.byte();
     let cursor = (bits & 8 != 0).then(|| Value::from(CURSOR));
-    fast_path((method, cursor.as_ref()), quirks_from(bits), bytes.rest())
+    let icons = IconRule::for_upstream(bits & 16 != 0);
+    fast_path((method, cursor.as_ref()), (quirks_from(bits), icons), bytes.rest())
 }
 
 /// The cursor of a request in [`fast_path_bytes`] (a result's `nextCursor`
@@ -35,9 +37,13 @@ pub const CURSOR: &str = "next";
 ///   response with the same id and a result equal to the raw one, member
 ///   for member, in order and with the same number text;
 /// - a response line that `fast::result` gives is, once parsed, the line
-///   that the full path writes (the rules, the icons, the envelope), with
-///   the notes that the full path gives, in the same order.
-pub fn fast_path((method, cursor): (&str, Option<&Value>), quirks: Quirks, line: &[u8]) -> Checked {
+///   that the full path writes (the rules, the icon rule `icons`, the
+///   envelope), with the notes that the full path gives, in the same order.
+pub fn fast_path(
+    (method, cursor): (&str, Option<&Value>),
+    (quirks, icons): (Quirks, IconRule),
+    line: &[u8],
+) -> Checked {
     let Ok((id, raw)) = envelope::response(line.to_vec(), &Default::default()) else { return Ok(()) };
     let decoded = decode(&Frame::Line(line.to_vec()), usize::MAX, UPSTREAM_MAX_DEPTH);
     let Some(Decoded::Message(Message::Response { id: full_id, outcome: Ok(result) })) = decoded else {
@@ -49,7 +55,7 @@ pub fn fast_path((method, cursor): (&str, Option<&Value>), quirks: Quirks, line:
 
     let client_id = Id::from_value(Value::from("c-1")).ok_or("no client id")?;
     let profile = profile(quirks, vscode_passthrough());
-    let Some((pieces, fast_notes)) = result_line(&client_id, (method, cursor), &raw, &profile, IconRule::All) else {
+    let Some((pieces, fast_notes)) = result_line(&client_id, (method, cursor), &raw, &profile, icons) else {
         return Ok(());
     };
     ensure!(!is_input_required(&result), "the fast path answered an input request");
@@ -57,7 +63,7 @@ pub fn fast_path((method, cursor): (&str, Option<&Value>), quirks: Quirks, line:
     let fast: Value = serde_json::from_slice(&fast)
         .map_err(|err| format!("the fast line is not JSON ({err}): {}", String::from_utf8_lossy(&fast)))?;
     let (mut translated, notes) = translate_result(method, cursor, result, &profile);
-    filter_icons(method, &mut translated, IconRule::All);
+    filter_icons(method, &mut translated, icons);
     ensure!(fast_notes == notes, "the fast path noted {fast_notes:?}, the full path {notes:?}");
     let full = result_response(&client_id, translated);
     ensure!(text(&fast) == text(&full), "fast {} but full {}", text(&fast), text(&full));

@@ -28,6 +28,14 @@ impl IconRule {
             IconRule::All
         }
     }
+
+    /// Whether the rule can change a result of `method`: the items of the
+    /// four lists, the resource links of a `tools/call` result's content
+    /// and of a `prompts/get` result's messages. [`filter_icons`] leaves
+    /// every other result alone, and so can the fast path of results.
+    pub fn applies_to(self, method: &str) -> bool {
+        self == IconRule::DataOnly && (list_items(method).is_some() || matches!(method, "tools/call" | "prompts/get"))
+    }
 }
 
 /// The member of each list result that holds its items.
@@ -45,7 +53,7 @@ fn list_items(method: &str) -> Option<&'static str> {
 /// four lists, the resource links in the content of a `tools/call` result
 /// and in the messages of a `prompts/get` result.
 pub fn filter_icons(method: &str, result: &mut Value, rule: IconRule) {
-    if rule == IconRule::All {
+    if !rule.applies_to(method) {
         return;
     }
     if let Some(member) = list_items(method) {

@@ -4,7 +4,6 @@
 //! link of the embedded mode can use it over a duplex.
 
 use super::Client;
-use crate::fast;
 use crate::framing::{self, write_lines, Frame, Line, LineReader, Spare};
 use crate::jsonrpc::{BridgeError, Cause};
 use crate::support::lock;
@@ -89,26 +88,9 @@ pub(super) async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, m
     let mut reader = LineReader::new(input, max_line_bytes).with_spare(spare.clone());
     loop {
         match reader.next_frame().await {
+            Ok(Some(Frame::Line(line))) => client.receive_bytes(line, max_line_bytes, &spare).await,
             Ok(Some(frame)) => {
-                // A result response goes as its bytes (`fast`), unless only
-                // the full decode can tell what it is. Small lines too: the
-                // envelope's check allocates nothing, and a small call's
-                // response then costs 11 allocations fewer (issue 15).
-                let frame = match frame {
-                    Frame::Line(line) if client.takes_raw() => match fast::envelope::response(line, &spare) {
-                        Ok((id, raw)) => {
-                            client.receive_raw(id, raw);
-                            continue;
-                        }
-                        Err(line) => Frame::Line(line),
-                    },
-                    frame => frame,
-                };
-                let decoded = framing::decode(&frame, max_line_bytes, super::UPSTREAM_MAX_DEPTH);
-                if let Frame::Line(line) = frame {
-                    spare.give_back(line);
-                }
-                if let Some(decoded) = decoded {
+                if let Some(decoded) = framing::decode(&frame, max_line_bytes, super::UPSTREAM_MAX_DEPTH) {
                     client.receive(decoded).await;
                 }
             }

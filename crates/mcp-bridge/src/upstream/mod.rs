@@ -369,8 +369,9 @@ impl Client {
         self.call_with(call, false).await?.into_value()
     }
 
-    /// [`Client::call`], but a result of a pipe comes as its bytes
-    /// ([`Payload::Raw`]), for the fast path of the result rules.
+    /// [`Client::call`], but a result comes as its bytes
+    /// ([`Payload::Raw`]) when `fast::envelope` takes its response, for the
+    /// fast path of the result rules.
     pub async fn call_raw(&self, call: Call<'_>) -> Result<Payload, CallError> {
         self.call_with(call, true).await
     }
@@ -434,7 +435,9 @@ impl Client {
                     }
                     Ok(Payload::Value(result))
                 }
-                // Only a pipe gives raw results, and it observes no tools.
+                // No raw result is a `tools/list` to observe: a pipe
+                // observes none, and the icon rule of an upstream at a URL
+                // keeps its lists on the full path (`fast::result::may_take`).
                 Ok(Reply::Raw(raw)) => Ok(Payload::Raw(raw)),
                 Ok(Reply::Error(error)) => Err(CallError::Upstream(error)),
                 Ok(Reply::Failed(error)) => Err(CallError::Bridge(error)),

@@ -4,14 +4,41 @@
 //! listen events keep their order relative to the responses.
 
 use super::pending::Reply;
-use super::Client;
-use crate::fast::RawResult;
-use crate::framing::Decoded;
+use super::{Client, UPSTREAM_MAX_DEPTH};
+use crate::fast::{self, RawResult};
+use crate::framing::{self, Decoded, Frame, Spare};
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
 use crate::support::lock;
 use serde_json::Value;
 
 impl Client {
+    /// Handles one message of the upstream server as its bytes (a line of
+    /// a pipe, an HTTP body, the data of an event), at most `max`. A
+    /// result response goes as its bytes (`fast`) while a request in
+    /// flight takes raw results, unless only the full decode can tell what
+    /// it is; small messages too: the envelope's check allocates nothing,
+    /// and a small call's response then costs 11 allocations fewer
+    /// (issue 15). The buffer of a big message serves the next one
+    /// (`spare`).
+    pub(super) async fn receive_bytes(&self, message: Vec<u8>, max: usize, spare: &Spare) {
+        let message = if self.takes_raw() {
+            match fast::envelope::response(message, spare) {
+                Ok((id, raw)) => return self.receive_raw(id, raw),
+                Err(message) => message,
+            }
+        } else {
+            message
+        };
+        let frame = Frame::Line(message);
+        let decoded = framing::decode(&frame, max, UPSTREAM_MAX_DEPTH);
+        if let Frame::Line(message) = frame {
+            spare.give_back(message);
+        }
+        if let Some(decoded) = decoded {
+            self.receive(decoded).await;
+        }
+    }
+
     /// Handles one decoded message of the upstream server.
     pub(super) async fn receive(&self, decoded: Decoded) {
         match decoded {

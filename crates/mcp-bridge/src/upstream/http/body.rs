@@ -4,9 +4,9 @@
 //! bounds one JSON body and one event: a larger one fails its request at
 //! once, and the rest is never read.
 
-use crate::framing::{self, Frame};
+use crate::framing::Spare;
 use crate::jsonrpc::{BridgeError, Cause};
-use crate::upstream::{Client, UPSTREAM_MAX_DEPTH};
+use crate::upstream::Client;
 use futures_util::StreamExt;
 use sse_stream::SseByteStream;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,13 +14,15 @@ use std::sync::Arc;
 
 /// Reads a JSON body, at most `max` bytes, and hands its message to the
 /// client. The request fails when the body is over the limit, cannot be
-/// read, or holds no response to it.
-pub(super) async fn json(client: &Client, id: u64, mut response: reqwest::Response, max: usize) {
-    if response.content_length().is_some_and(|n| n > max as u64) {
+/// read, or holds no response to it. A big body is read into the buffer
+/// of the big body before, when `spare` still keeps it.
+pub(super) async fn json(client: &Client, id: u64, mut response: reqwest::Response, (max, spare): (usize, &Spare)) {
+    let length = response.content_length().map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
+    if length > max {
         client.fail(id, over_limit(max));
         return;
     }
-    let mut body = Vec::new();
+    let mut body = spare.take_for(length).unwrap_or_default();
     loop {
         match response.chunk().await {
             Ok(Some(chunk)) => {
@@ -39,7 +41,7 @@ pub(super) async fn json(client: &Client, id: u64, mut response: reqwest::Respon
             }
         }
     }
-    deliver(client, body, max).await;
+    client.receive_bytes(body, max, spare).await;
     // A body that was a notification, or the response to another request,
     // leaves this request without its response.
     client.fail(id, BridgeError::new(Cause::InvalidResponse).with_detail("the body holds no response to the request"));
@@ -50,7 +52,7 @@ pub(super) async fn json(client: &Client, id: u64, mut response: reqwest::Respon
 /// When the stream ends or breaks before the response of its request, the
 /// request fails with `transport_failed`; an event over the limit fails it
 /// with `invalid_response`.
-pub(super) async fn sse(client: &Client, id: u64, response: reqwest::Response, max: usize) {
+pub(super) async fn sse(client: &Client, id: u64, response: reqwest::Response, (max, spare): (usize, &Spare)) {
     let over = Arc::new(AtomicBool::new(false));
     let mut limit = EventLimit::new(max, over.clone());
     let bytes = response.bytes_stream().map(move |chunk| match chunk {
@@ -63,7 +65,7 @@ pub(super) async fn sse(client: &Client, id: u64, response: reqwest::Response, m
         match event {
             Ok(event) => {
                 if let Some(data) = event.data {
-                    deliver(client, data.into_bytes(), max).await;
+                    client.receive_bytes(data.into_bytes(), max, spare).await;
                     if !client.is_pending(id) {
                         // The response is in (or the request was given up):
                         // a server that keeps the stream open after it
@@ -84,13 +86,6 @@ pub(super) async fn sse(client: &Client, id: u64, response: reqwest::Response, m
         }
     }
     client.fail(id, BridgeError::new(Cause::TransportFailed).with_detail("the stream ended before its response"));
-}
-
-/// Decodes one message and hands it to the client.
-async fn deliver(client: &Client, body: Vec<u8>, max: usize) {
-    if let Some(decoded) = framing::decode(&Frame::Line(body), max, UPSTREAM_MAX_DEPTH) {
-        client.receive(decoded).await;
-    }
 }
 
 fn over_limit(max: usize) -> BridgeError {

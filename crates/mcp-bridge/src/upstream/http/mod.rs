@@ -21,6 +21,7 @@ mod headers;
 pub use reqwest::Url;
 
 use super::Client;
+use crate::framing::Spare;
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
 use crate::support::lock;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
@@ -117,6 +118,8 @@ pub(super) struct Http {
     tools: Mutex<HashMap<String, Vec<headers::ParamHeader>>>,
     /// The task that reads the body of each request in flight.
     bodies: Mutex<HashMap<u64, AbortHandle>>,
+    /// The buffer of a big body, for the next one (`framing::Spare`).
+    spare: Spare,
     auth: Option<auth::Auth>,
 }
 
@@ -159,6 +162,7 @@ impl Http {
             max_response_bytes: options.max_response_bytes,
             tools: Mutex::default(),
             bodies: Mutex::default(),
+            spare: Spare::default(),
         })
     }
 
@@ -183,12 +187,12 @@ impl Http {
             tracing::warn!(status = status.as_u16(), "an upstream response is neither JSON nor an event stream");
             return Err(BridgeError::new(Cause::InvalidResponse).with_status(status.as_u16()));
         }
-        let (reader, max) = (client.clone(), self.max_response_bytes);
+        let (reader, max, spare) = (client.clone(), self.max_response_bytes, self.spare.clone());
         let task = tokio::spawn(async move {
             if event_stream {
-                body::sse(&reader, id, response, max).await;
+                body::sse(&reader, id, response, (max, &spare)).await;
             } else {
-                body::json(&reader, id, response, max).await;
+                body::json(&reader, id, response, (max, &spare)).await;
             }
             reader.inner.transport.forget(id);
         });
