@@ -162,4 +162,17 @@ mod tests {
             assert!(spare.take_larger(MIN_BYTES * 2 - 1).is_some());
         });
     }
+
+    /// A body whose length is known takes the kept buffer only when it is
+    /// big (a small one would keep a big buffer busy) and fits in it.
+    #[tokio::test]
+    async fn a_big_body_of_known_length_takes_the_kept_buffer() {
+        let spare = Spare::default();
+        spare.give_back(big(b'x'));
+        assert!(spare.take_for(MIN_BYTES - 1).is_none(), "a small body");
+        assert!(spare.take_for(MIN_BYTES * 2).is_none(), "a body the buffer does not hold");
+        let taken = spare.take_for(MIN_BYTES).map(|b| (b.len(), b.capacity()));
+        assert_eq!(taken, Some((0, MIN_BYTES * 2)), "emptied, with its room");
+        assert!(spare.take_for(MIN_BYTES).is_none(), "taken once");
+    }
 }
