@@ -469,8 +469,8 @@ impl Client {
         Ok((id, rx))
     }
 
-    /// Sends a registered request: to a pipe as the line written from its
-    /// parts, else as its message.
+    /// Sends a registered request as its text written from its parts (the
+    /// line of a pipe, the body of a POST), else as its message.
     async fn send_request(&self, id: u64, call: &Call<'_>) -> Result<(), BridgeError> {
         let parts = request::Parts {
             id,
@@ -481,10 +481,8 @@ impl Client {
             level: self.inner.hooks.log_level.get(),
         };
         let fixed = &self.inner.fixed_meta;
-        if let Transport::Lines(lines) = &self.inner.transport {
-            if let Some(line) = request::line(&parts, fixed) {
-                return lines.send(line).await;
-            }
+        if let Some(text) = request::line(&parts, fixed) {
+            return self.inner.transport.send_text(self, id, (call.method, call.params), text).await;
         }
         self.inner.transport.send(self, Some(id), &request::message(&parts, fixed)).await
     }

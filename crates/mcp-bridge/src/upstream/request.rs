@@ -1,13 +1,14 @@
 //! The message of a request to the upstream server: its params with the
 //! request's `_meta` (behaviour spec, "Forwarded requests (M1)", "Meta
-//! passthrough (M3)"), as a `Value` for HTTP, and for a pipe as its line,
-//! written straight from its parts (issue 15).
+//! passthrough (M3)"), as its text written straight from its parts: the
+//! line of a pipe, the body of a POST (issue 15); as a `Value` when only
+//! the message can give it.
 //!
-//! The line is the text that serializing the `Value` gives, byte for byte,
-//! without building it: on each small request the `Value` cost a clone of
-//! the params, of the client's information and of its capabilities, and
-//! then their serialization. The members that are the same on every
-//! request ([`FixedMeta`]) are serialized once per client.
+//! The text is what serializing the `Value` gives, byte for byte, without
+//! building it: on each request the `Value` cost a clone of the params (a
+//! big argument's too), of the client's information and of its
+//! capabilities, and then their serialization. The members that are the
+//! same on every request ([`FixedMeta`]) are serialized once per client.
 
 use super::PROTOCOL_VERSION;
 use crate::jsonrpc::{self, Id};

@@ -10,11 +10,11 @@
 //! [`Client::fail`]; a connection that is gone goes to
 //! [`Client::mark_lost`] with its cause.
 
-use super::http::Http;
+use super::http::{Http, Outgoing};
 use super::lines::Lines;
 use super::Client;
 use crate::jsonrpc::BridgeError;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::time::Duration;
 
 /// The transport lives once per client, in its `Arc`: the size of the
@@ -36,7 +36,26 @@ impl Transport {
             // Boxed: the POST's future is about 5 KiB, and unboxed it made
             // the task of every forwarded request that large, a pipe's too
             // (7.7 KiB; 2 KiB so), which is copied as the task moves.
-            Transport::Http(http) => Box::pin(http.send(client, id, message)).await,
+            Transport::Http(http) => Box::pin(http.send(client, id, Outgoing::of(message))).await,
+        }
+    }
+
+    /// Sends a request whose text is written already (`upstream::request`):
+    /// the line of a pipe, the body of a POST whose headers come from
+    /// `method` and `params`.
+    pub(super) async fn send_text(
+        &self,
+        client: &Client,
+        id: u64,
+        (method, params): (&str, &Map<String, Value>),
+        text: Vec<u8>,
+    ) -> Result<(), BridgeError> {
+        match self {
+            Transport::Lines(lines) => lines.send(text).await,
+            Transport::Http(http) => {
+                let message = Outgoing { method, params: Some(params), body: text.into() };
+                Box::pin(http.send(client, Some(id), message)).await
+            }
         }
     }
 

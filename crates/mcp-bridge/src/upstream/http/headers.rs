@@ -31,7 +31,7 @@ pub fn encode_value(text: &str) -> String {
 
 /// The source of `Mcp-Name`: `params.name` of `tools/call` and
 /// `prompts/get`, `params.uri` of `resources/read`.
-pub fn name_of(method: &str, params: Option<&Value>) -> Option<String> {
+pub fn name_of(method: &str, params: Option<&Map<String, Value>>) -> Option<String> {
     let member = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
@@ -174,14 +174,14 @@ mod tests {
 
     #[test]
     fn mcp_name_comes_from_the_name_or_the_uri() {
-        assert_eq!(name_of("tools/call", Some(&json!({"name": "get_weather"}))).as_deref(), Some("get_weather"));
-        assert_eq!(name_of("prompts/get", Some(&json!({"name": "é"}))).as_deref(), Some("=?base64?w6k=?="));
+        assert_eq!(name_of("tools/call", json!({"name": "get_weather"}).as_object()).as_deref(), Some("get_weather"));
+        assert_eq!(name_of("prompts/get", json!({"name": "é"}).as_object()).as_deref(), Some("=?base64?w6k=?="));
         assert_eq!(
-            name_of("resources/read", Some(&json!({"uri": "file:///projects/myapp/config.json"}))).as_deref(),
+            name_of("resources/read", json!({"uri": "file:///projects/myapp/config.json"}).as_object()).as_deref(),
             Some("file:///projects/myapp/config.json")
         );
-        assert_eq!(name_of("tools/list", Some(&json!({"name": "x"}))), None);
-        assert_eq!(name_of("tools/call", Some(&json!({"name": 5}))), None);
+        assert_eq!(name_of("tools/list", json!({"name": "x"}).as_object()), None);
+        assert_eq!(name_of("tools/call", json!({"name": 5}).as_object()), None);
     }
 
     fn tool(properties: Value) -> Value {

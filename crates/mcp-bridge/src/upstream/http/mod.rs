@@ -24,9 +24,10 @@ use super::Client;
 use crate::framing::Spare;
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
 use crate::support::lock;
+use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::StatusCode;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use tokio::task::AbortHandle;
@@ -104,6 +105,26 @@ pub struct HttpOptions {
     pub auth: Option<auth::AuthOptions>,
 }
 
+/// A message for the server: the method and params that its headers come
+/// from, and its JSON text, the body of each POST of it (a retry after a
+/// sign-in sends the same bytes).
+pub(super) struct Outgoing<'a> {
+    pub method: &'a str,
+    pub params: Option<&'a Map<String, Value>>,
+    pub body: Bytes,
+}
+
+impl<'a> Outgoing<'a> {
+    /// A message built as a `Value`.
+    pub fn of(message: &'a Value) -> Outgoing<'a> {
+        Outgoing {
+            method: message.get("method").and_then(Value::as_str).unwrap_or(""),
+            params: message.get("params").and_then(Value::as_object),
+            body: Bytes::from(message.to_string()),
+        }
+    }
+}
+
 /// The origin of a URL, the only part of it that logs may name.
 pub fn origin(url: &Url) -> String {
     url.origin().ascii_serialization()
@@ -169,8 +190,13 @@ impl Http {
     /// Posts one message. For a request, returns when the status is in and
     /// leaves the body to a task; for a notification, when the server took
     /// it (`202`).
-    pub(super) async fn send(&self, client: &Client, id: Option<u64>, message: &Value) -> Result<(), BridgeError> {
-        let response = self.authorized(id.is_some(), message).await?;
+    pub(super) async fn send(
+        &self,
+        client: &Client,
+        id: Option<u64>,
+        message: Outgoing<'_>,
+    ) -> Result<(), BridgeError> {
+        let response = self.authorized(id.is_some(), &message).await?;
         let status = response.status();
         let Some(id) = id else {
             if status != StatusCode::ACCEPTED {
@@ -204,7 +230,7 @@ impl Http {
     /// request refreshes the token or signs in again and retries once; an
     /// `insufficient_scope` 403 gets one step-up; a second refusal is
     /// `access_refused` with the status.
-    async fn authorized(&self, request: bool, message: &Value) -> Result<reqwest::Response, BridgeError> {
+    async fn authorized(&self, request: bool, message: &Outgoing<'_>) -> Result<reqwest::Response, BridgeError> {
         let (mut renewed, mut stepped_up) = (false, false);
         loop {
             let token = match &self.auth {
@@ -263,7 +289,7 @@ impl Http {
     /// Posts a notification without waiting for it.
     pub(super) fn try_send(&self, message: &Value) {
         let token = self.auth.as_ref().and_then(auth::Auth::current);
-        let request = self.post(message, token.as_deref());
+        let request = self.post(&Outgoing::of(message), token.as_deref());
         tokio::spawn(async move {
             if let Err(err) = request.send().await {
                 tracing::debug!(error = %err.without_url(), "a notification to the upstream server failed");
@@ -309,9 +335,8 @@ impl Http {
 
     /// The POST of one message, with the headers of the page and those of
     /// `--header-env`.
-    fn post(&self, message: &Value, token: Option<&str>) -> reqwest::RequestBuilder {
-        let method = message.get("method").and_then(Value::as_str).unwrap_or("");
-        let params = message.get("params");
+    fn post(&self, message: &Outgoing<'_>, token: Option<&str>) -> reqwest::RequestBuilder {
+        let (method, params) = (message.method, message.params);
         let mut request = self
             .client
             .post(self.url.clone())
@@ -335,7 +360,7 @@ impl Http {
                 }
             }
         }
-        request.body(message.to_string())
+        request.body(message.body.clone())
     }
 
     /// A status that is not a success: the JSON-RPC error of the body goes
