@@ -2,7 +2,7 @@
 //! bytes of an overlong line are dropped as they come, except its first
 //! and last [`EDGE_BYTES`] bytes, where the id can be sniffed.
 
-use super::spare::{self, Spare};
+use super::spare::Spare;
 use std::io;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
@@ -72,7 +72,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             };
             let used = found.unwrap_or(chunk.len());
             if let (Some(spare), None) = (&self.spare, &self.overflow) {
-                grow_into_spare(&mut self.line, spare, piece.len(), self.max);
+                spare.grow(&mut self.line, piece.len(), self.max);
             }
             push_piece(&mut self.line, &mut self.overflow, self.max, piece);
             self.inner.consume(used);
@@ -94,20 +94,6 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             return None;
         }
         Some(Frame::Line(std::mem::take(&mut self.line)))
-    }
-}
-
-/// Moves the current line into the spare buffer when a big line is about
-/// to outgrow its own: the spare's pages are already there, and the
-/// buffer's growth would fault in fresh ones.
-fn grow_into_spare(line: &mut Vec<u8>, spare: &Spare, more: usize, max: usize) {
-    let needed = line.len() + more;
-    if needed <= line.capacity() || needed < spare::MIN_BYTES || needed > max {
-        return;
-    }
-    if let Some(mut buffer) = spare.take_larger(line.capacity()) {
-        buffer.extend_from_slice(line);
-        *line = buffer;
     }
 }
 

@@ -49,14 +49,20 @@ impl Spare {
         None
     }
 
-    /// The kept buffer for a message whose length is known before it is
-    /// read (an HTTP body's `Content-Length`), when the message is big and
-    /// the buffer holds it.
-    pub fn take_for(&self, length: usize) -> Option<Vec<u8>> {
-        if length < MIN_BYTES {
-            return None;
+    /// Moves what `message` holds into the kept buffer when a big message
+    /// (a line, an HTTP body) is about to outgrow its own buffer with
+    /// `more` bytes: the kept buffer's pages are already there, and the
+    /// growth would fault in fresh ones. Nothing moves for a message that
+    /// would pass `max`, which is not kept.
+    pub fn grow(&self, message: &mut Vec<u8>, more: usize, max: usize) {
+        let needed = message.len() + more;
+        if needed <= message.capacity() || needed < MIN_BYTES || needed > max {
+            return;
         }
-        self.take_larger(length)
+        if let Some(mut buffer) = self.take_larger(message.capacity()) {
+            buffer.extend_from_slice(message);
+            *message = buffer;
+        }
     }
 
     /// Keeps `line`'s buffer for the next big line when it is big and
@@ -163,16 +169,29 @@ mod tests {
         });
     }
 
-    /// A body whose length is known takes the kept buffer only when it is
-    /// big (a small one would keep a big buffer busy) and fits in it.
+    /// A big message that outgrows its buffer moves into the kept one,
+    /// with what it holds; a small one, one that fits, one over `max` and
+    /// one whose buffer is as large stay where they are.
     #[tokio::test]
-    async fn a_big_body_of_known_length_takes_the_kept_buffer() {
+    async fn a_big_message_that_outgrows_its_buffer_moves_into_the_kept_one() {
         let spare = Spare::default();
         spare.give_back(big(b'x'));
-        assert!(spare.take_for(MIN_BYTES - 1).is_none(), "a small body");
-        assert!(spare.take_for(MIN_BYTES * 2).is_none(), "a body the buffer does not hold");
-        let taken = spare.take_for(MIN_BYTES).map(|b| (b.len(), b.capacity()));
-        assert_eq!(taken, Some((0, MIN_BYTES * 2)), "emptied, with its room");
-        assert!(spare.take_for(MIN_BYTES).is_none(), "taken once");
+        let mut small = b"ab".to_vec();
+        spare.grow(&mut small, 10, usize::MAX);
+        let mut over = b"ab".to_vec();
+        spare.grow(&mut over, MIN_BYTES, MIN_BYTES);
+        let mut fits = Vec::with_capacity(MIN_BYTES + 2);
+        fits.extend_from_slice(b"ab");
+        spare.grow(&mut fits, MIN_BYTES, usize::MAX);
+        assert_eq!(
+            (small.capacity() < MIN_BYTES, over.capacity() < MIN_BYTES, fits.capacity()),
+            (true, true, MIN_BYTES + 2)
+        );
+        let mut growing = b"ab".to_vec();
+        spare.grow(&mut growing, MIN_BYTES, usize::MAX);
+        assert_eq!((growing.as_slice(), growing.capacity()), (&b"ab"[..], MIN_BYTES * 2), "moved, with its bytes");
+        let mut next = b"cd".to_vec();
+        spare.grow(&mut next, MIN_BYTES, usize::MAX);
+        assert!(next.capacity() < MIN_BYTES, "taken once");
     }
 }

@@ -17,12 +17,11 @@ use std::sync::Arc;
 /// read, or holds no response to it. A big body is read into the buffer
 /// of the big body before, when `spare` still keeps it.
 pub(super) async fn json(client: &Client, id: u64, mut response: reqwest::Response, (max, spare): (usize, &Spare)) {
-    let length = response.content_length().map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
-    if length > max {
+    if response.content_length().is_some_and(|n| n > max as u64) {
         client.fail(id, over_limit(max));
         return;
     }
-    let mut body = spare.take_for(length).unwrap_or_default();
+    let mut body = Vec::new();
     loop {
         match response.chunk().await {
             Ok(Some(chunk)) => {
@@ -30,6 +29,7 @@ pub(super) async fn json(client: &Client, id: u64, mut response: reqwest::Respon
                     client.fail(id, over_limit(max));
                     return;
                 }
+                spare.grow(&mut body, chunk.len(), max);
                 body.extend_from_slice(&chunk);
             }
             Ok(None) => break,
