@@ -8,11 +8,14 @@ Standard library only. Options:
   --capabilities JSON  the capabilities of the discover result
   --tools-list JSON    the result of every tools/list
   --linger             keep running after the end of stdin (the bridge must kill it)
+  --pid-file PATH      write the process id to PATH at the start (to check that it ended)
   --stderr TEXT        write TEXT to stderr at the start
   --deaf               after the discover answer, never read stdin again (the pipe to the
                        upstream fills up: a stall that also blocks the bridge's writes)
   --discover-delay-ms N  handle server/discover N ms after it arrived (the fake reads nothing
                        meanwhile): the bridge stays in the state initializing that long
+  --answer METHOD=JSON  (repeatable) answer each request of METHOD with this result, as it
+                       is (a result that is not an object, say)
   --delay METHOD=MS    (repeatable) answer each request of METHOD MS ms late, in a thread (the
                        fake keeps reading); only for the methods answered by the generic answer
                        below or by --tools-list (lists, completion/complete, resources/read,
@@ -58,6 +61,10 @@ tools/call behaviour by tool name:
   at-eof        does not answer until the end of stdin; then answers it with a text block
                 "answered at the end of the input" before the fake exits (an upstream that
                 answers the requests in flight during the bridge's shutdown grace)
+  close         closes arguments.pipes ("stdout", "stdin" or "both") without answering and keeps
+                running: with stdout closed it still reads (and records) stdin and answers nothing
+                more, then ends at the end of stdin as usual (or lingers with --linger); with
+                stdin closed it sleeps until it is killed (at most 60 s)
   exit-after    sends arguments.progress progress notifications (with the token, when the
                 request has one) and a log message, then exits with code 3 without answering:
                 an exit in the middle of a request that already started to report
@@ -67,7 +74,8 @@ tools/call behaviour by tool name:
                 with the inputResponses received; the step "reject" answers -32602.
                 More steps: "stall" never answers the round; "exit" exits at once with code 3
                 without answering; {"answer_error": ERROR} answers with the JSON-RPC error
-                object ERROR; {"after_ms": N, "then": STEP} does STEP (any step) N ms later, in
+                object ERROR; {"verbatim": RESULT} answers RESULT as it is (also a result that is
+                not an object); {"after_ms": N, "then": STEP} does STEP (any step) N ms later, in
                 a thread (the fake keeps reading meanwhile)
 prompts/get of the prompt "script" behaves as the tool "script".
 Every other method answers {"resultType":"complete","method":<method>}.
@@ -99,11 +107,14 @@ args.add_argument("--record")
 args.add_argument("--server-info", default='{"name":"fake-upstream","version":"0.0.1"}')
 args.add_argument("--linger", action="store_true", help="keep running after the end of stdin")
 args.add_argument("--stderr", help="write this text to stderr at the start")
+args.add_argument("--pid-file", help="write the process id to this file at the start")
 args.add_argument("--deaf", action="store_true", help="stop reading stdin after the discover answer")
 args.add_argument("--tools-list", help="the result of tools/list, as JSON")
 args.add_argument("--discover-delay-ms", type=int, default=0, help="handle server/discover this late")
 args.add_argument("--delay", action="append", default=[], metavar="METHOD=MS",
                   help="answer each request of METHOD MS ms late (generic answers and --tools-list)")
+args.add_argument("--answer", action="append", default=[], metavar="METHOD=JSON",
+                  help="answer each request of METHOD with this result")
 args.add_argument("--capabilities", default='{"tools":{},"prompts":{},"resources":{},"completions":{},"logging":{}}')
 opts = args.parse_args()
 # --delay: the delay of each method's answer, in seconds.
@@ -111,13 +122,24 @@ delays = {}
 for spec in opts.delay:
     method, _, ms = spec.rpartition("=")
     delays[method] = int(ms) / 1000
+# --answer: the result of each method, as given.
+answers = {}
+for spec in opts.answer:
+    method, _, text = spec.partition("=")
+    answers[method] = json.loads(text)
 
 out_lock = threading.Lock()
 record = open(opts.record, "a", buffering=1) if opts.record else None
 
 
+# The tool close closed stdout: nothing more is written.
+stdout_closed = False
+
+
 def write_raw(text):
     with out_lock:
+        if stdout_closed:
+            return
         sys.stdout.write(text)
         sys.stdout.flush()
 
@@ -203,6 +225,8 @@ def script_step(id_, p, i, step):
     elif step == "exit":
         sys.stdout.flush()
         os._exit(3)
+    elif isinstance(step, dict) and "verbatim" in step:
+        result(id_, step["verbatim"])
     elif isinstance(step, dict) and "answer_error" in step:
         send({"jsonrpc": "2.0", "id": id_, "error": step["answer_error"]})
     elif isinstance(step, dict) and "after_ms" in step:
@@ -305,6 +329,19 @@ def call(msg, line):
         awaiting_cancel[json.dumps(id_)] = id_
     elif name == "at-eof":
         awaiting_eof.append(id_)
+    elif name == "close":
+        global stdout_closed
+        pipes = a.get("pipes", "stdout")
+        if pipes in ("stdout", "both"):
+            with out_lock:
+                stdout_closed = True
+                sys.stdout.flush()
+                os.close(1)
+        if pipes in ("stdin", "both"):
+            os.close(0)
+            # No input can come: live on until the bridge kills the process.
+            time.sleep(60)
+            os._exit(0)
     elif name == "exit-after":
         for i in range(int(a.get("progress", 2))):
             if token is not None:
@@ -321,6 +358,10 @@ def call(msg, line):
     else:
         send({"jsonrpc": "2.0", "id": id_, "error": {"code": -32602, "message": f"unknown tool {name}"}})
 
+
+if opts.pid_file:
+    with open(opts.pid_file, "w") as f:
+        f.write(str(os.getpid()))
 
 if opts.stderr:
     sys.stderr.write(opts.stderr + "\n")
@@ -355,6 +396,8 @@ for line in sys.stdin:
                 time.sleep(60)
     elif method == "tools/call" or (method == "prompts/get" and msg.get("params", {}).get("name") == "script"):
         call(msg, line)
+    elif method in answers:
+        result(msg["id"], answers[method])
     elif method == "tools/list" and opts.tools_list:
         answer_late(method, msg["id"], json.loads(opts.tools_list))
     else:

@@ -44,6 +44,11 @@ fn upstream_exited(id: Value) -> Value {
     error_response(id, bridge_error(-32603, UPSTREAM_STOPPED, "upstream_exited", None))
 }
 
+/// The error of `closed`: the same message as `upstream_exited`, another cause.
+fn closed(id: Value) -> Value {
+    error_response(id, bridge_error(-32603, UPSTREAM_STOPPED, "closed", None))
+}
+
 /// A file the fake upstream appends every line it receives to (`--record`).
 struct Record(PathBuf);
 
@@ -57,6 +62,23 @@ impl Record {
 
     fn arg(&self) -> &str {
         self.0.to_str().unwrap_or_default()
+    }
+
+    /// A path beside the record, for the fake's `--pid-file`.
+    fn pid_file(&self) -> String {
+        self.0.with_extension("pid").display().to_string()
+    }
+
+    /// The process id the fake wrote to its `--pid-file`.
+    #[track_caller]
+    fn pid(&self) -> u32 {
+        let text = std::fs::read_to_string(self.pid_file()).unwrap_or_default();
+        text.trim().parse().unwrap_or_else(|_| panic!("no pid in {}", self.pid_file()))
+    }
+
+    /// The requests of `method` that reached the upstream.
+    fn count(&self, method: &str) -> usize {
+        self.messages().iter().filter(|m| m["method"] == method).count()
     }
 
     /// The messages the upstream received so far.
@@ -186,6 +208,98 @@ fn upstream_exits_in_the_middle_of_a_request_every_request_in_flight_gets_upstre
     in_flight.extend([json!("init"), json!("later"), json!("p1")]);
     assert_answered_once(&driver.seen, &in_flight);
     assert_only_answered(&driver.seen, &in_flight);
+}
+
+/// Error table, `closed`: "The upstream connection closed. When the child
+/// process stopped, a forwarded request gets upstream_exited instead." A
+/// child that closes its stdout during a call and keeps reading its stdin:
+/// the call and a later request get `closed`, and the later one never
+/// reaches the upstream. Then the end of the bridge's input is the end of
+/// the child's input ("at the end of the input ... closes the upstream
+/// client"): the child ends by itself, long before the grace of 30 s would
+/// kill it, and the exit code is 0 (the upstream command did not stop).
+#[test]
+fn an_upstream_that_closes_its_stdout_gives_closed_and_the_end_of_input_ends_it_and_exits_0() {
+    let record = Record::new("close-stdout");
+    let upstream = fake_upstream(&["--record", record.arg(), "--pid-file", &record.pid_file()]);
+    let mut driver = Driver::start(&["--test-shutdown-grace-ms", "30000"], &upstream);
+    driver.initialize();
+    let call = driver.call(json!(1), "tools/call", json!({"name": "close", "arguments": {"pipes": "stdout"}}));
+    assert_eq!(call, closed(json!(1)));
+    let later = driver.call(json!(2), "tools/list", json!({}));
+    assert_eq!(later, closed(json!(2)));
+    driver.assert_alive("p1");
+    let pid = record.pid();
+    assert!(process_runs(pid), "the child lives on with its stdout closed");
+    driver.close_stdin();
+    let status = driver.wait_exit_alone(EXIT);
+    assert!(!process_runs(pid), "the child still runs after the bridge exited");
+    assert_eq!(status.code(), Some(0), "exit code at the end of stdin; stderr:\n{}", driver.stderr_text());
+    assert_eq!(record.count("tools/list"), 0, "a request after the loss reached the upstream");
+    assert_no_panic(&driver.wait_exit(EXIT));
+    let ids = [json!("init"), json!(1), json!(2), json!("p1")];
+    assert_answered_once(&driver.seen, &ids);
+    assert_only_answered(&driver.seen, &ids);
+}
+
+/// `closed`, and the choice "Upstream loss in ready" (the bridge keeps
+/// answering for the grace, then exits with 1): a child that closes both
+/// pipes and sleeps gets no end of input it could read, so the end of the
+/// bridge kills it; nothing is left running.
+#[test]
+fn an_upstream_that_closes_both_pipes_gives_closed_and_is_killed_when_the_bridge_ends() {
+    let record = Record::new("close-both");
+    let upstream = fake_upstream(&["--record", record.arg(), "--pid-file", &record.pid_file()]);
+    let mut driver = Driver::start(&["--test-shutdown-grace-ms", "500"], &upstream);
+    driver.initialize();
+    let call = driver.call(json!(1), "tools/call", json!({"name": "close", "arguments": {"pipes": "both"}}));
+    assert_eq!(call, closed(json!(1)));
+    let pid = record.pid();
+    let status = driver.wait_exit_alone(EXIT);
+    assert!(!process_runs(pid), "the child still runs after the bridge exited");
+    assert_eq!(status.code(), Some(1), "the bridge ends itself after the loss; stderr:\n{}", driver.stderr_text());
+    assert_no_panic(&driver.wait_exit(EXIT));
+    assert_answered_once(&driver.seen, &[json!("init"), json!(1)]);
+}
+
+/// `closed` for a child that closes its stdin and keeps its stdout: the
+/// next write fails, and every request in flight (the call that closed it,
+/// which the child never answers) and the one that found the pipe broken
+/// get `closed` at once, not at their time limit. The end of the input
+/// then kills the child after the grace, and the exit code is 0.
+#[test]
+fn an_upstream_that_closes_its_stdin_fails_the_requests_in_flight_with_closed_at_the_next_write() {
+    let record = Record::new("close-stdin");
+    let upstream = fake_upstream(&["--record", record.arg(), "--pid-file", &record.pid_file()]);
+    let mut driver = Driver::start(&["--test-shutdown-grace-ms", "3000"], &upstream);
+    driver.initialize();
+    driver.send(&call_tool(json!(1), "close", json!({"pipes": "stdin"})));
+    // The fake reads no more: the call is recorded once its stdin is closed.
+    record.wait_calls(1);
+    let pid = record.pid();
+    wait_until(|| std::fs::read_link(format!("/proc/{pid}/fd/0")).is_err(), "the child closes its stdin");
+    let later = driver.call(json!(2), "tools/list", json!({}));
+    assert_eq!(later, closed(json!(2)));
+    assert_eq!(driver.response(&json!(1)), closed(json!(1)));
+    assert!(process_runs(pid), "the child lives on with its stdin closed");
+    driver.close_stdin();
+    let status = driver.wait_exit_alone(EXIT);
+    assert!(!process_runs(pid), "the child still runs after the bridge exited");
+    assert_eq!(status.code(), Some(0), "exit code at the end of stdin; stderr:\n{}", driver.stderr_text());
+    assert_no_panic(&driver.wait_exit(EXIT));
+    let ids = [json!("init"), json!(1), json!(2)];
+    assert_answered_once(&driver.seen, &ids);
+    assert_only_answered(&driver.seen, &ids);
+}
+
+/// Waits until `done` holds, at most [`STEP`].
+#[track_caller]
+fn wait_until(done: impl Fn() -> bool, what: &str) {
+    let deadline = Instant::now() + STEP;
+    while !done() {
+        assert!(Instant::now() < deadline, "{what}: not in {STEP:?}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 /// "Lines that are not valid" on the upstream side: a partial line at the

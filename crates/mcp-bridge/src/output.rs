@@ -21,7 +21,12 @@ impl Output {
     /// Starts the writer task on `out`.
     pub fn start<W: AsyncWrite + Unpin + Send + 'static>(out: W) -> (Output, JoinHandle<()>) {
         let (tx, rx) = mpsc::channel::<Line>(QUEUE);
-        let task = tokio::spawn(write_lines(out, rx));
+        let task = tokio::spawn(async move {
+            // The client's stdout is gone: nobody is left to tell.
+            if let Err(err) = write_lines(out, rx).await {
+                tracing::debug!(error = %err, "cannot write the output of the client");
+            }
+        });
         (Output { tx }, task)
     }
 

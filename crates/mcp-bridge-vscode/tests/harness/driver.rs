@@ -267,17 +267,7 @@ impl Driver {
     /// then reads the rest of its stdout into `seen` and its whole stderr.
     #[track_caller]
     pub fn wait_exit(&mut self, limit: Duration) -> Ended {
-        let start = Instant::now();
-        let status = loop {
-            if let Some(status) = self.child.try_wait().expect("try_wait") {
-                break status;
-            }
-            if start.elapsed() > limit {
-                self.kill_group();
-                panic!("the bridge did not exit in {limit:?}; stderr:\n{}", self.stderr_text());
-            }
-            self.pull(Duration::from_millis(20));
-        };
+        let status = self.wait_exit_alone(limit);
         // The upstream may still hold the pipes of the group: end it.
         self.kill_group();
         // Stdout is closed: the reader thread ends after the last line.
@@ -286,6 +276,24 @@ impl Driver {
             let _ = thread.join();
         }
         Ended { status, stderr: self.stderr_text() }
+    }
+
+    /// Waits for the bridge's own exit (at most `limit`, else the test
+    /// fails) and leaves the rest of its process group as it is, so that a
+    /// test can see what the bridge left running.
+    #[track_caller]
+    pub fn wait_exit_alone(&mut self, limit: Duration) -> ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status;
+            }
+            if start.elapsed() > limit {
+                self.kill_group();
+                panic!("the bridge did not exit in {limit:?}; stderr:\n{}", self.stderr_text());
+            }
+            self.pull(Duration::from_millis(20));
+        }
     }
 
     /// Waits until the bridge's stderr has `count` lines with `text` (a log
@@ -321,6 +329,14 @@ impl Drop for Driver {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Whether the process runs: it exists and is not a zombie (a process
+/// that ended and whose parent has not collected it yet).
+pub fn process_runs(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The state is the first field after the name, which ends with ")".
+    stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
 }
 
 pub fn line(message: &Value) -> Vec<u8> {

@@ -23,17 +23,26 @@ pub enum Line {
 /// Writes each line of the queue and its `\n` until the queue closes, then
 /// shuts the stream down (for a child's stdin, that is its end of input).
 /// It flushes when nothing else waits, so a burst goes out in one write.
-pub async fn write_lines<W: AsyncWrite + Unpin>(out: W, mut queue: mpsc::Receiver<Line>) {
+/// An error is a write that failed: the far end is gone (a child that
+/// closed its stdin), and the lines still queued never go out.
+pub async fn write_lines<W: AsyncWrite + Unpin>(out: W, mut queue: mpsc::Receiver<Line>) -> std::io::Result<()> {
     let mut out = BufWriter::with_capacity(BUFFER, out);
+    let written = write_all(&mut out, &mut queue).await;
+    let _ = out.shutdown().await;
+    written
+}
+
+async fn write_all<W: AsyncWrite + Unpin>(
+    out: &mut BufWriter<W>,
+    queue: &mut mpsc::Receiver<Line>,
+) -> std::io::Result<()> {
     while let Some(line) = queue.recv().await {
-        if write_line(&mut out, line).await.is_err() {
-            break;
-        }
-        if queue.is_empty() && out.flush().await.is_err() {
-            break;
+        write_line(out, line).await?;
+        if queue.is_empty() {
+            out.flush().await?;
         }
     }
-    let _ = out.shutdown().await;
+    Ok(())
 }
 
 async fn write_line<W: AsyncWrite + Unpin>(out: &mut BufWriter<W>, line: Line) -> std::io::Result<()> {

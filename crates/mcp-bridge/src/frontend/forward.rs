@@ -5,7 +5,7 @@ use super::dispatch::{reply, reply_error};
 use super::rounds::{self, Request};
 use super::state::Shared;
 use crate::fast;
-use crate::input::checks::Declared;
+use crate::input::checks::{check_object, Declared};
 use crate::jsonrpc::{self, Id};
 use crate::translate::icons::{filter_icons, IconRule};
 use crate::translate::note::{Level, Note};
@@ -74,6 +74,10 @@ pub async fn start(
             }
             other => other,
         };
+        let outcome = outcome.and_then(|result| match check_object(&result) {
+            Ok(_) => Ok(result),
+            Err(error) => Err(CallError::Bridge(error)),
+        });
         if !shared.inflight.finish(&id, seq) {
             return;
         }

@@ -33,7 +33,7 @@ pub fn start(shared: &Arc<Shared>, id: Id, params: Option<Value>) {
                 let capabilities = result.get("capabilities").and_then(Value::as_object).cloned().unwrap_or_default();
                 // Step 7: ready before the result goes out, because the next
                 // requests of the client can come at once.
-                shared.set_phase(Phase::Ready(Arc::new(Ready { client: client.clone(), capabilities, declared })));
+                shared.set_ready(Ready { client: client.clone(), capabilities, declared });
                 client.end_interactive_sign_in();
                 watch_upstream(&shared, client);
                 reply(&shared, &id, result).await;

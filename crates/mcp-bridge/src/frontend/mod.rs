@@ -20,6 +20,7 @@ pub use crate::output::Output;
 pub use state::Phase;
 
 use crate::framing::LineReader;
+use crate::jsonrpc::Cause;
 use crate::listener::ListenTimings;
 use crate::translate::note::Note;
 pub use crate::upstream::UpstreamSpec;
@@ -139,7 +140,7 @@ where
         tokio::select! {
             frame = reader.next_frame() => match frame {
                 Ok(Some(frame)) => dispatch::frame(&shared, &frame).await,
-                Ok(None) => break if shared.upstream_lost.is_cancelled() { Exit::UpstreamLost } else { Exit::EndOfInput },
+                Ok(None) => break end_of_input(&shared),
                 Err(err) => {
                     tracing::warn!(error = %err, "cannot read the input of the client");
                     break Exit::EndOfInput;
@@ -157,6 +158,16 @@ where
     drop(shared);
     let _ = writer.await;
     exit
+}
+
+/// The exit at the end of the input: 1 when the upstream command stopped
+/// before it, else 0, also after a child that only closed its connection
+/// (its command did not stop).
+fn end_of_input(shared: &Shared) -> Exit {
+    match shared.phase() {
+        Phase::Closing(Some(lost)) if lost.cause == Cause::UpstreamExited => Exit::UpstreamLost,
+        _ => Exit::EndOfInput,
+    }
 }
 
 /// How often the timer of [`timer_floor`] is due.

@@ -107,6 +107,10 @@ pub struct Shared {
     /// `notifications/initialized` came in `ready`: from then on a later
     /// sign-in can ask the client with a URL elicitation.
     pub initialized: std::sync::atomic::AtomicBool,
+    /// The upstream client of `ready`, kept after a loss too: the end of
+    /// the connection closes it in every case (a child that closed its
+    /// stdout and lives on still gets the end of its stdin, then the kill).
+    upstream: Mutex<Option<Client>>,
 }
 
 /// The listen stream of the connection.
@@ -133,6 +137,7 @@ impl Shared {
             elicitation_ids: AtomicU64::new(1),
             listener: Mutex::new(ListenSlot::NotOpened),
             initialized: std::sync::atomic::AtomicBool::new(false),
+            upstream: Mutex::new(None),
         }
     }
 
@@ -162,11 +167,15 @@ impl Shared {
         }
     }
 
+    /// Step 7 of the first initialize: the state becomes `ready` with the
+    /// upstream client.
+    pub fn set_ready(&self, ready: Ready) {
+        *lock(&self.upstream) = Some(ready.client.clone());
+        self.set_phase(Phase::Ready(Arc::new(ready)));
+    }
+
     /// The upstream client, for the end of the connection.
     pub fn take_client(&self) -> Option<Client> {
-        match &*lock(&self.phase) {
-            Phase::Ready(ready) => Some(ready.client.clone()),
-            _ => None,
-        }
+        lock(&self.upstream).take()
     }
 }

@@ -70,15 +70,21 @@ fn request_error(cause: Cause, key: &str, text: &str) -> BridgeError {
     BridgeError::new(cause).with_detail(format!("input request '{key}': {text}"))
 }
 
+/// The first check of the whole round: "The result is an object." Every
+/// result of a forwarded request takes it, complete or not: a result that
+/// is not an object is neither a complete result nor an input request, and
+/// never reaches the client.
+pub fn check_object(result: &Value) -> Result<&Map<String, Value>, BridgeError> {
+    result.as_object().ok_or_else(|| round_error(Cause::InvalidInputRequest, "the result is not an object"))
+}
+
 /// Checks a whole round; `compiles` tells whether a form schema compiles.
 pub fn check_round(
     result: &Value,
     declared: Declared,
     compiles: impl Fn(&Value) -> bool,
 ) -> Result<Round, BridgeError> {
-    let Some(result) = result.as_object() else {
-        return Err(round_error(Cause::InvalidInputRequest, "the result is not an object"));
-    };
+    let result = check_object(result)?;
     let requests = match result.get("inputRequests") {
         None => Map::new(),
         Some(Value::Object(map)) => map.clone(),

@@ -2,6 +2,7 @@
 //! round-trip requests of revision 2026-07-28 become requests of the
 //! bridge to a 2025-11-25 client.
 
+mod answers;
 pub mod checks;
 pub mod questions;
 pub mod schema;

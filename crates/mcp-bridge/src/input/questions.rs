@@ -3,7 +3,7 @@
 //! client", "The Continue form").
 
 use super::checks::Ask;
-use super::schema;
+use super::{answers, schema};
 use crate::jsonrpc::{BridgeError, Cause};
 use serde_json::{json, Map, Value};
 
@@ -108,60 +108,54 @@ pub fn response(key: &str, expect: &Expect, answer: Answer) -> Result<Value, Res
         }
         (Expect::Sampling | Expect::Roots, Answer::Error(error)) => Err(Ok(error)),
         (Expect::Sampling | Expect::Roots, Answer::Invalid) => not_valid("the answer is not valid JSON-RPC"),
-        (expect, Answer::Result(result)) => match expect {
+        (expect, Answer::Result(result)) if !answers::has_shape(expect.kind(), &result) => {
+            not_valid("the answer does not have the shape of the schema")
+        }
+        (expect, Answer::Result(result)) => Ok(match expect {
             Expect::Form { schema } => match action(&result) {
-                Some("accept") => match result.get("content") {
+                "accept" => match result.get("content") {
                     Some(content) if schema::accepts(schema, content) => {
-                        Ok(json!({"action": "accept", "content": content}))
+                        json!({"action": "accept", "content": content})
                     }
-                    _ => not_valid("the content is not valid against the requestedSchema"),
+                    _ => return not_valid("the content is not valid against the requestedSchema"),
                 },
-                Some(other) => Ok(json!({"action": other})),
-                None => not_valid("the answer does not have the shape of the schema"),
+                other => json!({"action": other}),
             },
             Expect::EmptyForm => match action(&result) {
-                Some("accept") => Ok(json!({"action": "accept", "content": {}})),
-                Some(other) => Ok(json!({"action": other})),
-                None => not_valid("the answer does not have the shape of the schema"),
+                "accept" => json!({"action": "accept", "content": {}}),
+                other => json!({"action": other}),
             },
-            Expect::Url => match action(&result) {
-                Some(action) => Ok(json!({"action": action})),
-                None => not_valid("the answer does not have the shape of the schema"),
-            },
-            Expect::Sampling if is_sampling_result(&result) => Ok(result),
-            Expect::Sampling => not_valid("the answer does not have the shape of the schema"),
-            Expect::Roots => roots(&result)
-                .ok_or_else(|| Err(invalid_answer(key, "the answer does not have the shape of the schema"))),
-        },
+            Expect::Url => json!({"action": action(&result)}),
+            Expect::Sampling => result,
+            Expect::Roots => roots(&result),
+        }),
     }
 }
 
-/// The action of an elicitation result: accept, decline or cancel.
-fn action(result: &Value) -> Option<&str> {
-    result.get("action").and_then(Value::as_str).filter(|a| matches!(*a, "accept" | "decline" | "cancel"))
-}
-
-fn is_sampling_result(result: &Value) -> bool {
-    let content = match result.get("content") {
-        Some(Value::Array(blocks)) => blocks.iter().all(|b| b.get("type").is_some_and(Value::is_string)),
-        Some(block) => block.get("type").is_some_and(Value::is_string),
-        None => false,
-    };
-    content
-        && result.get("model").is_some_and(Value::is_string)
-        && matches!(result.get("role").and_then(Value::as_str), Some("user" | "assistant"))
-}
-
-/// Only the roots with a URI that starts with `file://`.
-fn roots(result: &Value) -> Option<Value> {
-    let roots = result.get("roots")?.as_array()?;
-    if !roots.iter().all(|r| r.get("uri").is_some_and(Value::is_string)) {
-        return None;
+impl Expect {
+    /// The kind of result the answer must have the shape of.
+    fn kind(&self) -> answers::Kind {
+        match self {
+            Expect::Form { .. } | Expect::EmptyForm | Expect::Url => answers::Kind::Elicitation,
+            Expect::Sampling => answers::Kind::Sampling,
+            Expect::Roots => answers::Kind::Roots,
+        }
     }
-    let kept: Vec<Value> = roots
+}
+
+/// The action of an elicitation result that has the shape of the schema:
+/// accept, decline or cancel.
+fn action(result: &Value) -> &str {
+    result.get("action").and_then(Value::as_str).unwrap_or("cancel")
+}
+
+/// Only the roots with a URI that starts with `file://`, of a result that
+/// has the shape of the schema.
+fn roots(result: &Value) -> Value {
+    let roots = result.get("roots").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let kept: Vec<&Value> = roots
         .iter()
         .filter(|r| r.get("uri").and_then(Value::as_str).is_some_and(|u| u.starts_with("file://")))
-        .cloned()
         .collect();
-    Some(json!({"roots": kept}))
+    json!({"roots": kept})
 }

@@ -79,7 +79,8 @@ pub fn gap_events(lists: Lists, uris: &[String]) -> Vec<Value> {
 /// The notification for the client of one event of the active stream, or
 /// `None` when the client must not get it: another method, or an update
 /// without a string `uri`. The event loses its subscription id, and a
-/// `_meta` that is then empty; every other member stays.
+/// `_meta` that is then empty or is not an object; every other member
+/// stays.
 pub fn for_client(method: &str, params: Value) -> Option<Value> {
     if !EVENT_METHODS.contains(&method) {
         return None;
@@ -91,11 +92,19 @@ pub fn for_client(method: &str, params: Value) -> Option<Value> {
     if method == EVENT_METHODS[3] && !params.get("uri").is_some_and(Value::is_string) {
         return None;
     }
-    if let Some(Value::Object(meta)) = params.get_mut("_meta") {
-        meta.shift_remove(SUBSCRIPTION_ID_KEY);
-        if meta.is_empty() {
+    match params.get_mut("_meta") {
+        Some(Value::Object(meta)) => {
+            meta.shift_remove(SUBSCRIPTION_ID_KEY);
+            if meta.is_empty() {
+                params.shift_remove("_meta");
+            }
+        }
+        // A `_meta` is an object in both revisions: the client gets the
+        // event without one that is not.
+        Some(_) => {
             params.shift_remove("_meta");
         }
+        None => {}
     }
     Some(jsonrpc::notification(method, Value::Object(params)))
 }
@@ -160,6 +169,7 @@ mod tests {
                 Some(json!({"uri": "file:///a", "title": "t"})),
             ),
             ("notifications/resources/list_changed", json!(null), Some(json!({}))),
+            ("notifications/tools/list_changed", json!({"_meta": 5, "extra": 1}), Some(json!({"extra": 1}))),
             ("notifications/resources/updated", json!({"uri": 5}), None),
             ("notifications/resources/updated", json!({"_meta": {}}), None),
             ("notifications/cancelled", json!({"requestId": 1}), None),

@@ -29,8 +29,8 @@ pub fn is_input_required(result: &Value) -> bool {
 /// `request_cursor` is the `cursor` of the request's params, for the guard
 /// against endless paging. A method without rules of its own (including a
 /// method the bridge does not know) only loses the modern members. A
-/// result that is not an object has no members to change, and goes as it
-/// came.
+/// result that is not an object has no members to change, and comes back
+/// as it came (the front end refuses it before: `check_object`).
 pub fn translate_result(
     method: &str,
     request_cursor: Option<&Value>,

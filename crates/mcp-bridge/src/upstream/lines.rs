@@ -27,24 +27,23 @@ pub(super) struct Lines {
     /// Asks the owner of the far end (the supervisor of a child) to stop;
     /// `None` once asked, or when nothing owns the far end.
     stop: Mutex<Option<oneshot::Sender<Stop>>>,
-    /// The error of every write after the far end went away.
-    gone: Cause,
 }
 
 impl Lines {
-    /// The sending half and the queue its writer task drains. `gone` is
-    /// the cause of a write after the far end went away (`upstream_exited`
-    /// for a child).
-    pub(super) fn new(gone: Cause, stop: Option<oneshot::Sender<Stop>>) -> (Lines, mpsc::Receiver<Line>) {
+    /// The sending half and the queue its writer task drains.
+    pub(super) fn new(stop: Option<oneshot::Sender<Stop>>) -> (Lines, mpsc::Receiver<Line>) {
         let (tx, queue) = mpsc::channel(WRITE_QUEUE);
-        (Lines { writer: Mutex::new(Some(tx)), stop: Mutex::new(stop), gone }, queue)
+        (Lines { writer: Mutex::new(Some(tx)), stop: Mutex::new(stop) }, queue)
     }
 
-    /// Queues a line, waiting while the queue is full.
+    /// Queues a line, waiting while the queue is full. `not_connected`
+    /// when the pipe is closed, by us or because its writer failed: the
+    /// owner of the pipe then marks the connection lost with the cause it
+    /// knows (`Client::call` waits for it).
     pub(super) async fn send(&self, line: Vec<u8>) -> Result<(), BridgeError> {
         let writer = lock(&self.writer).clone();
         match writer {
-            Some(tx) => tx.send(Line::Text(line)).await.map_err(|_| BridgeError::new(self.gone)),
+            Some(tx) => tx.send(Line::Text(line)).await.map_err(|_| BridgeError::new(Cause::NotConnected)),
             None => Err(BridgeError::new(Cause::NotConnected)),
         }
     }
@@ -71,8 +70,9 @@ impl Lines {
     }
 }
 
-/// Starts the writer task of a pipe.
-pub(super) fn start_writer<W>(out: W, queue: mpsc::Receiver<Line>) -> JoinHandle<()>
+/// Starts the writer task of a pipe. It ends with an error when a write
+/// failed: the far end stopped reading for good.
+pub(super) fn start_writer<W>(out: W, queue: mpsc::Receiver<Line>) -> JoinHandle<std::io::Result<()>>
 where
     W: AsyncWrite + Unpin + Send + 'static,
 {
@@ -80,9 +80,11 @@ where
 }
 
 /// Reads the pipe and hands each decoded line to the client inline: the
-/// next line is read only when the client is done with this one. The end
-/// of the pipe is the loss of the connection, with `lost` as its cause.
-pub(super) async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, max_line_bytes: usize, lost: Cause) {
+/// next line is read only when the client is done with this one. It
+/// returns at the end of the pipe; the owner of the pipe knows what that
+/// end means (a child that stopped, or only closed its output) and marks
+/// the connection lost with that cause.
+pub(super) async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, max_line_bytes: usize) {
     // The buffer of a big line serves the next one (`framing::Spare`).
     let spare = Spare::default();
     let mut reader = LineReader::new(input, max_line_bytes).with_spare(spare.clone());
@@ -102,5 +104,28 @@ pub(super) async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, m
         }
     }
     tracing::info!("the upstream connection closed");
-    client.mark_lost(BridgeError::new(lost));
+}
+
+/// Starts both halves of a pipe whose far end no process of ours owns
+/// (the in-memory link): the end of either half is the loss of the
+/// connection, with the cause `closed`.
+pub(super) fn start_link<R, W>(
+    client: Client,
+    (read, write): (R, W),
+    queue: mpsc::Receiver<Line>,
+    max_line_bytes: usize,
+) where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let writer = start_writer(write, queue);
+    tokio::spawn(async move {
+        let reader = read_lines(client.clone(), read, max_line_bytes);
+        tokio::pin!(reader);
+        tokio::select! {
+            () = &mut reader => {}
+            Ok(Err(_)) = writer => {}
+        }
+        client.mark_lost(BridgeError::new(Cause::Closed));
+    });
 }

@@ -243,11 +243,9 @@ pub fn connect(
             Ok(client)
         }
         UpstreamSpec::Memory(link) => {
-            let (read, write) = tokio::io::split((link.0)());
-            let (lines, queue) = lines::Lines::new(Cause::Closed, None);
+            let (lines, queue) = lines::Lines::new(None);
             let client = Client::new(Transport::Lines(lines), identity, hooks);
-            lines::start_writer(write, queue);
-            tokio::spawn(lines::read_lines(client.clone(), read, max_line_bytes, Cause::Closed));
+            lines::start_link(client.clone(), tokio::io::split((link.0)()), queue, max_line_bytes);
             Ok(client)
         }
         UpstreamSpec::Http(options) => {
@@ -405,6 +403,18 @@ impl Client {
             sent = self.send_request(id, call) => sent,
             _ = call.cancel.cancelled() => Err(BridgeError::new(Cause::Canceled)),
             _ = &mut deadline => Err(BridgeError::new(Cause::Timeout)),
+        };
+        let sent = match sent {
+            // The pipe is closed: its owner is deciding why (the child
+            // stopped, or only closed a pipe), and the request gets that
+            // cause, within its own limits.
+            Err(err) if err.cause == Cause::NotConnected => tokio::select! {
+                biased;
+                lost = self.lost() => Err(lost),
+                _ = call.cancel.cancelled() => Err(BridgeError::new(Cause::Canceled)),
+                _ = &mut deadline => Err(BridgeError::new(Cause::Timeout)),
+            },
+            other => other,
         };
         if let Err(err) = sent {
             lock(&self.inner.table).remove(id);

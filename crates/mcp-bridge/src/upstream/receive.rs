@@ -107,7 +107,9 @@ impl Client {
     fn notification(&self, method: &str, params: Option<Value>) {
         match method {
             "notifications/progress" => {
-                let Some(params) = params.filter(Value::is_object) else { return };
+                let Some(params) = params.filter(is_progress) else {
+                    return tracing::debug!("dropped a notifications/progress that is not valid");
+                };
                 let token = params.get("progressToken").and_then(Value::as_u64);
                 if let Some(id) = token {
                     lock(&self.inner.table).progress(id, params);
@@ -122,13 +124,63 @@ impl Client {
     }
 }
 
-/// A log message needs a valid `level` and a `data` member.
+/// A log message needs a valid `level` and a `data` member, and a
+/// `logger` is a string (the members that reach the client).
 fn is_log_message(params: &Value) -> bool {
     const LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
-    params.get("level").and_then(Value::as_str).is_some_and(|l| LEVELS.contains(&l)) && params.get("data").is_some()
+    params.get("level").and_then(Value::as_str).is_some_and(|l| LEVELS.contains(&l))
+        && params.get("data").is_some()
+        && params.get("logger").is_none_or(Value::is_string)
+}
+
+/// Progress needs a number `progress`; a `total` is a number and a
+/// `message` a string (the members that reach the client, as the schema of
+/// `ProgressNotification` types them).
+fn is_progress(params: &Value) -> bool {
+    params.get("progress").is_some_and(Value::is_number)
+        && params.get("total").is_none_or(Value::is_number)
+        && params.get("message").is_none_or(Value::is_string)
 }
 
 /// The ids of the upstream client are unsigned integers.
 fn own_id(id: &Id) -> Option<u64> {
     id.as_value().as_u64()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_log_message, is_progress};
+    use serde_json::json;
+
+    /// The members of a log message that reach the client have the types
+    /// of `LoggingMessageNotification`; one that breaks them is dropped.
+    #[test]
+    fn log_messages_need_the_shape_of_their_schema() {
+        for (params, valid) in [
+            (json!({"level": "info", "data": "x"}), true),
+            (json!({"level": "info", "data": null, "logger": "l"}), true),
+            (json!({"level": "loud", "data": "x"}), false),
+            (json!({"level": "info"}), false),
+            (json!({"level": "info", "data": "x", "logger": 5}), false),
+        ] {
+            assert_eq!(is_log_message(&params), valid, "{params}");
+        }
+    }
+
+    /// The members of progress that reach the client have the types of
+    /// `ProgressNotification`; progress that breaks them is dropped.
+    #[test]
+    fn progress_needs_the_shape_of_its_schema() {
+        for (params, valid) in [
+            (json!({"progressToken": 1, "progress": 1}), true),
+            (json!({"progressToken": 1, "progress": 0.5, "total": 2, "message": "m"}), true),
+            (json!({"progressToken": 1}), false),
+            (json!({"progressToken": 1, "progress": "1"}), false),
+            (json!({"progressToken": 1, "progress": 1, "total": "2"}), false),
+            (json!({"progressToken": 1, "progress": 1, "message": 3}), false),
+            (json!([1]), false),
+        ] {
+            assert_eq!(is_progress(&params), valid, "{params}");
+        }
+    }
 }

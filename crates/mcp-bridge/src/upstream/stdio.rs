@@ -15,10 +15,14 @@ use std::process::Stdio as Pipe;
 use std::time::Duration;
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::sync::{mpsc, oneshot};
-use tokio::task::{AbortHandle, JoinHandle};
+use tokio::task::JoinHandle;
 
 /// How long the reader may still read after the child exited by itself.
 const EXIT_DRAIN: Duration = Duration::from_secs(1);
+/// How long after the end of its pipes the exit of a child that stops is
+/// known at the latest (the kernel closes a process's files before it
+/// reports its exit).
+const EXIT_NOTICE: Duration = Duration::from_millis(250);
 /// The longest stderr line kept for the log; the rest is cut.
 const STDERR_LINE_BYTES: usize = 16 * 1024;
 
@@ -60,74 +64,130 @@ pub(super) fn spawn(command: &StdioCommand, max_line_bytes: usize) -> Result<(Tr
     };
     crate::framing::widen_pipe(&stdout);
     let (stop_tx, stop) = oneshot::channel();
-    let (lines, queue) = Lines::new(Cause::UpstreamExited, Some(stop_tx));
+    let (lines, queue) = Lines::new(Some(stop_tx));
     Ok((Transport::Lines(lines), Pipes { child, stdout, stderr, stdin, queue, stop, max_line_bytes }))
 }
 
 impl Pipes {
     /// Starts the writer, reader, stderr and supervisor tasks.
     pub(super) fn start(self, client: Client) {
-        let writer = lines::start_writer(self.stdin, self.queue);
-        let stderr = tokio::spawn(drain_stderr(self.stderr));
-        // The end of stdout is the loss of the upstream server.
-        let reader =
-            tokio::spawn(lines::read_lines(client.clone(), self.stdout, self.max_line_bytes, Cause::UpstreamExited));
-        let others = [writer.abort_handle(), stderr.abort_handle()];
-        tokio::spawn(supervise(self.child, self.stop, client, reader, others));
+        let tasks = Tasks {
+            writer: Some(lines::start_writer(self.stdin, self.queue)),
+            reader: Some(tokio::spawn(lines::read_lines(client.clone(), self.stdout, self.max_line_bytes))),
+            stderr: tokio::spawn(drain_stderr(self.stderr)),
+        };
+        tokio::spawn(supervise(self.child, self.stop, client, tasks));
     }
 }
 
-/// Owns the child. When it exits by itself, the reader gets a moment to
-/// read what is left in the pipe; a process that the child left behind can
-/// hold the pipe open, so then the reader stops and the connection is lost
-/// all the same. When the client stops it, the child gets the grace, then
-/// it is killed, and its pipes are no longer read: nothing the child left
-/// behind can keep the bridge from ending.
-async fn supervise(
-    mut child: Child,
-    mut stop: oneshot::Receiver<Stop>,
-    client: Client,
-    mut reader: JoinHandle<()>,
-    others: [AbortHandle; 2],
-) {
-    let mut client = Some(client);
+/// The tasks of the child's pipes; `None` once a task ended.
+struct Tasks {
+    writer: Option<JoinHandle<std::io::Result<()>>>,
+    reader: Option<JoinHandle<()>>,
+    stderr: JoinHandle<()>,
+}
+
+impl Tasks {
+    /// Resolves when the connection ended on our side of the pipes: the
+    /// child's stdout ended, or a write to its stdin failed. The writer's
+    /// own end (we closed the child's stdin) is no loss; then only the
+    /// reader counts.
+    async fn ended(&mut self) {
+        loop {
+            let (reading, writing) = (self.reader.is_some(), self.writer.is_some());
+            let (reader, writer) = (&mut self.reader, &mut self.writer);
+            let failed = tokio::select! {
+                _ = async { reader.as_mut()?.await.ok() }, if reading => {
+                    self.reader = None;
+                    true
+                }
+                written = async { writer.as_mut()?.await.ok() }, if writing => {
+                    self.writer = None;
+                    matches!(written, Some(Err(_)))
+                }
+                else => false,
+            };
+            if failed {
+                return;
+            }
+            if self.reader.is_none() && self.writer.is_none() {
+                return std::future::pending().await;
+            }
+        }
+    }
+
+    /// Gives the reader a moment to read what the child wrote before it
+    /// exited. A process that the child left behind can hold the pipe
+    /// open, so then the reader stops all the same.
+    async fn drain(&mut self) {
+        let Some(reader) = self.reader.as_mut() else {
+            return;
+        };
+        if tokio::time::timeout(EXIT_DRAIN, reader).await.is_err() {
+            tracing::warn!("the upstream command exited, but a process that it started keeps its stdout open");
+        }
+    }
+
+    fn abort(&self) {
+        self.writer.iter().for_each(JoinHandle::abort);
+        self.reader.iter().for_each(JoinHandle::abort);
+        self.stderr.abort();
+    }
+}
+
+/// Owns the child, and decides the cause of the loss of the connection
+/// (behaviour spec, error table): `upstream_exited` when the child stopped,
+/// `closed` when it closed its stdout or stdin and keeps running. When the
+/// client stops it, the child gets the grace, then it is killed, and its
+/// pipes are no longer read: nothing the child left behind can keep the
+/// bridge from ending.
+async fn supervise(mut child: Child, mut stop: oneshot::Receiver<Stop>, client: Client, mut tasks: Tasks) {
+    let mut exited = false;
     let request = tokio::select! {
         status = child.wait() => {
             log_exit(status);
-            if tokio::time::timeout(EXIT_DRAIN, &mut reader).await.is_err() {
-                tracing::warn!("the upstream command exited, but a process that it started keeps its stdout open");
-                reader.abort();
-                if let Some(client) = &client {
-                    client.mark_lost(BridgeError::new(Cause::UpstreamExited));
-                }
+            exited = true;
+            None
+        }
+        () = tasks.ended() => {
+            // A child that stops closes its pipes a moment before its
+            // exit is known: wait that moment before calling it alive.
+            if let Ok(status) = tokio::time::timeout(EXIT_NOTICE, child.wait()).await {
+                log_exit(status);
+                exited = true;
+            }
+            None
+        }
+        request = &mut stop => Some(request.ok()),
+    };
+    let request = match request {
+        Some(request) => request,
+        None => {
+            if exited {
+                tasks.drain().await;
+                client.mark_lost(BridgeError::new(Cause::UpstreamExited));
+            } else {
+                tracing::warn!("the upstream command closed its connection, but keeps running");
+                client.mark_lost(BridgeError::new(Cause::Closed));
             }
             // The client holds the sender of `stop`: release it, so that a
             // client that goes away without a stop ends this task.
-            client = None;
+            drop(client);
             stop.await.ok()
         }
-        request = &mut stop => {
-            if let Ok((grace, _)) = &request {
-                match tokio::time::timeout(*grace, child.wait()).await {
-                    Ok(status) => log_exit(status),
-                    Err(_) => {
-                        tracing::warn!("the upstream command did not exit in time; killing it");
-                        let _ = child.kill().await;
-                    }
+    };
+    if let Some((grace, _)) = &request {
+        if !exited {
+            match tokio::time::timeout(*grace, child.wait()).await {
+                Ok(status) => log_exit(status),
+                Err(_) => {
+                    tracing::warn!("the upstream command did not exit in time; killing it");
+                    let _ = child.kill().await;
                 }
             }
-            request.ok()
         }
-    };
-    reader.abort();
-    for task in others {
-        task.abort();
     }
-    // The connection is closed: whatever still waits on it (the watch of the
-    // front end) learns it now, not at an end of stdout that may never come.
-    if let Some(client) = client {
-        client.mark_lost(BridgeError::new(Cause::NotConnected));
-    }
+    tasks.abort();
     if request.is_none() {
         // The client went away without a stop: the child goes too.
         let _ = child.kill().await;
