@@ -42,14 +42,28 @@ Options:
                         protected resource metadata follow it)
   --client-secret       /register also answers a client_secret (the --secret prefix, then
                         "-client-secret"); /token does not check it
+  --registration-error TEXT  /register answers --registration-status (default 400) with
+                        {"error": TEXT} (a hostile error text)
+  --huge ROUTE          ROUTE answers 200 with a JSON body of --huge-bytes bytes, or an endless
+                        chunked one when that is 0: resource-metadata, server-metadata, register
+                        or token
+  --huge-bytes N        the size of the --huge body (default 0: endless)
+  --token-error CODE    an authorization_code grant gets 400 with {"error": CODE}
+  --authorization-endpoint URL  the authorization_endpoint of the metadata (default: /authorize)
+  --hang-refresh        a refresh_token grant gets no answer: the request is held until the
+                        client closes the connection (a hanging token endpoint)
+
+Access tokens expire after --expires-in seconds: /mcp then answers 401 as for an unknown token.
 """
 import argparse
 import base64
 import hashlib
 import json
 import os
+import socket
 import sys
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -68,11 +82,17 @@ p.add_argument("--open", action="store_true")
 p.add_argument("--secret", default="SeCrEt")
 p.add_argument("--client-secret", action="store_true")
 p.add_argument("--mcp-path", default="/mcp")
+p.add_argument("--registration-error")
+p.add_argument("--huge")
+p.add_argument("--huge-bytes", type=int, default=0)
+p.add_argument("--hang-refresh", action="store_true")
+p.add_argument("--token-error")
+p.add_argument("--authorization-endpoint")
 args = p.parse_args()
 
 lock = threading.Lock()
 codes = {}    # code -> (challenge, redirect_uri, scope, client_id)
-tokens = {}   # access token -> scope
+tokens = {}   # access token -> (scope, expiry on the monotonic clock)
 refresh = {}  # refresh token -> scope
 counter = [0]
 
@@ -95,6 +115,12 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
+    def setup(self):
+        super().setup()
+        # The head and the body go out in two writes: without this, Nagle's
+        # algorithm holds the body for the client's delayed ACK (40 ms).
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def base(self):
         return f"http://127.0.0.1:{self.server.server_address[1]}"
 
@@ -114,6 +140,40 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
+    def huge(self):
+        """A 200 JSON body of --huge-bytes bytes, or an endless one; the client may close it."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        chunk = b"a" * 65536
+        try:
+            if args.huge_bytes:
+                self.send_header("Content-Length", str(args.huge_bytes))
+                self.end_headers()
+                self.wfile.write(b'{"x":"')
+                left = args.huge_bytes - 6
+                while left > 0:
+                    piece = chunk[:left]
+                    self.wfile.write(piece)
+                    left -= len(piece)
+            else:
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                frame = b"%x\r\n" % len(chunk) + chunk + b"\r\n"
+                while True:
+                    self.wfile.write(frame)
+        except OSError:
+            pass
+        self.close_connection = True
+
+    def hold(self):
+        """No answer: wait until the client closes the connection."""
+        try:
+            while self.rfile.read(1):
+                pass
+        except OSError:
+            pass
+        self.close_connection = True
+
     def body(self):
         n = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(n) if n else b""
@@ -127,12 +187,16 @@ class Handler(BaseHTTPRequestHandler):
             entry["values"] = {k: query[k] for k in shown if k in query}
         record(entry)
         base = self.base()
+        if url.path == f"/.well-known/oauth-protected-resource{args.mcp_path}" and args.huge == "resource-metadata":
+            return self.huge()
+        if url.path == "/.well-known/oauth-authorization-server" and args.huge == "server-metadata":
+            return self.huge()
         if url.path == f"/.well-known/oauth-protected-resource{args.mcp_path}":
             return self.send_json(200, {"resource": f"{base}{args.mcp_path}", "authorization_servers": [base], "scopes_supported": ["mcp:read"]})
         if url.path == "/.well-known/oauth-authorization-server":
             meta = {
                 "issuer": base,
-                "authorization_endpoint": f"{base}/authorize",
+                "authorization_endpoint": args.authorization_endpoint or f"{base}/authorize",
                 "token_endpoint": f"{base}/token",
                 "code_challenge_methods_supported": ["S256"],
                 "authorization_response_iss_parameter_supported": args.iss != "absent",
@@ -164,6 +228,10 @@ class Handler(BaseHTTPRequestHandler):
         if url.path == "/register":
             doc = json.loads(raw or b"{}")
             record({"method": "POST", "path": "/register", "keys": sorted(doc), "application_type": doc.get("application_type"), "redirect_uris": doc.get("redirect_uris")})
+            if args.huge == "register":
+                return self.huge()
+            if args.registration_error is not None:
+                return self.send_json(args.registration_status or 400, {"error": args.registration_error})
             if args.registration_status:
                 return self.send_json(args.registration_status, {"error": "invalid_redirect_uri"})
             client = {"client_id": "client-1", "redirect_uris": doc.get("redirect_uris")}
@@ -172,6 +240,12 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(201, client)
         if url.path == "/token":
             form = dict(urllib.parse.parse_qsl(raw.decode()))
+            if args.huge == "token":
+                record({"method": "POST", "path": "/token", "grant_type": form.get("grant_type"), "huge": True})
+                return self.huge()
+            if args.hang_refresh and form.get("grant_type") == "refresh_token":
+                record({"method": "POST", "path": "/token", "grant_type": "refresh_token", "held": True})
+                return self.hold()
             status, body = self.token(form)
             issued = {k: body[k] for k in ("access_token", "refresh_token")} if status == 200 else None
             record({"method": "POST", "path": "/token", "keys": sorted(form), "grant_type": form.get("grant_type"),
@@ -184,6 +258,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def token(self, form):
         """The status and the body of the answer to a token request."""
+        if form.get("grant_type") == "authorization_code" and args.token_error:
+            return 400, {"error": args.token_error}
         if form.get("grant_type") == "authorization_code":
             with lock:
                 entry = codes.pop(form.get("code", ""), None)
@@ -206,7 +282,7 @@ class Handler(BaseHTTPRequestHandler):
     def issue(self, scope):
         access, refresh_token = new("access"), new("refresh")
         with lock:
-            tokens[access] = scope
+            tokens[access] = (scope, time.monotonic() + args.expires_in)
             refresh[refresh_token] = scope
         return {"access_token": access, "token_type": "Bearer", "expires_in": args.expires_in, "refresh_token": refresh_token, "scope": scope}
 
@@ -215,10 +291,18 @@ class Handler(BaseHTTPRequestHandler):
         token = auth[7:] if auth.startswith("Bearer ") else None
         msg = json.loads(raw or b"{}")
         entry = {"method": "POST", "path": args.mcp_path, "rpc": msg.get("method"), "bearer": token is not None, "token": token}
+        # Only what is unusual is recorded: more than one Authorization header, or a Basic one.
+        authorizations = self.headers.get_all("Authorization") or []
+        if len(authorizations) > 1:
+            entry["authorizations"] = len(authorizations)
+        if any(a.startswith("Basic ") for a in authorizations):
+            entry["basic"] = True
         base = self.base()
         challenge = f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource{args.mcp_path}", scope="mcp:read"'
         with lock:
-            scope = tokens.get(token) if token else None
+            scope, expiry = tokens.get(token, (None, 0)) if token else (None, 0)
+        if scope is not None and time.monotonic() >= expiry:
+            scope = None
         if args.open:
             scope = scope or ""
         if scope is None or args.always_refuse:

@@ -110,6 +110,10 @@ pub struct BridgeArgs {
     /// For tests: the grace period of the end, in ms.
     #[arg(long, hide = true, value_name = "MS")]
     pub test_shutdown_grace_ms: Option<u64>,
+    /// For tests: the time limit of each request of the sign-in and of a
+    /// refresh, in ms.
+    #[arg(long, hide = true, value_name = "MS")]
+    pub test_oauth_timeout_ms: Option<u64>,
     /// The URL of an upstream server over Streamable HTTP (http or https).
     #[arg(value_name = "URL")]
     pub url: Option<String>,

@@ -11,7 +11,7 @@ use clap::Parser;
 use cli::{BridgeArgs, Cli, Command};
 use mcp_bridge::frontend::{self, Config, Exit, Timeouts, UpstreamSpec};
 use mcp_bridge::listener::ListenTimings;
-use mcp_bridge::upstream::http::auth::{canonical_resource, AuthOptions, ClientOptions, Store};
+use mcp_bridge::upstream::http::auth::{canonical_resource, AuthOptions, ClientOptions, Store, REQUEST_TIME_LIMIT};
 use mcp_bridge::upstream::http::{CaBundle, HttpOptions, SecretHeader, Url};
 use mcp_bridge::upstream::StdioCommand;
 use std::path::Path;
@@ -183,6 +183,7 @@ fn http_options(args: &BridgeArgs, url: Url) -> Result<HttpOptions, String> {
         program: profile::NAME.into(),
         sandbox: std::env::var("SANDBOX_RUNTIME").is_ok_and(|v| v == "1"),
         store,
+        request_limit: args.test_oauth_timeout_ms.map_or(REQUEST_TIME_LIMIT, Duration::from_millis),
     };
     Ok(HttpOptions { url, headers, ca, max_response_bytes, auth: Some(auth) })
 }

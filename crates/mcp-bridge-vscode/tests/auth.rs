@@ -233,7 +233,7 @@ fn exit_of(child: &mut std::process::Child, what: &str) -> ExitStatus {
             let _ = child.kill();
             panic!("{what} did not exit in {STEP:?}");
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -527,15 +527,17 @@ fn logout_forgets_the_server_and_the_next_start_signs_in_again() {
     assert_eq!(files(), 1);
 }
 
-/// Refresh (2026-07-28 "Refresh Tokens", "Sign-in during initialize"): an
-/// access token that expires within a minute is refreshed before the next
-/// request, which goes with the new token; each refresh presents the
-/// refresh token of the last answer (rotation), and the store keeps the
-/// last one, so that the next process refreshes with it.
+/// Refresh (2026-07-28 "Refresh Tokens"): a token that is still valid is
+/// not refreshed before every request, and one that expired while the
+/// bridge was idle (a laptop that slept) is refreshed once before the next
+/// request, which then goes with the new token, without a 401 or a
+/// sign-in. Each refresh presents the refresh token of the last answer
+/// (rotation), and the store keeps the last one, so that the next process
+/// refreshes with it.
 #[test]
-fn a_token_that_expires_within_a_minute_is_refreshed_and_the_rotated_refresh_token_is_kept() {
+fn an_expired_token_is_refreshed_once_before_the_next_request_and_the_rotated_refresh_token_is_kept() {
     let dir = TempDir::new("refresh");
-    let fake = Fake::start(dir.path(), &["--expires-in", "30"]);
+    let fake = Fake::start(dir.path(), &["--expires-in", "2"]);
     let resource = fake.url();
     let metadata = json!({"method": "GET", "path": "/.well-known/oauth-authorization-server", "query": []});
     let token = |presented: &str, access: &str, rotated: &str| {
@@ -550,22 +552,29 @@ fn a_token_that_expires_within_a_minute_is_refreshed_and_the_rotated_refresh_tok
         assert_eq!(initialize_signing_in(&mut driver), initialize_result());
         let list = driver.call(json!(2), "tools/list", json!({}));
         assert_eq!(list["result"]["tools"][0]["name"], "whoami", "{list}");
-        let call = driver.call(json!(3), "tools/call", json!({"name": "whoami", "arguments": {}}));
-        assert_eq!(call["result"]["content"][0]["text"], "scope mcp:read", "{call}");
         let records = fake.records();
         let first = records.iter().position(|r| r["path"] == "/token").expect("a token request");
         assert_eq!(records[first]["issued"]["refresh_token"], "SeCrEt-refresh-3", "{records:?}");
-        let expected: Vec<Value> = [
-            refresh("SeCrEt-refresh-3", "SeCrEt-access-4", "SeCrEt-refresh-5").to_vec(),
-            vec![mcp("server/discover", Some("SeCrEt-access-4"), 200)],
-            refresh("SeCrEt-refresh-5", "SeCrEt-access-6", "SeCrEt-refresh-7").to_vec(),
-            vec![mcp("tools/list", Some("SeCrEt-access-6"), 200)],
-            refresh("SeCrEt-refresh-7", "SeCrEt-access-8", "SeCrEt-refresh-9").to_vec(),
-            vec![mcp("tools/call", Some("SeCrEt-access-8"), 200)],
-        ]
-        .concat();
-        assert_eq!(records[first + 1..].to_vec(), expected);
+        assert_eq!(
+            records[first + 1..].to_vec(),
+            [mcp("server/discover", Some("SeCrEt-access-2"), 200), mcp("tools/list", Some("SeCrEt-access-2"), 200)],
+            "a valid token goes without a refresh"
+        );
+        // The bridge is idle until the token expired.
+        std::thread::sleep(Duration::from_secs(3));
+        let from = fake.records().len();
+        let call = driver.call(json!(3), "tools/call", json!({"name": "whoami", "arguments": {}}));
+        assert_eq!(call["result"]["content"][0]["text"], "scope mcp:read", "{call}");
+        assert_eq!(
+            since(&fake, from),
+            [
+                refresh("SeCrEt-refresh-3", "SeCrEt-access-4", "SeCrEt-refresh-5").to_vec(),
+                vec![mcp("tools/call", Some("SeCrEt-access-4"), 200)],
+            ]
+            .concat()
+        );
     }
+    std::thread::sleep(Duration::from_secs(3));
     let from = fake.records().len();
     let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
     send_initialize(&mut driver);
@@ -573,8 +582,8 @@ fn a_token_that_expires_within_a_minute_is_refreshed_and_the_rotated_refresh_tok
     assert_eq!(
         since(&fake, from),
         [
-            refresh("SeCrEt-refresh-9", "SeCrEt-access-10", "SeCrEt-refresh-11").to_vec(),
-            vec![mcp("server/discover", Some("SeCrEt-access-10"), 200)],
+            refresh("SeCrEt-refresh-5", "SeCrEt-access-6", "SeCrEt-refresh-7").to_vec(),
+            vec![mcp("server/discover", Some("SeCrEt-access-6"), 200)],
         ]
         .concat(),
         "the next process refreshes with the last refresh token"
@@ -930,4 +939,181 @@ fn the_bridge_exits_with_0_at_the_end_of_stdin_after_a_sign_in() {
     let ended = driver.wait_exit(STEP);
     assert_no_panic(&ended);
     assert_eq!(ended.status.code(), Some(0), "stderr:\n{}", ended.stderr);
+}
+
+// --- In real life: slow, hostile and short-lived ---------------------------
+
+/// Error table, `sign_in_failed` ("the step and the HTTP status of a failed
+/// token request"): a token request refused with an OAuth error names the
+/// step, the error code and the HTTP status.
+#[test]
+fn a_refused_token_request_names_its_step_code_and_http_status() {
+    let (response, fake, _dir) = sign_in_with("token-error", &["--token-error", "invalid_grant"]);
+    let detail = "token request: invalid_grant, HTTP status 400";
+    assert_eq!(response, error(json!(INIT), bridge_error(-32603, SIGN_IN_FAILED, "sign_in_failed", Some(detail))));
+    assert_eq!(fake.requests_to("/token").len(), 1);
+}
+
+/// Error table, `sign_in_invalid_url`: "The authorization URL failed a
+/// check of the bridge". An authorization endpoint that is neither https
+/// nor on a loopback host is never opened: no sign-in line, no request to
+/// it, and the error has the message of the table without a detail.
+#[test]
+fn an_authorization_endpoint_that_fails_the_check_gives_sign_in_invalid_url() {
+    for endpoint in ["file:///etc/passwd", "http://auth.example.com/authorize"] {
+        let dir = TempDir::new("bad-authorize");
+        let fake = Fake::start(dir.path(), &["--authorization-endpoint", endpoint]);
+        let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+        let message = "The authorization server sent an authorization URL that is not valid. The bridge did not open it. See the Output channel of the server.";
+        assert_eq!(
+            initialize_without_browser(&mut driver),
+            error(json!(INIT), bridge_error(-32603, message, "sign_in_invalid_url", None)),
+            "{endpoint}"
+        );
+        assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
+        assert_eq!(fake.requests_to("/register"), Vec::<Value>::new(), "{endpoint}");
+    }
+}
+
+/// "Nothing leaks from the URL": the error text of a refused registration
+/// reaches `data.detail` without its control characters (a terminal escape,
+/// line breaks) and cut to 200 characters, marked with `…`.
+#[test]
+fn a_hostile_registration_error_is_cleaned_and_cut_in_the_detail() {
+    let dir = TempDir::new("hostile-registration");
+    let hostile = format!("\u{1b}[31mbad\r\nline{}", "x".repeat(500));
+    let fake = Fake::start(dir.path(), &["--registration-error", &hostile]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    let response = initialize_without_browser(&mut driver);
+    let register = fake.requests_to("/register");
+    let redirect_uri = register[0]["redirect_uris"][0].as_str().unwrap_or_default().to_owned();
+    let cleaned: String = format!("[31mbadline{}", "x".repeat(500)).chars().take(200).collect();
+    let detail = format!("HTTP status 400, {cleaned}…");
+    let message = registration_failed_message(&redirect_uri);
+    assert_eq!(response, error(json!(INIT), bridge_error(-32603, &message, "registration_failed", Some(&detail))));
+    assert!(!driver.stderr_text().contains('\u{1b}'), "a terminal escape in the log");
+}
+
+/// "Nothing leaks from the URL": the user name and password of the server
+/// URL reach neither the authorization server (the `resource` of the
+/// authorization URL, which the browser keeps, and of the token request)
+/// nor the log nor the store; the server gets them only as a Basic header
+/// while no bearer token is in use, never beside one.
+#[test]
+fn the_user_info_of_the_server_url_never_reaches_the_authorization_server_the_log_or_the_store() {
+    let dir = TempDir::new("userinfo");
+    let fake = Fake::start(dir.path(), &[]);
+    let url = fake.url().replacen("http://", "http://mcp-user:Pa55w0rd@", 1);
+    let mut driver = bridge(dir.path(), &url, &[], &[]);
+    assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+    let call = driver.call(json!(2), "tools/call", json!({"name": "whoami", "arguments": {}}));
+    assert_eq!(call["result"]["content"][0]["text"], "scope mcp:read", "{call}");
+    let authorize = fake.requests_to("/authorize");
+    assert_eq!(authorize[0]["values"]["resource"], fake.url(), "{authorize:?}");
+    let tokens = fake.requests_to("/token");
+    assert_eq!(tokens[0]["resource"], fake.url(), "{tokens:?}");
+    let mcp_requests = fake.requests_to("/mcp");
+    let basic: Vec<&Value> = mcp_requests.iter().filter(|r| r.get("basic").is_some()).collect();
+    assert_eq!(basic.len(), 1, "only the first request, without a token, is Basic: {mcp_requests:?}");
+    assert_eq!(basic[0]["bearer"], false, "{mcp_requests:?}");
+    assert!(
+        mcp_requests.iter().all(|r| r.get("authorizations").is_none()),
+        "two Authorization headers: {mcp_requests:?}"
+    );
+    for (what, text) in [("the log", driver.stderr_text()), ("the store", store_text(dir.path()))] {
+        assert!(!text.contains("Pa55w0rd") && !text.contains("mcp-user"), "the user info in {what}: {text}");
+    }
+}
+
+/// The text of every file of the token store.
+fn store_text(config: &Path) -> String {
+    let entries = std::fs::read_dir(store_dir(config)).map(|d| d.filter_map(Result::ok).collect::<Vec<_>>());
+    entries.unwrap_or_default().iter().filter_map(|e| std::fs::read_to_string(e.path()).ok()).collect()
+}
+
+/// "Bounded OAuth": a metadata, registration or token response is read up
+/// to 128 KiB, so an endless body ends the sign-in at once with
+/// `sign_in_failed` and the step, and the bridge's memory stays near its
+/// idle figure (its peak RSS at most twice the peak before the sign-in).
+#[test]
+fn endless_oauth_bodies_end_the_sign_in_with_bounded_memory() {
+    for (route, detail, browser) in [
+        ("resource-metadata", "discovery: the response is larger than 128 KiB", false),
+        ("server-metadata", "discovery: the response is larger than 128 KiB", false),
+        ("register", "registration: the response is larger than 128 KiB", false),
+        ("token", "token request: the response is larger than 128 KiB", true),
+    ] {
+        let dir = TempDir::new("endless");
+        let fake = Fake::start(dir.path(), &["--huge", route]);
+        let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+        driver.assert_alive("p0");
+        let idle = harness::driver::peak_rss_kib(driver.pid());
+        send_initialize(&mut driver);
+        if browser {
+            follow(&start_url(&mut driver, 1));
+        }
+        let response = driver.response(&json!(INIT));
+        assert_eq!(
+            response,
+            error(json!(INIT), bridge_error(-32603, SIGN_IN_FAILED, "sign_in_failed", Some(detail))),
+            "{route}"
+        );
+        let peak = harness::driver::peak_rss_kib(driver.pid());
+        eprintln!("{route}: peak RSS {peak} KiB, before the sign-in {idle} KiB");
+        assert!(idle > 0 && peak <= 2 * idle, "{route}: peak RSS {peak} KiB, before the sign-in {idle} KiB");
+    }
+}
+
+/// "A refresh never blocks a request that still holds a valid access
+/// token; a hung refresh ends within its own limit": with the token
+/// endpoint hanging, four requests sent while the token is still valid
+/// (but due for a refresh) are answered with it at once, before the
+/// refresh gives up after its limit (2 s here).
+#[test]
+fn a_hanging_refresh_blocks_no_request_with_a_valid_token_and_ends_within_its_limit() {
+    let dir = TempDir::new("hang-refresh");
+    let fake = Fake::start(dir.path(), &["--expires-in", "8", "--hang-refresh"]);
+    let mut driver = bridge(dir.path(), &fake.url(), &["--test-oauth-timeout-ms", "2000"], &[]);
+    assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+    // A quarter of the token's life is left after 6 s: a refresh is due.
+    std::thread::sleep(Duration::from_millis(6500));
+    let ids: Vec<Value> = (1..=4).map(|n| json!(n)).collect();
+    for id in &ids {
+        driver.request(id.clone(), "tools/call", json!({"name": "whoami", "arguments": {}}));
+    }
+    for id in &ids {
+        let response = driver.response(id);
+        assert_eq!(response["result"]["content"][0]["text"], "scope mcp:read", "{response}");
+    }
+    const GAVE_UP: &str = "the refresh of the access token did not complete in time";
+    assert!(!driver.stderr_text().contains(GAVE_UP), "the requests waited for the refresh");
+    let held = fake.requests_to("/token").into_iter().filter(|r| r.get("held").is_some()).count();
+    assert_eq!(held, 1, "one refresh for four requests");
+    driver.wait_stderr(GAVE_UP, 1);
+}
+
+/// "Short-lived tokens are refreshed when a fraction of their life is
+/// left, not before every request": over 300 calls in 10 s with tokens of
+/// 12 s, one refresh (when a quarter of the first token's life is left,
+/// after 9 s; the second token would be due after 17 s), and every call is
+/// answered with a valid token, never a 401.
+#[test]
+fn a_short_lived_token_is_refreshed_once_per_life_over_300_calls() {
+    let dir = TempDir::new("short-lived");
+    let fake = Fake::start(dir.path(), &["--expires-in", "12"]);
+    let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+    assert_eq!(initialize_signing_in(&mut driver), initialize_result());
+    let start = Instant::now();
+    let mut calls = 0;
+    while calls < 300 || start.elapsed() < Duration::from_secs(10) {
+        calls += 1;
+        let response = driver.call(json!(calls), "tools/call", json!({"name": "whoami", "arguments": {}}));
+        assert_eq!(response["result"]["content"][0]["text"], "scope mcp:read", "{response}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let refreshes = fake.requests_to("/token").iter().filter(|r| r["grant_type"] == "refresh_token").count();
+    eprintln!("{calls} calls in {:?}: {refreshes} refresh with 12 s tokens", start.elapsed());
+    assert_eq!(refreshes, 1, "{calls} calls in {:?}", start.elapsed());
+    let refused = fake.requests_to("/mcp").iter().filter(|r| r["status"] == 401).count();
+    assert_eq!(refused, 1, "only the first request of the sign-in is refused");
 }

@@ -459,9 +459,15 @@ fn annotated_tools() -> Value {
     ]})
 }
 
+/// JSON as written: numbers keep their text (`1e2`, `-0.0`).
+fn written(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
 /// "Custom Headers from Tool Parameters": after a tools/list, a tools/call
 /// mirrors each annotated argument into `Mcp-Param-{name}` (string as is,
-/// integer in decimal, boolean lower case, non-ASCII with the sentinel), a
+/// integer in decimal however it is written, boolean lower case, non-ASCII
+/// with the sentinel), a
 /// nested `properties` path too; a null or missing value gives no header;
 /// a tool without annotations gets none.
 #[test]
@@ -482,6 +488,12 @@ fn mcp_param_headers_follow_the_x_mcp_header_annotations_of_the_last_tools_list(
             json!({"mcp-param-count": "-7", "mcp-param-flag": "false"}),
         ),
         ("query", json!({"region": " padded "}), json!({"mcp-param-region": "=?base64?IHBhZGRlZCA=?="})),
+        // "Integer values are compared numerically": the decimal text of an
+        // integer however it is written.
+        ("query", written(r#"{"count": 42.0}"#), json!({"mcp-param-count": "42"})),
+        ("query", written(r#"{"count": 1e2}"#), json!({"mcp-param-count": "100"})),
+        ("query", written(r#"{"count": -0.0}"#), json!({"mcp-param-count": "0"})),
+        ("query", written(r#"{"count": 42.5}"#), json!({})),
         ("query", json!({}), json!({})),
         ("plain", json!({"region": "us-west1"}), json!({})),
     ];
@@ -647,7 +659,9 @@ fn a_status_of_one_method_fails_that_method_only() {
 /// Steps of the first initialize: a failure of server/discover fails
 /// initialize and the bridge stays open. An error status without a JSON-RPC
 /// error gives transport_failed with the status; a JSON-RPC error gives
-/// discover_failed with the upstream code and message; a refused connection
+/// discover_failed with the upstream code and message, and the HTTP status
+/// in `data.detail` ("After a failed request to an upstream server at a
+/// URL, data.detail also has the HTTP status"); a refused connection
 /// gives transport_failed.
 #[test]
 fn a_failed_server_discover_over_http_fails_initialize_and_the_bridge_stays_open() {
@@ -658,7 +672,7 @@ fn a_failed_server_discover_over_http_fails_initialize_and_the_bridge_stays_open
         (
             "discover-404-jsonrpc",
             vec!["--status", "server/discover=404:jsonrpc"],
-            json!({"code": -32001, "message": DISCOVER_FAILED, "data": {"cause": "discover_failed", "detail": "refused with HTTP status 404"}}),
+            json!({"code": -32001, "message": DISCOVER_FAILED, "data": {"cause": "discover_failed", "detail": "refused with HTTP status 404, HTTP status 404"}}),
         ),
     ] {
         let fake = Fake::start(name, &options);

@@ -259,6 +259,11 @@ impl Driver {
         assert!(response.get("result").is_some(), "initialize failed: {response}");
     }
 
+    /// The process id of the bridge.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn close_stdin(&mut self) {
         self.stdin.take();
     }
@@ -329,6 +334,13 @@ impl Drop for Driver {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The peak resident memory of a process so far (`VmHWM`), in KiB.
+pub fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).unwrap_or("");
+    line.trim().trim_end_matches("kB").trim().parse().unwrap_or(0)
 }
 
 /// Whether the process runs: it exists and is not a zombie (a process

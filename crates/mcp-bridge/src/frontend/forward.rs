@@ -90,7 +90,7 @@ pub async fn start(
                 }
                 reply(&shared, &id, result).await;
             }
-            Err(CallError::Upstream(error)) => {
+            Err(CallError::Upstream { error, .. }) => {
                 let error = jsonrpc::upstream_error_for_client(error);
                 shared.out.send(&jsonrpc::error_response(Some(&id), error)).await;
             }

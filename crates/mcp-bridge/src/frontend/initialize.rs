@@ -82,10 +82,17 @@ async fn run(
     let discover = match client.call(call).await {
         Ok(result) if result.is_object() => result,
         Ok(_) => return Err((Some(client), discover_error(None, "the result is not an object".into()))),
-        Err(CallError::Upstream(error)) => {
+        Err(CallError::Upstream { error, status }) => {
             let code = error.get("code").and_then(Value::as_i64);
-            let message = error.get("message").and_then(Value::as_str).unwrap_or("").to_owned();
-            return Err((Some(client), discover_error(code, message)));
+            let message = jsonrpc::server_text(error.get("message").and_then(Value::as_str).unwrap_or(""));
+            // "After a failed request to an upstream server at a URL,
+            // data.detail also has the HTTP status."
+            let error = discover_error(code, message);
+            let error = match status {
+                Some(status) => error.with_status(status),
+                None => error,
+            };
+            return Err((Some(client), error));
         }
         Err(CallError::Bridge(error)) if error.cause == Cause::Timeout => {
             // The limit stopped a sign-in: the error names the sign-in.

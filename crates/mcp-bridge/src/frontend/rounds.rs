@@ -88,7 +88,7 @@ async fn rounds(request: &Request<'_>, first: Value, steps: &mut Vec<Step>) -> R
             slot: request.slot,
         };
         result = match request.client.call(call).await {
-            Err(CallError::Upstream(error)) if round.request_state.is_some() && is_invalid_params(&error) => {
+            Err(CallError::Upstream { error, .. }) if round.request_state.is_some() && is_invalid_params(&error) => {
                 return request_state_rule(request.method, error, waited);
             }
             other => other?,

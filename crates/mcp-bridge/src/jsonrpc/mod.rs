@@ -10,7 +10,7 @@ mod cause;
 mod id;
 pub mod reason;
 
-pub use cause::{code, BridgeError, Cause};
+pub use cause::{code, server_text, BridgeError, Cause};
 pub use id::{Id, IdKey};
 
 use serde_json::{Map, Value};

@@ -138,8 +138,10 @@ impl Payload {
 /// How a call failed.
 #[derive(Debug)]
 pub enum CallError {
-    /// The upstream server answered with an error: its `error` object.
-    Upstream(Value),
+    /// The upstream server answered with an error: its `error` object, and
+    /// the HTTP status that it came with when that was not a success
+    /// (`discover_failed` names it).
+    Upstream { error: Value, status: Option<u16> },
     /// The bridge failed the call.
     Bridge(BridgeError),
     /// An error object that goes to the client without a change: the
@@ -380,7 +382,7 @@ impl Client {
         let mut retried = false;
         loop {
             match self.call_once(&call, raw, deadline.as_mut()).await {
-                Err(CallError::Upstream(error)) if !retried && offers_our_version(&error) => {
+                Err(CallError::Upstream { error, .. }) if !retried && offers_our_version(&error) => {
                     tracing::info!(
                         "the upstream server asked for a supported protocol version; sending the request again"
                     );
@@ -449,7 +451,7 @@ impl Client {
                 // observes none, and the icon rule of an upstream at a URL
                 // keeps its lists on the full path (`fast::result::may_take`).
                 Ok(Reply::Raw(raw)) => Ok(Payload::Raw(raw)),
-                Ok(Reply::Error(error)) => Err(CallError::Upstream(error)),
+                Ok(Reply::Error(error, status)) => Err(CallError::Upstream { error, status }),
                 Ok(Reply::Failed(error)) => Err(CallError::Bridge(error)),
                 Err(_) => Err(Cause::Closed.into()),
             },

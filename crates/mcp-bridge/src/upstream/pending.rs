@@ -25,8 +25,9 @@ pub enum Reply {
     /// A result response, as its bytes (the fast path); only for a
     /// request that asked for it (`Entry::raw`).
     Raw(RawResult),
-    /// An error response of the upstream server: its `error` object.
-    Error(Value),
+    /// An error response of the upstream server: its `error` object, and
+    /// the HTTP status that it came with when that was not a success.
+    Error(Value, Option<u16>),
     /// The bridge failed the request (timeout, loss of the upstream, ...).
     Failed(BridgeError),
 }

@@ -45,7 +45,7 @@ impl Client {
             Decoded::Message(Message::Response { id, outcome }) => {
                 let reply = match outcome {
                     Ok(result) => Reply::Result(result),
-                    Err(error) => Reply::Error(error),
+                    Err(error) => Reply::Error(error, None),
                 };
                 let known = own_id(&id).is_some_and(|n| lock(&self.inner.table).resolve(n, reply));
                 if !known {
@@ -97,6 +97,12 @@ impl Client {
     /// `false` when the request is not in flight.
     pub(super) fn fail(&self, id: u64, error: BridgeError) -> bool {
         lock(&self.inner.table).resolve(id, Reply::Failed(error))
+    }
+
+    /// An error response of the server that came with an HTTP status that
+    /// is not a success; `false` when the request is not in flight.
+    pub(super) fn fail_with_error(&self, id: u64, error: Value, status: u16) -> bool {
+        lock(&self.inner.table).resolve(id, Reply::Error(error, Some(status)))
     }
 
     /// Whether a request still waits for its response.

@@ -226,7 +226,7 @@ fn ended(reply: Reply) -> StreamEnd {
     match reply {
         Reply::Result(result) => StreamEnd::Result(result),
         Reply::Raw(raw) => ended(Reply::parsed(&raw)),
-        Reply::Error(error) => StreamEnd::Error(error),
+        Reply::Error(error, _) => StreamEnd::Error(error),
         Reply::Failed(error) if error.cause == Cause::UpstreamExited => StreamEnd::UpstreamEnded(error),
         Reply::Failed(error)
             if error.status.is_some() || matches!(error.cause, Cause::Closed | Cause::TransportFailed) =>

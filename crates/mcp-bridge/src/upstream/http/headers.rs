@@ -140,15 +140,26 @@ pub fn param_values(arguments: Option<&Value>, headers: &[ParamHeader]) -> Vec<(
             let text = match value {
                 Value::String(s) => encode_value(s),
                 Value::Bool(b) => b.to_string(),
-                Value::Number(n) => match n.as_i64() {
-                    Some(i) if i.abs() <= MAX_SAFE_INTEGER => i.to_string(),
-                    _ => return None,
-                },
+                Value::Number(n) => integer_text(n)?,
                 _ => return None,
             };
             Some((format!("Mcp-Param-{}", header.name), text))
         })
         .collect()
+}
+
+/// The decimal text of a number with an integer value in the safe range
+/// of JavaScript, however it is written (`42`, `42.0`, `1e2`, `-0.0`):
+/// the page compares integers numerically, so a value written another way
+/// still gets its header, as `42`, `100` and `0`.
+fn integer_text(number: &serde_json::Number) -> Option<String> {
+    if let Some(integer) = number.as_i64() {
+        return (integer.unsigned_abs() <= MAX_SAFE_INTEGER.unsigned_abs()).then(|| integer.to_string());
+    }
+    let float = number.as_f64()?;
+    // Below 2^53 a whole f64 converts to i64 exactly.
+    let whole = float.is_finite() && float.fract() == 0.0 && float.abs() <= MAX_SAFE_INTEGER as f64;
+    whole.then(|| (float as i64).to_string())
 }
 
 #[cfg(test)]
@@ -218,6 +229,32 @@ mod tests {
         assert_eq!(param_values(Some(&partial), &headers), vec![]);
         let unsafe_int = json!({"opts": {"n": 9_007_199_254_740_992_i64}});
         assert_eq!(param_values(Some(&unsafe_int), &headers), vec![]);
+    }
+
+    /// "Integer values are compared numerically": an integer written as
+    /// `42.0`, `1e2` or `-0.0` gets its header with the decimal text; a
+    /// number that is not whole, or outside the safe range, gets none.
+    #[test]
+    fn an_integer_written_another_way_gets_its_decimal_text() {
+        let headers = vec![ParamHeader { name: "Count".into(), path: vec!["n".into()] }];
+        let header = |text: &str| {
+            let arguments: Value = serde_json::from_str(&format!("{{\"n\": {text}}}")).unwrap_or_default();
+            param_values(Some(&arguments), &headers).first().map(|(_, v)| v.clone())
+        };
+        for (written, sent) in [
+            ("42", Some("42")),
+            ("42.0", Some("42")),
+            ("1e2", Some("100")),
+            ("-0.0", Some("0")),
+            ("-7", Some("-7")),
+            ("9007199254740991.0", Some("9007199254740991")),
+            ("-9223372036854775808", None),
+            ("42.5", None),
+            ("1e400", None),
+            ("9007199254740992.0", None),
+        ] {
+            assert_eq!(header(written).as_deref(), sent, "{written}");
+        }
     }
 
     #[test]

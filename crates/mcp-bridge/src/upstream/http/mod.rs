@@ -29,11 +29,16 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::StatusCode;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::task::AbortHandle;
 
 /// Redirects followed within the origin of the server, at most.
 const MAX_REDIRECTS: usize = 5;
+/// The longest wait for a connection (TCP and TLS) to the server or an
+/// authorization server: a host that drops the packets fails its request
+/// then, not at the request's own limit (an hour for a tool call).
+const CONNECT_LIMIT: Duration = Duration::from_secs(10);
 /// The most of an error body that is read to find a JSON-RPC error in it.
 const ERROR_BODY_BYTES: usize = 64 * 1024;
 
@@ -132,7 +137,11 @@ pub fn origin(url: &Url) -> String {
 
 pub(super) struct Http {
     client: reqwest::Client,
+    /// The URL without its user information.
     url: Url,
+    /// The user name and password of the URL: a Basic header for the
+    /// server, sent only when no bearer token is (one `Authorization`).
+    basic: Option<(String, Option<String>)>,
     headers: HeaderMap,
     max_response_bytes: usize,
     /// The `Mcp-Param-*` headers of each tool, from the last `tools/list`.
@@ -141,7 +150,7 @@ pub(super) struct Http {
     bodies: Mutex<HashMap<u64, AbortHandle>>,
     /// The buffer of a big body, for the next one (`framing::Spare`).
     spare: Spare,
-    auth: Option<auth::Auth>,
+    auth: Option<Arc<auth::Auth>>,
 }
 
 impl Http {
@@ -161,7 +170,8 @@ impl Http {
                 attempt.follow()
             }
         });
-        let mut builder = reqwest::Client::builder().tcp_nodelay(true).redirect(redirects);
+        let mut builder =
+            reqwest::Client::builder().tcp_nodelay(true).connect_timeout(CONNECT_LIMIT).redirect(redirects);
         if let Some(CaBundle(certificates)) = &options.ca {
             builder = builder.tls_certs_merge(certificates.iter().cloned());
         }
@@ -174,11 +184,13 @@ impl Http {
             headers.append(header.name.clone(), header.value.clone());
         }
         tracing::info!(origin = %origin(&options.url), "the upstream server is at a URL");
-        let auth = options.auth.clone().map(|a| auth::Auth::new(a, &options.url, client.clone(), consent));
+        let auth = options.auth.clone().map(|a| Arc::new(auth::Auth::new(a, &options.url, client.clone(), consent)));
+        let (url, basic) = split_user_info(&options.url);
         Ok(Http {
             auth,
             client,
-            url: options.url.clone(),
+            url,
+            basic,
             headers,
             max_response_bytes: options.max_response_bytes,
             tools: Mutex::default(),
@@ -271,12 +283,12 @@ impl Http {
 
     /// The sign-in that runs, when one does: its time limit error.
     pub(super) fn sign_in_timeout(&self) -> Option<BridgeError> {
-        self.auth.as_ref().filter(|a| a.take_signing_in()).map(auth::Auth::timeout_error)
+        self.auth.as_ref().filter(|a| a.take_signing_in()).map(|a| a.timeout_error())
     }
 
     /// Changes at each completed sign-in; `None` without a sign-in.
     pub(super) fn sign_ins(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
-        self.auth.as_ref().map(auth::Auth::sign_ins)
+        self.auth.as_ref().map(|a| a.sign_ins())
     }
 
     /// The first initialize is over: a later sign-in needs the client.
@@ -288,7 +300,7 @@ impl Http {
 
     /// Posts a notification without waiting for it.
     pub(super) fn try_send(&self, message: &Value) {
-        let token = self.auth.as_ref().and_then(auth::Auth::current);
+        let token = self.auth.as_ref().and_then(|a| a.current());
         let request = self.post(&Outgoing::of(message), token.as_deref());
         tokio::spawn(async move {
             if let Err(err) = request.send().await {
@@ -345,8 +357,10 @@ impl Http {
             .header(ACCEPT, "application/json, text/event-stream")
             .header("MCP-Protocol-Version", super::PROTOCOL_VERSION)
             .header("Mcp-Method", method);
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
+        match (token, &self.basic) {
+            (Some(token), _) => request = request.bearer_auth(token),
+            (None, Some((user, password))) => request = request.basic_auth(user, password.as_ref()),
+            (None, None) => {}
         }
         if let Some(name) = headers::name_of(method, params) {
             request = request.header("Mcp-Name", name);
@@ -380,14 +394,25 @@ impl Http {
         let error = serde_json::from_slice::<Value>(&body).ok().map(Message::classify);
         if let Some(Message::Response { id: answered, outcome: Err(error) }) = error {
             if answered == Id::number(id) {
-                client
-                    .receive(crate::framing::Decoded::Message(Message::Response { id: answered, outcome: Err(error) }))
-                    .await;
+                client.fail_with_error(id, error, status);
                 return Ok(());
             }
         }
         Err(BridgeError::new(Cause::TransportFailed).with_status(status))
     }
+}
+
+/// The URL without its user information, and the decoded user name and
+/// password when it had them.
+fn split_user_info(url: &Url) -> (Url, Option<(String, Option<String>)>) {
+    let decode = |text: &str| percent_encoding::percent_decode_str(text).decode_utf8_lossy().into_owned();
+    let basic = (!url.username().is_empty() || url.password().is_some())
+        .then(|| (decode(url.username()), url.password().map(decode)));
+    let mut bare = url.clone();
+    // Both fail only for a URL that cannot have user information.
+    let _ = bare.set_username("");
+    let _ = bare.set_password(None);
+    (bare, basic)
 }
 
 /// An error with its sources, for the log: reqwest's own text says little

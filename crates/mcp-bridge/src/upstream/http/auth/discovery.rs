@@ -5,9 +5,10 @@
 //! RFC 8414 or OpenID Connect Discovery with path insertion, checked as
 //! RFC 8414 section 3.3 says.
 
+use super::fetch::{Failure, Fetcher};
 use super::{fail, secure, AuthError};
 
-use crate::jsonrpc::Cause;
+use crate::jsonrpc::{BridgeError, Cause};
 use reqwest::Url;
 use serde_json::Value;
 
@@ -40,8 +41,12 @@ pub fn authorization_server_metadata_urls(issuer: &Url) -> Vec<Url> {
     }
 }
 
+/// A metadata URI on the origin of `base`, without its user information,
+/// query and fragment.
 fn well_known(base: &Url, path: &str) -> Url {
     let mut url = base.clone();
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
     url.set_path(path);
     url.set_query(None);
     url.set_fragment(None);
@@ -74,7 +79,7 @@ pub struct ResourceMetadata {
 /// the well-known URIs in order; the first document with at least one
 /// authorization server wins.
 pub async fn resource_metadata(
-    http: &reqwest::Client,
+    http: &Fetcher,
     server: &Url,
     from_challenge: Option<&str>,
 ) -> Result<ResourceMetadata, AuthError> {
@@ -84,7 +89,7 @@ pub async fn resource_metadata(
     };
     for url in urls {
         secure(&url)?;
-        let Some(document) = get_json(http, &url).await else { continue };
+        let Some(document) = get_json(http, &url).await? else { continue };
         let servers: Vec<String> = strings(document.get("authorization_servers")).unwrap_or_default();
         if servers.is_empty() {
             continue;
@@ -124,11 +129,11 @@ pub fn covers(resource: &str, server: &Url) -> bool {
 /// issuer itself, the endpoints must be secure URLs, and PKCE with S256
 /// must be supported (the security page: without
 /// `code_challenge_methods_supported` the client refuses to go on).
-pub async fn server_metadata(http: &reqwest::Client, issuer: &str) -> Result<ServerMetadata, AuthError> {
+pub async fn server_metadata(http: &Fetcher, issuer: &str) -> Result<ServerMetadata, AuthError> {
     let issuer_url = Url::parse(issuer).map_err(|_| fail(Cause::SignInFailed, "discovery: the issuer is not a URL"))?;
     secure(&issuer_url)?;
     for url in authorization_server_metadata_urls(&issuer_url) {
-        let Some(document) = get_json(http, &url).await else { continue };
+        let Some(document) = get_json(http, &url).await? else { continue };
         return check_metadata(&document, issuer);
     }
     Err(fail(Cause::SignInFailed, "discovery: the authorization server has no metadata"))
@@ -150,7 +155,10 @@ pub fn check_metadata(document: &Value, issuer: &str) -> Result<ServerMetadata, 
             }
         }
     };
-    let authorization_endpoint = endpoint("authorization_endpoint")?
+    // The authorization URL is the one the browser opens: a URL that fails
+    // a check of the bridge is `sign_in_invalid_url` (error table).
+    let authorization_endpoint = endpoint("authorization_endpoint")
+        .map_err(|error| invalid_authorization_url(error.detail.as_deref().unwrap_or("")))?
         .ok_or_else(|| fail(Cause::SignInFailed, "discovery: the metadata has no authorization_endpoint"))?;
     let token_endpoint = endpoint("token_endpoint")?
         .ok_or_else(|| fail(Cause::SignInFailed, "discovery: the metadata has no token_endpoint"))?;
@@ -175,19 +183,35 @@ pub fn check_metadata(document: &Value, issuer: &str) -> Result<ServerMetadata, 
     })
 }
 
+/// `sign_in_invalid_url`: the error has no detail; the log says why.
+pub fn invalid_authorization_url(why: &str) -> AuthError {
+    tracing::warn!(why, "the authorization URL failed a check of the bridge; it is not opened");
+    BridgeError::new(Cause::SignInInvalidUrl)
+}
+
 fn strings(value: Option<&Value>) -> Option<Vec<String>> {
     Some(value?.as_array()?.iter().filter_map(Value::as_str).map(str::to_owned).collect())
 }
 
-/// GETs a JSON document; `None` when it is not there or not JSON.
-async fn get_json(http: &reqwest::Client, url: &Url) -> Option<Value> {
-    let response = http.get(url.clone()).header("Accept", "application/json").send().await.ok()?;
-    if !response.status().is_success() {
-        tracing::debug!(status = response.status().as_u16(), "a metadata URI has no document");
-        return None;
+/// GETs a JSON document; `None` when it is not there or not JSON, so that
+/// the next URI is tried. A response over the size limit, or one that
+/// stalls, ends the sign-in.
+async fn get_json(http: &Fetcher, url: &Url) -> Result<Option<Value>, AuthError> {
+    let fetched = match http.send(http.client().get(url.clone()).header("Accept", "application/json")).await {
+        Ok(fetched) => fetched,
+        Err(Failure::Unreachable) => {
+            tracing::debug!("a metadata URI cannot be reached");
+            return Ok(None);
+        }
+        Err(failure) => {
+            return Err(fail(Cause::SignInFailed, format!("discovery: {}", failure.text())));
+        }
+    };
+    if !(200..300).contains(&fetched.status) {
+        tracing::debug!(status = fetched.status, "a metadata URI has no document");
+        return Ok(None);
     }
-    let body = response.bytes().await.ok()?;
-    serde_json::from_slice(&body).ok().filter(Value::is_object)
+    Ok(serde_json::from_slice(&fetched.body).ok().filter(Value::is_object))
 }
 
 #[cfg(test)]
@@ -209,6 +233,13 @@ mod tests {
             texts(resource_metadata_urls(&url("https://example.com/public/mcp?key=1"))),
             [
                 "https://example.com/.well-known/oauth-protected-resource/public/mcp",
+                "https://example.com/.well-known/oauth-protected-resource"
+            ]
+        );
+        assert_eq!(
+            texts(resource_metadata_urls(&url("https://user:pass@example.com/mcp"))),
+            [
+                "https://example.com/.well-known/oauth-protected-resource/mcp",
                 "https://example.com/.well-known/oauth-protected-resource"
             ]
         );
@@ -285,6 +316,12 @@ mod tests {
             detail(no_pkce, "https://auth.example.com"),
             Some("discovery: the authorization server does not support PKCE with S256".into())
         );
+        for bad in ["file:///etc/passwd", "http://auth.example.com/authorize", "not a url"] {
+            let mut bad_authorize = metadata();
+            bad_authorize["authorization_endpoint"] = json!(bad);
+            let error = check_metadata(&bad_authorize, "https://auth.example.com").err();
+            assert_eq!(error.map(|e| (e.cause, e.detail)), Some((Cause::SignInInvalidUrl, None)), "{bad}");
+        }
         let mut plain_http = metadata();
         plain_http["token_endpoint"] = json!("http://auth.example.com/token");
         assert_eq!(

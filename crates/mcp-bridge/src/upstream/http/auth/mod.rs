@@ -6,6 +6,7 @@
 //!
 //! - `challenge`: the `WWW-Authenticate` header (pure);
 //! - `discovery`: protected resource and authorization server metadata;
+//! - `fetch`: every request of the sign-in, bounded in size and time;
 //! - `register`: pre-registered, metadata document, dynamic registration;
 //! - `listener`: the redirect listener and the one-time start URL;
 //! - `signin`: PKCE, the `iss` check, the token and refresh requests;
@@ -16,12 +17,14 @@
 
 pub(super) mod challenge;
 mod discovery;
+mod fetch;
 mod listener;
 mod register;
 mod signin;
 mod store;
 mod vault;
 
+pub use fetch::TIME_LIMIT as REQUEST_TIME_LIMIT;
 pub use register::ClientOptions;
 pub use store::Store;
 
@@ -31,12 +34,19 @@ use challenge::Challenge;
 use discovery::ServerMetadata;
 use reqwest::Url;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use store::{Grant, Record};
 
-/// An access token that expires within this time is refreshed first.
+/// A sign-in can start during `server/discover` unless the access token is
+/// valid for longer than this (behaviour spec, "Sign-in during
+/// initialize"); it is also the most of its life that a token has left
+/// when it is refreshed.
 const REFRESH_AHEAD_SECS: u64 = 60;
+/// A token is refreshed when this part of its lifetime is left (and at most
+/// [`REFRESH_AHEAD_SECS`]): a token valid for a minute is not refreshed
+/// before every request.
+const REFRESH_PART: u64 = 4;
 /// After a declined sign-in, no new question to the client for this long.
 const DECLINE_COOLDOWN: Duration = Duration::from_secs(60);
 /// The first port of the range from which a redirect port is chosen.
@@ -57,6 +67,9 @@ pub struct AuthOptions {
     /// `SANDBOX_RUNTIME=1`: a sign-in fails at once with `sandbox`.
     pub sandbox: bool,
     pub store: Store,
+    /// The time limit of each request of the sign-in and of a refresh
+    /// (`fetch::TIME_LIMIT`; shorter in tests).
+    pub request_limit: Duration,
 }
 
 /// The errors of the sign-in are errors of the bridge.
@@ -83,24 +96,61 @@ pub(crate) fn now_secs() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
-/// The canonical URI of the server for RFC 8707: the URL without its
-/// query and fragment (a query can hold a key, and must not reach the
-/// authorization server) and without a trailing slash.
+/// The canonical URI of the server for RFC 8707: the URL without its user
+/// information, query and fragment (a password or a query can hold a key,
+/// and must not reach the authorization server, the browser's history or
+/// the store) and without a trailing slash.
 pub fn canonical_resource(url: &Url) -> String {
     let mut url = url.clone();
+    // Both fail only for a URL that cannot have user information.
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
     url.set_query(None);
     url.set_fragment(None);
     url.as_str().trim_end_matches('/').to_owned()
 }
 
+/// The access token in use.
+#[derive(Debug, Clone)]
+struct Token {
+    value: String,
+    /// When it expires, in seconds since the Unix epoch.
+    expires_at: Option<u64>,
+    /// How long it was valid when it came; unknown for a token of the
+    /// store.
+    lifetime: Option<u64>,
+}
+
+impl Token {
+    fn of(grant: &Grant, now: u64) -> Option<Token> {
+        let value = grant.access_token.clone()?;
+        let lifetime = grant.expires_at.map(|at| at.saturating_sub(now));
+        Some(Token { value, expires_at: grant.expires_at, lifetime })
+    }
+
+    /// Whether it is valid for longer than `secs` from `now`. The wall
+    /// clock, not a monotonic one: it goes on while the machine sleeps.
+    fn valid_for(&self, now: u64, secs: u64) -> bool {
+        self.expires_at.is_none_or(|at| at > now + secs)
+    }
+
+    /// Whether it is time for a refresh: a part of its life is left.
+    fn refresh_due(&self, now: u64) -> bool {
+        let ahead = self.lifetime.map_or(REFRESH_AHEAD_SECS, |life| (life / REFRESH_PART).min(REFRESH_AHEAD_SECS));
+        !self.valid_for(now, ahead)
+    }
+}
+
 pub(super) struct Auth {
     options: AuthOptions,
     resource: String,
-    http: reqwest::Client,
+    http: fetch::Fetcher,
     /// The record of the store, changed by one sign-in or refresh at a time.
     record: tokio::sync::Mutex<Record>,
-    /// The access token in use and its expiry, read by every request.
-    token: Mutex<Option<(String, Option<u64>)>>,
+    /// The access token in use, read by every request.
+    token: Mutex<Option<Token>>,
+    /// A refresh runs beside the requests, which still hold a valid token.
+    refreshing: AtomicBool,
     /// A sign-in runs now, or was stopped by the time limit of its request
     /// (then the request's error names `sign_in_timeout`).
     signing_in: AtomicBool,
@@ -124,14 +174,16 @@ impl Auth {
         let token = record
             .grants
             .values()
-            .filter_map(|g| Some((g.access_token.clone()?, g.expires_at)))
-            .max_by_key(|(_, expires)| expires.unwrap_or(u64::MAX));
+            .filter_map(|g| Some(Token { value: g.access_token.clone()?, expires_at: g.expires_at, lifetime: None }))
+            .max_by_key(|token| token.expires_at.unwrap_or(u64::MAX));
+        let http = fetch::Fetcher::new(http, options.request_limit);
         Auth {
             options,
             resource,
             http,
             record: tokio::sync::Mutex::new(record),
             token: Mutex::new(token),
+            refreshing: AtomicBool::new(false),
             signing_in: AtomicBool::new(false),
             interactive: AtomicBool::new(true),
             consent,
@@ -143,10 +195,7 @@ impl Auth {
     /// Whether the store has an access token valid for more than a minute:
     /// without one, a sign-in can start during `server/discover`.
     pub(super) fn has_valid_token(&self) -> bool {
-        let now = now_secs();
-        crate::support::lock(&self.token)
-            .as_ref()
-            .is_some_and(|(_, expires)| expires.is_none_or(|at| at > now + REFRESH_AHEAD_SECS))
+        crate::support::lock(&self.token).as_ref().is_some_and(|t| t.valid_for(now_secs(), REFRESH_AHEAD_SECS))
     }
 
     /// Whether a sign-in runs, or was stopped by the limit of its request;
@@ -167,21 +216,43 @@ impl Auth {
 
     /// The token in use, without a refresh (for a notification).
     pub(super) fn current(&self) -> Option<String> {
-        crate::support::lock(&self.token).as_ref().map(|(token, _)| token.clone())
+        crate::support::lock(&self.token).as_ref().map(|token| token.value.clone())
     }
 
-    /// The token for the next request, refreshed first when it expires
-    /// within a minute and a refresh token is there.
-    pub(super) async fn bearer(&self) -> Option<String> {
-        if !self.has_valid_token() && crate::support::lock(&self.token).is_some() {
-            let mut record = self.record.lock().await;
-            if !self.has_valid_token() {
-                if let Err(err) = self.refresh(&mut record).await {
-                    tracing::info!(cause = err.cause.name(), "the access token could not be refreshed");
+    /// The token for the next request. A token that is still valid goes at
+    /// once; when a part of its life is left, one refresh starts beside the
+    /// requests. Only a request whose token expired (after a sleep, say)
+    /// waits for the refresh, at most its time limit.
+    pub(super) async fn bearer(self: &Arc<Self>) -> Option<String> {
+        let now = now_secs();
+        let token = crate::support::lock(&self.token).clone()?;
+        if !token.valid_for(now, 0) {
+            if tokio::time::timeout(self.options.request_limit, self.refresh_when_due()).await.is_err() {
+                tracing::info!("the refresh of the access token did not complete in time");
+            }
+            return self.current();
+        }
+        if token.refresh_due(now) && !self.refreshing.swap(true, Ordering::AcqRel) {
+            let auth = self.clone();
+            tokio::spawn(async move {
+                if tokio::time::timeout(auth.options.request_limit, auth.refresh_when_due()).await.is_err() {
+                    tracing::info!("the refresh of the access token did not complete in time");
                 }
+                auth.refreshing.store(false, Ordering::Release);
+            });
+        }
+        Some(token.value)
+    }
+
+    /// Refreshes the token unless another request did meanwhile.
+    async fn refresh_when_due(&self) {
+        let mut record = self.record.lock().await;
+        let due = crate::support::lock(&self.token).as_ref().is_some_and(|t| t.refresh_due(now_secs()));
+        if due {
+            if let Err(err) = self.refresh(&mut record).await {
+                tracing::info!(cause = err.cause.name(), "the access token could not be refreshed");
             }
         }
-        crate::support::lock(&self.token).as_ref().map(|(token, _)| token.clone())
     }
 
     /// The server refused `used` (a 401, or a 403 with
@@ -189,13 +260,16 @@ impl Auth {
     /// the scopes for a step-up), so that the caller can retry once.
     pub(super) async fn challenged(&self, challenge: &Challenge, used: Option<&str>) -> Result<(), BridgeError> {
         let mut record = self.record.lock().await;
-        let current = crate::support::lock(&self.token).as_ref().map(|(t, _)| t.clone());
+        let current = self.current();
         if current.is_some() && current.as_deref() != used {
             // Another request renewed the token meanwhile.
             return Ok(());
         }
-        if !challenge.is_insufficient_scope() && self.refresh(&mut record).await.is_ok() {
-            return Ok(());
+        if !challenge.is_insufficient_scope() {
+            let refreshed = tokio::time::timeout(self.options.request_limit, self.refresh(&mut record)).await;
+            if matches!(refreshed, Ok(Ok(()))) {
+                return Ok(());
+            }
         }
         if self.options.sandbox {
             return Err(BridgeError::new(Cause::Sandbox));
@@ -301,7 +375,7 @@ impl Auth {
 
     /// Keeps a grant in the record, the store and the token in use.
     fn keep(&self, record: &mut Record, issuer: &str, grant: Grant) {
-        *crate::support::lock(&self.token) = grant.access_token.clone().map(|t| (t, grant.expires_at));
+        *crate::support::lock(&self.token) = Token::of(&grant, now_secs());
         record.issuer = Some(issuer.to_owned());
         record.grants.insert(issuer.to_owned(), grant);
         if let Err(err) = self.options.store.save(record) {
@@ -371,6 +445,7 @@ mod tests {
         let url = |t: &str| Url::parse(t).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(canonical_resource(&url("https://mcp.example.com/mcp?key=SECRET#x")), "https://mcp.example.com/mcp");
         assert_eq!(canonical_resource(&url("https://MCP.example.com/")), "https://mcp.example.com");
+        assert_eq!(canonical_resource(&url("https://user:pass@mcp.example.com/mcp")), "https://mcp.example.com/mcp");
     }
 
     #[test]

@@ -6,8 +6,9 @@
 
 use super::discovery::ServerMetadata;
 use super::fail;
+use super::fetch::Fetcher;
 use super::store::Grant;
-use crate::jsonrpc::{BridgeError, Cause};
+use crate::jsonrpc::{server_text, BridgeError, Cause};
 use reqwest::Url;
 use serde_json::{json, Value};
 
@@ -37,7 +38,7 @@ pub fn check_metadata_url(text: &str) -> Result<Url, BridgeError> {
 /// The registration for this authorization server: the one of the store
 /// when it has one for this issuer, else a new one.
 pub async fn register(
-    http: &reqwest::Client,
+    http: &Fetcher,
     options: &ClientOptions,
     server: &ServerMetadata,
     stored: Option<&Grant>,
@@ -74,19 +75,18 @@ pub async fn register(
         "token_endpoint_auth_method": "none",
         "application_type": "native",
     });
-    let response = http
+    let request = http
+        .client()
         .post(endpoint.clone())
         .header("Content-Type", "application/json")
         .header("Accept", "application/json")
-        .body(document.to_string())
-        .send()
+        .body(document.to_string());
+    let response = http
+        .send(request)
         .await
-        .map_err(|_| fail(Cause::SignInFailed, "registration: the registration endpoint cannot be reached"))?;
-    let status = response.status().as_u16();
-    let body: Value = match response.bytes().await {
-        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-        Err(_) => Value::Null,
-    };
+        .map_err(|failure| fail(Cause::SignInFailed, format!("registration: {}", failure.text())))?;
+    let status = response.status;
+    let body: Value = serde_json::from_slice(&response.body).unwrap_or(Value::Null);
     let client_id = body.get("client_id").and_then(Value::as_str);
     match client_id {
         Some(client_id) if (200..300).contains(&status) => Ok(Grant {
@@ -97,7 +97,7 @@ pub async fn register(
             ..Grant::default()
         }),
         _ => {
-            let code = body.get("error").and_then(Value::as_str).unwrap_or("no error code");
+            let code = server_text(body.get("error").and_then(Value::as_str).unwrap_or("no error code"));
             tracing::warn!(status, error = code, "the dynamic client registration failed");
             let mut error = with_redirect_uri(Cause::RegistrationFailed, redirect_uri);
             error.detail = Some(format!("HTTP status {status}, {code}"));

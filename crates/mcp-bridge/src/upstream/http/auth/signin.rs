@@ -5,10 +5,11 @@
 //! carries them.
 
 use super::discovery::ServerMetadata;
+use super::fetch::{Failure, Fetcher};
 use super::listener::{self, Redirect};
 use super::store::Grant;
 use super::{fail, now_secs};
-use crate::jsonrpc::{BridgeError, Cause};
+use crate::jsonrpc::{server_text, BridgeError, Cause};
 use oauth2::basic::{BasicClient, BasicTokenResponse};
 use oauth2::{
     AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge, RedirectUrl,
@@ -19,7 +20,7 @@ use tokio::net::TcpListener;
 
 /// What one interactive sign-in needs.
 pub struct SignIn<'a> {
-    pub http: &'a reqwest::Client,
+    pub http: &'a Fetcher,
     pub server: &'a ServerMetadata,
     pub grant: &'a Grant,
     /// The canonical URI of the MCP server (RFC 8707).
@@ -64,6 +65,7 @@ pub async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, BridgeError
         request = request.add_scopes(scope.split(' ').filter(|s| !s.is_empty()).map(|s| Scope::new(s.to_owned())));
     }
     let (auth_url, state) = request.url();
+    check_authorization_url(&auth_url, state.secret(), flow.redirect_uri)?;
     let nonce = CsrfToken::new_random();
     let start_path = format!("/start/{}", nonce.secret());
     let port = flow.listener.local_addr().map(|a| a.port()).unwrap_or(0);
@@ -74,14 +76,38 @@ pub async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, BridgeError
     }
     let redirect = listener::serve(flow.listener, &start_path, &auth_url, state.secret()).await?;
     let code = check_redirect(&redirect, flow.server)?;
+    let carrier = Carrier::new(flow.http);
     let token = client
         .exchange_code(AuthorizationCode::new(code))
         .set_pkce_verifier(verifier)
         .add_extra_param("resource", flow.resource)
-        .request_async(&Carrier(flow.http))
+        .request_async(&carrier)
         .await
-        .map_err(|err| token_error("token request", &err))?;
+        .map_err(|err| token_error("token request", &err, carrier.outcome()))?;
     Ok(token)
+}
+
+/// The checks of the bridge on the authorization URL before anyone opens
+/// it (error table, `sign_in_invalid_url`): https, or http on a loopback
+/// host, without user information or a fragment, with exactly one `state`,
+/// ours, and one `redirect_uri`, ours. An authorization endpoint whose
+/// query brings its own `state` or `redirect_uri` fails here.
+pub fn check_authorization_url(url: &Url, state: &str, redirect_uri: &str) -> Result<(), BridgeError> {
+    let invalid = super::discovery::invalid_authorization_url;
+    super::secure(url).map_err(|_| invalid("not https and not on a loopback host"))?;
+    if !url.username().is_empty() || url.password().is_some() || url.fragment().is_some() {
+        return Err(invalid("it has user information or a fragment"));
+    }
+    let values = |name: &str| -> Vec<String> {
+        url.query_pairs().filter(|(key, _)| key == name).map(|(_, value)| value.into_owned()).collect()
+    };
+    if values("state") != [state] {
+        return Err(invalid("it has no state, or another one"));
+    }
+    if values("redirect_uri") != [redirect_uri] {
+        return Err(invalid("it has another redirect URI"));
+    }
+    Ok(())
 }
 
 /// How a client with a secret authenticates at the token endpoint: the
@@ -133,24 +159,15 @@ pub fn check_redirect(redirect: &Redirect, server: &ServerMetadata) -> Result<St
     }
     match (&redirect.error, &redirect.code) {
         (Some(error), _) if error == "access_denied" => Err(BridgeError::new(Cause::SignInDenied)),
-        (Some(error), _) => Err(BridgeError::new(Cause::SignInError).with_detail(safe_code(error))),
+        (Some(error), _) => Err(BridgeError::new(Cause::SignInError).with_server_text(error)),
         (None, Some(code)) => Ok(code.clone()),
         (None, None) => Err(fail(Cause::SignInFailed, "redirect: the response has no code")),
     }
 }
 
-/// An OAuth error code is a short ASCII word; anything else is not shown.
-fn safe_code(code: &str) -> String {
-    if code.len() <= 64 && code.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-        code.to_owned()
-    } else {
-        "an error code that is not valid".into()
-    }
-}
-
 /// Refreshes the tokens; a rotated refresh token replaces the old one.
 pub async fn refresh(
-    http: &reqwest::Client,
+    http: &Fetcher,
     server: &ServerMetadata,
     grant: &Grant,
     resource: &str,
@@ -166,12 +183,13 @@ pub async fn refresh(
         }
         None => client,
     };
+    let carrier = Carrier::new(http);
     client
         .exchange_refresh_token(&RefreshToken::new(refresh_token.clone()))
         .add_extra_param("resource", resource)
-        .request_async(&Carrier(http))
+        .request_async(&carrier)
         .await
-        .map_err(|err| token_error("refresh request", &err))
+        .map_err(|err| token_error("refresh request", &err, carrier.outcome()))
 }
 
 /// Puts a token response into the grant: the access token, its expiry,
@@ -186,28 +204,48 @@ pub fn store_tokens(grant: &mut Grant, token: &BasicTokenResponse, requested_sco
     grant.scope = granted.or_else(|| requested_scope.map(str::to_owned)).or(grant.scope.take());
 }
 
-/// The error of a token request, with the step and the HTTP status or the
-/// OAuth error code in `data.detail`; never a token or a code.
+/// The error of a token request: the step, the OAuth error code or why
+/// there is no response, and the HTTP status of a response
+/// (`token request: invalid_grant, HTTP status 400`); never a token or a
+/// code.
 fn token_error<E: std::error::Error>(
     step: &str,
     err: &oauth2::RequestTokenError<E, oauth2::basic::BasicErrorResponse>,
+    outcome: Option<Result<u16, Failure>>,
 ) -> BridgeError {
-    let detail = match err {
-        oauth2::RequestTokenError::ServerResponse(response) => {
-            format!("{step}: {}", safe_code(response.error().as_ref()))
-        }
-        oauth2::RequestTokenError::Request(_) => format!("{step}: the token endpoint cannot be reached"),
-        oauth2::RequestTokenError::Parse(_, _) => format!("{step}: the token response is not valid"),
-        oauth2::RequestTokenError::Other(_) => format!("{step}: failed"),
+    let what = match (err, outcome) {
+        (oauth2::RequestTokenError::ServerResponse(response), _) => server_text(response.error().as_ref()),
+        (_, Some(Err(failure))) => failure.text(),
+        (oauth2::RequestTokenError::Parse(_, _), _) => "the token response is not valid".into(),
+        _ => "the request failed".into(),
     };
-    tracing::warn!(%detail, "a token request of the sign-in failed");
-    fail(Cause::SignInFailed, detail)
+    let error = fail(Cause::SignInFailed, format!("{step}: {what}"));
+    let error = match outcome {
+        Some(Ok(status)) => error.with_status(status),
+        _ => error,
+    };
+    tracing::warn!(detail = error.detail.as_deref().unwrap_or(""), "a token request of the sign-in failed");
+    error
 }
 
-/// Carries the requests of `oauth2` with reqwest. A type of its own (not
-/// a closure) so that its future is `Send` for every lifetime, as the
-/// tasks of the bridge need.
-struct Carrier<'a>(&'a reqwest::Client);
+/// Carries the requests of `oauth2` with reqwest, bounded (`fetch`), and
+/// keeps the status of the response or why there is none, for the
+/// detail of a failure. A type of its own (not a closure) so that its
+/// future is `Send` for every lifetime, as the tasks of the bridge need.
+struct Carrier<'a> {
+    http: &'a Fetcher,
+    outcome: std::sync::Mutex<Option<Result<u16, Failure>>>,
+}
+
+impl<'a> Carrier<'a> {
+    fn new(http: &'a Fetcher) -> Self {
+        Carrier { http, outcome: std::sync::Mutex::new(None) }
+    }
+
+    fn outcome(&self) -> Option<Result<u16, Failure>> {
+        *crate::support::lock(&self.outcome)
+    }
+}
 
 impl<'c> oauth2::AsyncHttpClient<'c> for Carrier<'_> {
     type Error = HttpError;
@@ -215,23 +253,23 @@ impl<'c> oauth2::AsyncHttpClient<'c> for Carrier<'_> {
         std::pin::Pin<Box<dyn std::future::Future<Output = Result<oauth2::HttpResponse, HttpError>> + Send + 'c>>;
 
     fn call(&'c self, request: oauth2::HttpRequest) -> Self::Future {
-        Box::pin(send(self.0, request))
+        Box::pin(async move {
+            let outcome = send(self.http, request).await;
+            *crate::support::lock(&self.outcome) = Some(outcome.as_ref().map(|r| r.status().as_u16()).map_err(|f| *f));
+            outcome.map_err(|_| HttpError)
+        })
     }
 }
 
 /// Carries one request of `oauth2` with reqwest.
-async fn send(http: &reqwest::Client, request: oauth2::HttpRequest) -> Result<oauth2::HttpResponse, HttpError> {
+async fn send(http: &Fetcher, request: oauth2::HttpRequest) -> Result<oauth2::HttpResponse, Failure> {
     let (parts, body) = request.into_parts();
-    let url = Url::parse(&parts.uri.to_string()).map_err(|_| HttpError)?;
-    super::secure(&url).map_err(|_| HttpError)?;
-    let response =
-        http.request(parts.method, url).headers(parts.headers).body(body).send().await.map_err(|_| HttpError)?;
-    let status = response.status();
-    let headers = response.headers().clone();
-    let body = response.bytes().await.map_err(|_| HttpError)?.to_vec();
-    let mut out = oauth2::HttpResponse::new(body);
-    *out.status_mut() = status;
-    *out.headers_mut() = headers;
+    let url = Url::parse(&parts.uri.to_string()).map_err(|_| Failure::Unreachable)?;
+    super::secure(&url).map_err(|_| Failure::Unreachable)?;
+    let fetched = http.send(http.client().request(parts.method, url).headers(parts.headers).body(body)).await?;
+    let mut out = oauth2::HttpResponse::new(fetched.body);
+    *out.status_mut() = reqwest::StatusCode::from_u16(fetched.status).map_err(|_| Failure::Unreachable)?;
+    *out.headers_mut() = fetched.headers;
     Ok(out)
 }
 
@@ -262,6 +300,30 @@ mod tests {
             state: Some("s".into()),
             iss: iss.map(Into::into),
             error: error.map(Into::into),
+        }
+    }
+
+    /// Error table, `sign_in_invalid_url`: "The authorization URL failed a
+    /// check of the bridge, or it has no state or a different redirect URI."
+    #[test]
+    fn the_authorization_url_must_be_secure_with_our_state_and_redirect_uri() {
+        let redirect = "http://127.0.0.1:5000/callback";
+        let check = |text: &str| {
+            let url = Url::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            check_authorization_url(&url, "S", redirect).map_err(|e| (e.cause, e.detail))
+        };
+        let ours = "state=S&redirect_uri=http%3A%2F%2F127.0.0.1%3A5000%2Fcallback";
+        assert_eq!(check(&format!("https://auth.example.com/authorize?response_type=code&{ours}")), Ok(()));
+        assert_eq!(check(&format!("http://localhost:9/authorize?{ours}")), Ok(()));
+        for bad in [
+            format!("http://auth.example.com/authorize?{ours}"),
+            format!("https://user:pw@auth.example.com/authorize?{ours}"),
+            format!("https://auth.example.com/authorize?{ours}#x"),
+            format!("https://auth.example.com/authorize?state=T&{ours}"),
+            format!("https://auth.example.com/authorize?redirect_uri=https%3A%2F%2Fevil.example.com&{ours}"),
+            "https://auth.example.com/authorize?redirect_uri=http%3A%2F%2F127.0.0.1%3A5000%2Fcallback".into(),
+        ] {
+            assert_eq!(check(&bad), Err((Cause::SignInInvalidUrl, None)), "{bad}");
         }
     }
 
@@ -298,8 +360,8 @@ mod tests {
             Err((Cause::SignInError, Some("server_error".into())))
         );
         assert_eq!(
-            cause(redirect(None, Some("<script>"), None), false),
-            Err((Cause::SignInError, Some("an error code that is not valid".into())))
+            cause(redirect(None, Some("bad\u{1b}[31m\ncode"), None), false),
+            Err((Cause::SignInError, Some("bad[31mcode".into())))
         );
     }
 }
