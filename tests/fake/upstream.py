@@ -41,6 +41,8 @@ tools/call behaviour by tool name:
   log           sends notifications/message with arguments.level and data, then answers
   stray         sends notifications that belong to no request, then answers
   late          waits arguments.ms, then answers (to test timeouts and cancellation)
+  pause         stops reading stdin for arguments.ms (the pipe and the bridge's queue fill up
+                meanwhile), then answers a text block "paused" and reads on
   flood         sends arguments.count notifications of each kind in arguments.kinds
                 (default ["progress", "log", "stray"]), interleaved: "progress" with the
                 round's token (progress i+1, total count), "log" notifications/message at
@@ -350,6 +352,9 @@ def call(msg, line):
         send({"jsonrpc": "2.0", "method": "notifications/message",
               "params": {"level": "error", "logger": "fake", "data": "about to exit"}})
         os._exit(3)
+    elif name == "pause":
+        time.sleep(int(a.get("ms", 1000)) / 1000)
+        text_result(id_, "paused")
     elif name == "late":
         def later():
             time.sleep(int(a.get("ms", 1000)) / 1000)

@@ -655,6 +655,56 @@ fn canceling_everything_answers_nothing_and_frees_every_place() {
     assert_only_answered(&driver.seen, &answered);
 }
 
+/// "Cancellation (M1)": "The client of zig-sdk then sends
+/// notifications/cancelled to the upstream server", also when the server
+/// is busy: it stops reading for 1.5 s while 250 calls of 2 KiB fill the
+/// pipe and the write queue, and the client cancels them all. Every call
+/// that reached the upstream gets its cancellation once, after the call;
+/// a call whose line never went out gets none.
+#[test]
+fn a_busy_upstream_gets_the_cancellation_of_every_call_that_reached_it() {
+    let record = Record::new("cancel-busy");
+    let mut driver = Driver::start(&[], &fake_upstream(&["--record", record.arg()]));
+    driver.initialize();
+    driver.send(&call_tool(json!("pause"), "pause", json!({"ms": 1500})));
+    record.wait_calls(1);
+    let canceled = ids(0..250);
+    let padding = "x".repeat(2048);
+    let burst: Vec<Value> =
+        canceled.iter().map(|id| call_tool(id.clone(), "stall", json!({"padding": padding}))).collect();
+    driver.send_burst(&burst);
+    driver.assert_alive("p1");
+    driver.send_burst(&canceled.iter().map(cancel).collect::<Vec<_>>());
+    assert_eq!(driver.response(&json!("pause")), text_response(json!("pause"), "paused"));
+    // A request queued after everything: its answer means that the fake
+    // has read every line before it, the cancellations that waited too.
+    let last = driver.call(json!("last"), "tools/list", json!({}));
+    assert_eq!(last["id"], "last", "{last}");
+    let messages = record.messages();
+    let calls: Vec<String> = messages
+        .iter()
+        .filter(|m| m["method"] == "tools/call" && m["params"]["name"] == "stall")
+        .map(|m| m["id"].to_string())
+        .collect();
+    let cancels = record.wait_cancels(calls.len());
+    let canceled_upstream: Vec<String> = cancels.iter().map(|c| c["params"]["requestId"].to_string()).collect();
+    let sorted = |mut ids: Vec<String>| {
+        ids.sort();
+        ids
+    };
+    assert_eq!(sorted(canceled_upstream.clone()), sorted(calls.clone()), "each call that went out is canceled once");
+    for id in &calls {
+        let call_at = messages.iter().position(|m| m["method"] == "tools/call" && &m["id"].to_string() == id);
+        let cancel_at = messages
+            .iter()
+            .position(|m| m["method"] == "notifications/cancelled" && &m["params"]["requestId"].to_string() == id);
+        assert!(call_at < cancel_at || cancel_at.is_none(), "the cancellation of {id} came before its call");
+    }
+    assert!(cancels.iter().all(|c| c["params"]["reason"] == "the client canceled the request"));
+    end_of_input(&mut driver, 0);
+    assert_never_answered(&driver.seen, &canceled);
+}
+
 /// "Pending requests of the bridge": "The reader drops an answer whose id
 /// is unknown, numeric, null or already resolved, with only a debug line.
 /// The client gets no answer for it." A withdrawn question gets

@@ -15,6 +15,8 @@ use tokio::task::JoinHandle;
 
 /// Lines waiting for the pipe.
 const WRITE_QUEUE: usize = 256;
+/// The longest a line of [`Lines::send_soon`] waits for room in the queue.
+const LATE_LINE_WAIT: Duration = Duration::from_secs(5);
 
 /// A request to end what owns the pipe: the grace, and where to say it is
 /// done.
@@ -48,12 +50,23 @@ impl Lines {
         }
     }
 
-    /// Queues a line without waiting; fails when the queue is full.
-    pub(super) fn try_send(&self, line: Vec<u8>) -> Result<(), BridgeError> {
-        match &*lock(&self.writer) {
-            Some(tx) => tx.try_send(Line::Text(line)).map_err(|_| BridgeError::new(Cause::TransportFailed)),
-            None => Err(BridgeError::new(Cause::NotConnected)),
-        }
+    /// Queues a line without making the caller wait: at once when the
+    /// queue has room, else from a task of its own that waits for room at
+    /// most [`LATE_LINE_WAIT`]. For cancellations: each request sends at
+    /// most one, so at most one task per request in flight waits; a queue
+    /// that a busy server drains late still gets them, in order after the
+    /// lines of their requests, and one that never drains drops them.
+    pub(super) fn send_soon(&self, line: Vec<u8>) {
+        let Some(tx) = lock(&self.writer).clone() else { return };
+        let line = match tx.try_send(Line::Text(line)) {
+            Err(mpsc::error::TrySendError::Full(line)) => line,
+            _ => return,
+        };
+        tokio::spawn(async move {
+            if tokio::time::timeout(LATE_LINE_WAIT, tx.send(line)).await.is_err() {
+                tracing::debug!("dropped a line: the upstream server does not read");
+            }
+        });
     }
 
     /// Closes the pipe (for a child, the end of its stdin), then asks the

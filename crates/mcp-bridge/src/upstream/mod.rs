@@ -515,15 +515,11 @@ impl Client {
         self.inner.transport.forget(id);
     }
 
-    /// `notifications/cancelled` for one of our requests. It never waits:
-    /// when the queue toward the upstream server is full (a server that
-    /// stopped reading), the notification is dropped.
+    /// `notifications/cancelled` for one of our requests. The caller never
+    /// waits for it (`Transport::send_soon`).
     fn cancel_upstream(&self, id: u64, reason: &str) {
         let params = serde_json::json!({ "requestId": id, "reason": reason });
-        let message = jsonrpc::notification("notifications/cancelled", params);
-        if self.inner.transport.try_send(&message).is_err() {
-            tracing::debug!(id, "dropped a cancellation: the upstream server does not read");
-        }
+        self.inner.transport.send_soon(&jsonrpc::notification("notifications/cancelled", params));
     }
 
     /// Marks the connection lost: every request in flight and every later

@@ -59,15 +59,13 @@ impl Transport {
         }
     }
 
-    /// Sends a notification without waiting (cancellations never wait);
-    /// fails when it cannot go out now.
-    pub(super) fn try_send(&self, message: &Value) -> Result<(), BridgeError> {
+    /// Sends a notification without making the caller wait (cancellations
+    /// never hold a request or the reader): a pipe queues it now or from a
+    /// task of its own (`Lines::send_soon`), HTTP posts it from one.
+    pub(super) fn send_soon(&self, message: &Value) {
         match self {
-            Transport::Lines(lines) => lines.try_send(crate::support::json_line(message)),
-            Transport::Http(http) => {
-                http.try_send(message);
-                Ok(())
-            }
+            Transport::Lines(lines) => lines.send_soon(crate::support::json_line(message)),
+            Transport::Http(http) => http.send_soon(message),
         }
     }
 

@@ -298,8 +298,8 @@ impl Http {
         }
     }
 
-    /// Posts a notification without waiting for it.
-    pub(super) fn try_send(&self, message: &Value) {
+    /// Posts a notification from a task of its own, without waiting for it.
+    pub(super) fn send_soon(&self, message: &Value) {
         let token = self.auth.as_ref().and_then(|a| a.current());
         let request = self.post(&Outgoing::of(message), token.as_deref());
         tokio::spawn(async move {
