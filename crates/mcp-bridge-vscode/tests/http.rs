@@ -699,6 +699,25 @@ fn a_failed_server_discover_over_http_fails_initialize_and_the_bridge_stays_open
     finish(driver);
 }
 
+/// "Bounded OAuth" and the connect limit of the HTTP client: a server that
+/// accepts the TCP connection and then stays silent (here the TLS
+/// handshake never completes) fails the request with `transport_failed`
+/// after the connect limit of 10 s, not at the request's own limit (here
+/// the discover limit of 60 s, which would give `discover_failed`).
+#[test]
+fn a_server_that_accepts_and_stays_silent_fails_at_the_connect_limit() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("a listener that never answers");
+    let port = silent.local_addr().expect("its address").port();
+    let mut driver = bridge(&format!("https://127.0.0.1:{port}/mcp"), &["--discover-timeout", "60"]);
+    let params =
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}});
+    driver.request(json!(1), "initialize", params);
+    let response = driver.response(&json!(1));
+    assert_eq!(response, err(json!(1), transport_failed("cannot connect to the upstream server")));
+    drop(silent);
+    finish(driver);
+}
+
 // --- bodies and sizes ------------------------------------------------------------------
 
 /// Error table, invalid_response: a success whose body is not a JSON-RPC
