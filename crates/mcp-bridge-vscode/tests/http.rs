@@ -1557,6 +1557,33 @@ fn a_listen_stream_that_fails_with_408_429_500_or_503_opens_again_after_the_back
     }
 }
 
+/// "After a sleep" (issue of the field) and "New streams after a loss":
+/// a listen stream whose connection breaks after its acknowledgment (a
+/// laptop that slept, a network that dropped it) ends with
+/// `TransportFailed`, so the bridge opens a new stream after the wait, and
+/// the acknowledgment of the new stream after the loss gives the client
+/// the events after a gap: one more list change.
+#[test]
+fn a_listen_stream_whose_connection_breaks_opens_again_with_the_events_after_a_gap() {
+    let (fake, mut driver) = session(
+        "listen-broken",
+        &["--capabilities", r#"{"tools":{"listChanged":true}}"#, "--listen", "ack-abort:100,ack"],
+        &["--test-listen-ms", LISTEN_MS],
+    );
+    driver.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let list_changed = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}});
+    // One change after the first acknowledgment, one after the second.
+    wait_count(&mut driver, &list_changed, 2);
+    assert_eq!(fake.posts_of("subscriptions/listen").len(), 2, "one new stream after the break");
+    exchange(
+        &mut driver,
+        call(json!(1), "emit", json!({"events": [{"method": "notifications/tools/list_changed"}]})),
+        text(json!(1), "emitted"),
+    );
+    wait_count(&mut driver, &list_changed, 3);
+    finish(driver);
+}
+
 /// "New streams after a loss", over HTTP: "the status 401 or 403, with a
 /// sign-in: ... after the next sign-in of a different request, and never
 /// after a timer" (no sign-in completes here); "each other status: the
