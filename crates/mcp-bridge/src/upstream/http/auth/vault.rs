@@ -94,7 +94,8 @@ pub enum Vault {
 
 impl Vault {
     /// The OS credential store when it answers within [`LIMIT`], else the
-    /// file. `MCP_BRIDGE_TOKEN_STORE=file` chooses the file.
+    /// file. `MCP_BRIDGE_TOKEN_STORE=file` chooses the file; any other
+    /// value (`keyring`, which the tests set) or none asks first.
     pub fn choose() -> Vault {
         if std::env::var("MCP_BRIDGE_TOKEN_STORE").is_ok_and(|v| v == "file") {
             return Vault::File;
