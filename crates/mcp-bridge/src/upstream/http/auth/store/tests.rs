@@ -158,21 +158,23 @@ fn the_secrets_of_the_newer_of_the_file_and_the_entry_win() {
 
 // --- Several processes on one store --------------------------------------
 
-/// Set in a writer process: the folder of the shared store, and its name.
+/// Set in a writer process: the folder of the shared store, the server,
+/// the vault (`keyring` or `file`) and the writer's name.
 const WRITER_DIR: &str = "MCP_BRIDGE_STORE_TEST_DIR";
+const WRITER_RESOURCE: &str = "MCP_BRIDGE_STORE_TEST_RESOURCE";
+const WRITER_VAULT: &str = "MCP_BRIDGE_STORE_TEST_VAULT";
 const WRITER_ID: &str = "MCP_BRIDGE_STORE_TEST_WRITER";
 const WRITERS: u64 = 4;
 const ROUNDS: u64 = 40;
-const SHARED: &str = "https://mcp.example.com/shared";
 const COUNTER: &str = "https://auth.example.com";
 
 /// `ROUNDS` read-modify-writes of the shared record, each under its lock:
 /// a count one up, with an access token that names it, and this writer's
 /// own round.
-fn write_rounds(store: &Store, writer: &str) {
+fn write_rounds(store: &Store, resource: &str, writer: &str) {
     let mut last = 0;
     for round in 1..=ROUNDS {
-        let locked = store.lock_blocking(SHARED, Duration::from_secs(60)).unwrap_or_else(|e| panic!("{e}"));
+        let locked = store.lock_blocking(resource, Duration::from_secs(60)).unwrap_or_else(|e| panic!("{e}"));
         let mut record = locked.load();
         let counter = record.grants.entry(COUNTER.into()).or_default();
         let count = counter.expires_at.unwrap_or(0);
@@ -191,16 +193,28 @@ fn count_of(record: &Record, issuer: &str) -> Option<u64> {
     record.grants.get(issuer).and_then(|g| g.expires_at)
 }
 
+/// The vault of a writer: the credential store must answer when asked for.
+fn vault_named(name: &str) -> Vault {
+    if name != "keyring" {
+        return Vault::File;
+    }
+    let vault = Vault::probe();
+    assert_eq!(vault, Vault::Keyring, "no Secret Service answers: run the tests under scripts/with-secret-service");
+    vault
+}
+
 /// One writer's rounds all land. Run alone it has a store of its own; run
-/// by the test below, it shares the store of `WRITER_DIR`.
+/// by `several_processes`, it shares the store of `WRITER_DIR`.
 #[test]
 fn the_rounds_of_one_writer_all_land() {
     let shared = std::env::var_os(WRITER_DIR).map(PathBuf::from);
     let dir = shared.clone().unwrap_or_else(|| temp_dir("writer"));
+    let resource = std::env::var(WRITER_RESOURCE).unwrap_or_else(|_| "https://mcp.example.com/alone".into());
     let writer = std::env::var(WRITER_ID).unwrap_or_else(|_| "writer-0".into());
-    let store = Store::open_at(&dir, Vault::File).unwrap_or_else(|e| panic!("{e}"));
-    write_rounds(&store, &writer);
-    let record = store.load(SHARED);
+    let vault = vault_named(&std::env::var(WRITER_VAULT).unwrap_or_default());
+    let store = Store::open_at(&dir, vault).unwrap_or_else(|e| panic!("{e}"));
+    write_rounds(&store, &resource, &writer);
+    let record = store.load(&resource);
     assert_eq!(count_of(&record, &writer), Some(ROUNDS));
     if shared.is_none() {
         assert_eq!(count_of(&record, COUNTER), Some(ROUNDS));
@@ -208,13 +222,15 @@ fn the_rounds_of_one_writer_all_land() {
     }
 }
 
-/// Two VS Code windows on one server: several bridge processes do
-/// read-modify-writes of one record at once. No update is lost, and a read
-/// without the lock (the hot path) always finds a whole record.
-#[test]
-fn several_processes_on_one_record_lose_no_update_and_leave_it_whole() {
-    let dir = temp_dir("processes");
-    let store = Store::open_at(&dir, Vault::File).unwrap_or_else(|e| panic!("{e}"));
+/// `WRITERS` processes (this test binary, running the test above) doing
+/// their rounds on one record at once, while this one reads the record
+/// file without the lock (the hot path) and checks that each read is a
+/// whole record. Returns the record at the end.
+fn several_processes(name: &str, vault: &str) -> Record {
+    let dir = temp_dir(name);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let resource = format!("https://mcp.example.com/{name}-{}-{nanos}", std::process::id());
+    let store = Store::open_at(&dir, vault_named(vault)).unwrap_or_else(|e| panic!("{e}"));
     let exe = std::env::current_exe().unwrap_or_else(|e| panic!("{e}"));
     let module = module_path!().split_once("::").map_or("", |(_, rest)| rest);
     let test = format!("{module}::the_rounds_of_one_writer_all_land");
@@ -223,6 +239,8 @@ fn several_processes_on_one_record_lose_no_update_and_leave_it_whole() {
             Command::new(&exe)
                 .args(["--exact", &test, "--test-threads=1"])
                 .env(WRITER_DIR, &dir)
+                .env(WRITER_RESOURCE, &resource)
+                .env(WRITER_VAULT, vault)
                 .env(WRITER_ID, format!("writer-{n}"))
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
@@ -230,7 +248,7 @@ fn several_processes_on_one_record_lose_no_update_and_leave_it_whole() {
                 .unwrap_or_else(|e| panic!("{e}"))
         })
         .collect();
-    let path = store.path(SHARED);
+    let path = store.path(&resource);
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut reads = 0u64;
     let mut statuses = Vec::new();
@@ -248,7 +266,8 @@ fn several_processes_on_one_record_lose_no_update_and_leave_it_whole() {
         }
     }
     assert!(statuses.iter().all(|s| s.success()), "a writer failed: {statuses:?}");
-    let record = store.load(SHARED);
+    assert!(reads > 0, "the reader read the record");
+    let record = store.load(&resource);
     assert_eq!(count_of(&record, COUNTER), Some(WRITERS * ROUNDS), "an update was lost");
     let expected = format!("AT-{}", WRITERS * ROUNDS);
     assert_eq!(record.grants.get(COUNTER).and_then(|g| g.access_token.as_deref()), Some(expected.as_str()));
@@ -256,7 +275,26 @@ fn several_processes_on_one_record_lose_no_update_and_leave_it_whole() {
         assert_eq!(count_of(&record, &format!("writer-{n}")), Some(ROUNDS));
     }
     assert_eq!(record.revision, WRITERS * ROUNDS, "one revision per save");
-    assert!(reads > 0, "the reader read the record");
-    assert_eq!(names(&dir), vec![format!("{}.json", Store::digest(SHARED))], "no temporary or lock file is left");
+    assert_eq!(names(&dir), vec![format!("{}.json", Store::digest(&resource))], "no temporary or lock file is left");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(text.contains(&expected), vault == "file", "the secrets are in the file with the file vault only");
+    assert_eq!(store.forget(&resource).map_err(|e| e.to_string()), Ok(true));
     let _ = std::fs::remove_dir_all(&dir);
+    record
+}
+
+/// Two VS Code windows on one server: several bridge processes do
+/// read-modify-writes of one record at once. No update is lost, and a read
+/// without the lock (the hot path) always finds a whole record.
+#[test]
+fn several_processes_on_one_record_lose_no_update_and_leave_it_whole() {
+    several_processes("processes", "file");
+}
+
+/// The same with the secrets in a real Secret Service (run under
+/// scripts/with-secret-service; fails without it): the revisions of the
+/// entry and the file stay in step, and every load gets the last secrets.
+#[test]
+fn several_processes_with_a_secret_service_lose_no_update() {
+    several_processes("processes-keyring", "keyring");
 }
