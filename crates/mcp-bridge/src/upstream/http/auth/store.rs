@@ -259,18 +259,26 @@ fn is_record_name(name: &str) -> bool {
 /// The lock of one record, for a read-modify-write; released on drop.
 ///
 /// A refresh, so that only one of several bridges spends a refresh token:
-/// 1. `let locked = store.lock(&resource, wait).await?` (`Busy` after
-///    `wait`: another bridge refreshes; use the record it saves);
+/// 1. `let locked = store.lock(&resource, wait).await?`, with `wait` at
+///    least the time limit of a refresh, so that a waiter sees the
+///    holder's result rather than `Busy` (on `Busy`, do not refresh: read
+///    the record again later);
 /// 2. `let fresh = locked.load()`: the record as it is now;
 /// 3. when `fresh.revision` differs from the revision of the record in
 ///    memory, another bridge saved since (it may have rotated the tokens):
 ///    take `fresh` (its access token when still valid) instead of
 ///    refreshing;
 /// 4. else refresh, change the record, `locked.save(&mut record)?`, which
-///    sets `record.revision`;
+///    sets `record.revision`; after an `invalid_grant`, one more
+///    `locked.load()` before a sign-in catches a save that did not take
+///    the lock (a bridge of an older version);
 /// 5. drop `locked`.
 ///
 /// A new grant, a registration and `logout` follow the same steps.
+///
+/// `load` and `save` block the thread for file I/O and for the calls to the
+/// credential store (each bounded by 3 s); `Locked` is `Send + 'static`, so
+/// async code can move it into `spawn_blocking` for them.
 #[derive(Debug)]
 pub struct Locked {
     store: Store,

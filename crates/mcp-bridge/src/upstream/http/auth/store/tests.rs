@@ -73,11 +73,12 @@ fn each_save_under_the_lock_has_the_next_revision_and_a_locked_load_sees_it() {
         assert_eq!(record.revision, expected);
         assert_eq!(locked.load(), record);
     }
-    // A stale copy saved later still gets a revision after the last one.
+    // A stale copy saved later still gets a revision after the last one;
+    // the guard moves to another thread, as into `spawn_blocking`.
     let mut stale = Record { resource: resource.into(), revision: 1, ..Record::default() };
-    locked.save(&mut stale).unwrap_or_else(|e| panic!("{e}"));
+    let saved = std::thread::spawn(move || locked.save(&mut stale).map(|()| stale).map_err(|e| e.to_string()));
+    let stale = saved.join().unwrap_or_else(|_| panic!("the save panicked")).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(stale.revision, 4);
-    drop(locked);
     assert_eq!(store.load(resource), stale);
     let _ = std::fs::remove_dir_all(&dir);
 }
