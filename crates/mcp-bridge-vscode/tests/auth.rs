@@ -1117,3 +1117,51 @@ fn a_short_lived_token_is_refreshed_once_per_life_over_300_calls() {
     let refused = fake.requests_to("/mcp").iter().filter(|r| r["status"] == 401).count();
     assert_eq!(refused, 1, "only the first request of the sign-in is refused");
 }
+
+/// The token store with the OS credential store, for real (README, "Where
+/// it is verified"): with a Secret Service (scripts/test runs the tests in
+/// one; without it this test fails), the secrets of a sign-in leave the
+/// record file for it, the next start uses the stored token without a
+/// sign-in, and `logout` leaves nothing in the folder (that it removes the
+/// entry too is checked in `vault::secret_service`).
+#[test]
+fn with_a_secret_service_the_tokens_leave_the_file_and_serve_the_next_start() {
+    let dir = TempDir::new("keyring");
+    let fake = Fake::start(dir.path(), &[]);
+    let keyring = [("MCP_BRIDGE_TOKEN_STORE", "keyring")];
+    {
+        let mut first = bridge(dir.path(), &fake.url(), &[], &keyring);
+        assert_eq!(initialize_signing_in(&mut first), initialize_result());
+    }
+    let store = store_dir(dir.path());
+    let files: Vec<PathBuf> =
+        std::fs::read_dir(&store).expect("the store").map(|e| e.expect("an entry").path()).collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read_to_string(&files[0]).expect("the record reads");
+    assert!(!text.contains("SeCrEt"), "with a Secret Service a secret is in the file:\n{text}");
+    let record: Value = serde_json::from_str(&text).expect("the record is JSON");
+    assert_eq!(
+        (record["revision"].as_u64(), record["grants"][fake.base()]["registration"].as_str()),
+        (Some(1), Some("dynamic"))
+    );
+
+    let from = fake.records().len();
+    let mut second = bridge(dir.path(), &fake.url(), &[], &keyring);
+    send_initialize(&mut second);
+    assert_eq!(second.response(&json!(INIT)), initialize_result());
+    assert!(!second.stderr_text().contains(SIGN_IN_LINE), "a sign-in line:\n{}", second.stderr_text());
+    assert_eq!(since(&fake, from), vec![mcp("server/discover", Some("SeCrEt-access-2"), 200)]);
+    drop(second);
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
+        .args(["logout", &fake.url()])
+        .env("XDG_CONFIG_HOME", dir.path())
+        .env("MCP_BRIDGE_TOKEN_STORE", "keyring")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("logout starts");
+    assert_eq!(exit_of(&mut child, "logout").code(), Some(0));
+    assert_eq!(std::fs::read_dir(&store).map(|d| d.count()).ok(), Some(0), "logout leaves nothing of the server");
+}

@@ -4,17 +4,44 @@
 //!
 //! One file per resource under the user's config directory
 //! (`mcp-bridge/auth/<sha-256 of the resource>.json`), mode 0600 in a
-//! directory of mode 0700, written whole to a temporary file and renamed,
-//! so a crash never leaves half a file. The name of a file says nothing of
-//! the server. The secrets (tokens, client secret) go to the OS credential
-//! store when one answers (`vault`), else into the file.
+//! directory of mode 0700. The name of a file says nothing of the server.
+//! The secrets (tokens, client secret) go to the OS credential store when
+//! one answers (`vault`), else into the file.
+//!
+//! Several bridges share the store (two VS Code windows on one server):
+//! - `disk`: a write goes to a temporary file of its own and is renamed
+//!   over the record, so a read, which takes no lock, sees one save or the
+//!   next, whole; no open follows a symbolic link; reads are bounded;
+//! - `lock`: a read-modify-write (a refresh, a new grant, a registration,
+//!   `logout`) holds the lock of the record ([`Store::lock`], [`Locked`]),
+//!   with a bounded wait, and reads the record again under it, so it never
+//!   undoes the save of another bridge;
+//! - each save has the next revision, in the record file and in the
+//!   credential store's entry; a load takes the secrets of the newer of
+//!   the two, so an entry left behind by a save that the credential store
+//!   refused never wins over the file.
 
-use super::vault::{Secrets, Vault};
+mod disk;
+mod error;
+mod lock;
+
+pub use error::StoreError;
+
+use super::vault::{Sealed, Vault};
+use lock::RecordLock;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long [`Store::save`] and [`Store::forget`] wait for the lock of a
+/// record that another bridge holds.
+pub const LOCK_WAIT: Duration = Duration::from_secs(5);
+/// Reads of a record and its entry without the lock before the newer of
+/// the two is taken as it is: a save of another bridge between the two
+/// reads shows as an entry newer than the file.
+const LOAD_TRIES: usize = 3;
 
 /// A client registration and the tokens of one authorization server.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,6 +74,11 @@ pub struct Record {
     /// name is its digest, and a path can hold a key.
     #[serde(skip)]
     pub resource: String,
+    /// The save that wrote the record, counted from 1 (0: never saved, or
+    /// saved before revisions). A read-modify-write that finds a revision
+    /// other than the one it holds knows that another bridge saved since.
+    #[serde(default)]
+    pub revision: u64,
     /// The resource identifier of the protected resource metadata, sent as
     /// `resource` (RFC 8707); the server URL when the metadata has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -91,9 +123,8 @@ impl Store {
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
                 .map_err(|e| format!("cannot protect the token store {}: {e}", dir.display()))?;
         }
-        let probe = dir.join(".probe");
-        write_private(&probe, b"").map_err(|e| format!("cannot write the token store {}: {e}", dir.display()))?;
-        let _ = std::fs::remove_file(&probe);
+        disk::probe(dir).map_err(|e| format!("cannot write the token store {}: {e}", dir.display()))?;
+        disk::sweep(dir);
         Ok(Store { dir: dir.to_owned(), vault })
     }
 
@@ -105,47 +136,45 @@ impl Store {
         self.dir.join(format!("{}.json", Store::digest(resource)))
     }
 
-    /// The record of a resource; an empty one when there is none or it
-    /// cannot be read.
+    /// The record of a resource, without the lock (a record is only ever
+    /// replaced whole); an empty one when there is none or it cannot be
+    /// read.
     pub fn load(&self, resource: &str) -> Record {
-        let empty = Record { resource: resource.to_owned(), ..Record::default() };
-        let Ok(text) = std::fs::read(self.path(resource)) else { return empty };
-        match serde_json::from_slice::<Record>(&text) {
-            Ok(mut record) => {
-                record.resource = resource.to_owned();
-                for (issuer, secrets) in self.vault.load(&Store::digest(resource)) {
-                    if let Some(grant) = record.grants.get_mut(&issuer) {
-                        secrets.restore(grant);
-                    }
-                }
-                record
-            }
-            _ => {
-                tracing::warn!("a record of the token store cannot be read; signing in again");
-                empty
-            }
-        }
+        self.read(resource, LOAD_TRIES)
     }
 
-    pub fn save(&self, record: &Record) -> Result<(), String> {
-        let mut public = record.clone();
-        let entry = public.grants.iter_mut().map(|(issuer, grant)| (issuer.clone(), Secrets::take(grant))).collect();
-        let file = if self.vault.save(&Store::digest(&record.resource), &entry) { &public } else { record };
-        let text = serde_json::to_vec_pretty(file).map_err(|e| e.to_string())?;
-        let path = self.path(&record.resource);
-        let temporary = path.with_extension("tmp");
-        write_private(&temporary, &text).map_err(|e| format!("cannot write the token store: {e}"))?;
-        std::fs::rename(&temporary, &path).map_err(|e| format!("cannot write the token store: {e}"))
+    /// Takes the lock of the record of `resource`, waiting at most `wait`
+    /// for another bridge to release it (`StoreError::Busy` then). The
+    /// wait sleeps the task, never a worker of the runtime. See [`Locked`]
+    /// for the sequence of a read-modify-write.
+    pub async fn lock(&self, resource: &str, wait: Duration) -> Result<Locked, StoreError> {
+        let lock = RecordLock::waiting(&self.lock_path(resource), wait).await?;
+        Ok(Locked { store: self.clone(), resource: resource.to_owned(), _lock: lock })
     }
 
-    /// Forgets the tokens and the registrations of a resource (`logout`);
-    /// `Ok(false)` when there were none.
-    pub fn forget(&self, resource: &str) -> Result<bool, String> {
+    /// [`Store::lock`] for code outside the runtime (`logout`): the wait
+    /// sleeps the thread.
+    pub fn lock_blocking(&self, resource: &str, wait: Duration) -> Result<Locked, StoreError> {
+        let lock = RecordLock::blocking(&self.lock_path(resource), wait)?;
+        Ok(Locked { store: self.clone(), resource: resource.to_owned(), _lock: lock })
+    }
+
+    /// Saves a record under its lock, taken for this save alone (waiting
+    /// at most [`LOCK_WAIT`], sleeping the thread). A save that follows a
+    /// read of its own should hold the lock across both: [`Store::lock`].
+    pub fn save(&self, record: &mut Record) -> Result<(), StoreError> {
+        self.lock_blocking(&record.resource, LOCK_WAIT)?.save(record)
+    }
+
+    /// Forgets the tokens and the registrations of a resource (`logout`),
+    /// under its lock; `Ok(false)` when there were none.
+    pub fn forget(&self, resource: &str) -> Result<bool, StoreError> {
+        let _locked = self.lock_blocking(resource, LOCK_WAIT)?;
         self.vault.forget(&Store::digest(resource));
         match std::fs::remove_file(self.path(resource)) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(format!("cannot remove the record of the server: {e}")),
+            Err(e) => Err(StoreError::io("remove the record of the server from", e)),
         }
     }
 
@@ -154,76 +183,130 @@ impl Store {
     pub fn ports_in_use(&self) -> Vec<u16> {
         let Ok(entries) = std::fs::read_dir(&self.dir) else { return Vec::new() };
         entries
+            .take(disk::MAX_ENTRIES)
             .filter_map(Result::ok)
-            .filter_map(|e| std::fs::read(e.path()).ok())
+            .filter(|e| e.file_name().to_str().is_some_and(is_record_name))
+            .filter_map(|e| disk::read(&e.path()))
             .filter_map(|text| serde_json::from_slice::<Record>(&text).ok())
             .filter_map(|r| r.redirect_port)
             .collect()
     }
+
+    fn lock_path(&self, resource: &str) -> PathBuf {
+        self.dir.join(format!(".{}.lock", Store::digest(resource)))
+    }
+
+    /// The record file alone; `None` when there is none or it is not a
+    /// record (logged).
+    fn read_file(&self, resource: &str) -> Option<Record> {
+        let text = disk::read(&self.path(resource))?;
+        let record = serde_json::from_slice::<Record>(&text).ok();
+        if record.is_none() {
+            tracing::warn!("a record of the token store cannot be read; signing in again");
+        }
+        record
+    }
+
+    /// The record with the secrets of the newer of the file and the
+    /// entry. The file is read first: a save writes the entry first, so
+    /// an entry older than the file is one that the credential store
+    /// refused (the file then holds the secrets), and an entry newer than
+    /// the file is a save under way, read again up to `tries` times.
+    fn read(&self, resource: &str, tries: usize) -> Record {
+        let digest = Store::digest(resource);
+        let mut record = Record::default();
+        for _ in 0..tries.max(1) {
+            let Some(file) = self.read_file(resource) else {
+                return Record { resource: resource.to_owned(), ..Record::default() };
+            };
+            record = file;
+            match self.vault.load(&digest) {
+                Some(sealed) if sealed.revision > record.revision => {
+                    record = newest(record, sealed);
+                    continue;
+                }
+                Some(sealed) => record = newest(record, sealed),
+                None => {}
+            }
+            break;
+        }
+        record.resource = resource.to_owned();
+        record
+    }
+
+    /// The revision of the last save, of the file or of the entry.
+    fn revision(&self, resource: &str) -> u64 {
+        let file = self.read_file(resource).map_or(0, |r| r.revision);
+        let entry = self.vault.load(&Store::digest(resource)).map_or(0, |s| s.revision);
+        file.max(entry)
+    }
 }
 
-/// Writes a file that only its owner can read.
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(path)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+/// The record with the secrets of the entry when it is as new as the file
+/// or newer; with its own when the file is newer.
+fn newest(mut record: Record, sealed: Sealed) -> Record {
+    if sealed.revision >= record.revision {
+        sealed.restore(&mut record);
     }
-    file.write_all(bytes)?;
-    file.sync_all()
+    record
+}
+
+/// `<64 hex digits>.json`: a record, not a temporary or a lock file.
+fn is_record_name(name: &str) -> bool {
+    name.strip_suffix(".json").is_some_and(|d| d.len() == 64 && d.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The lock of one record, for a read-modify-write; released on drop.
+///
+/// A refresh, so that only one of several bridges spends a refresh token:
+/// 1. `let locked = store.lock(&resource, wait).await?`, with `wait` at
+///    least the time limit of a refresh, so that a waiter sees the
+///    holder's result rather than `Busy` (on `Busy`, do not refresh: read
+///    the record again later);
+/// 2. `let fresh = locked.load()`: the record as it is now;
+/// 3. when `fresh.revision` differs from the revision of the record in
+///    memory, another bridge saved since (it may have rotated the tokens):
+///    take `fresh` (its access token when still valid) instead of
+///    refreshing;
+/// 4. else refresh, change the record, `locked.save(&mut record)?`, which
+///    sets `record.revision`; after an `invalid_grant`, one more
+///    `locked.load()` before a sign-in catches a save that did not take
+///    the lock (a bridge of an older version);
+/// 5. drop `locked`.
+///
+/// A new grant, a registration and `logout` follow the same steps.
+///
+/// `load` and `save` block the thread for file I/O and for the calls to the
+/// credential store (each bounded by 3 s); `Locked` is `Send + 'static`, so
+/// async code can move it into `spawn_blocking` for them.
+#[derive(Debug)]
+pub struct Locked {
+    store: Store,
+    resource: String,
+    _lock: RecordLock,
+}
+
+impl Locked {
+    /// The record as the last save left it (no other bridge saves while
+    /// the lock is held).
+    pub fn load(&self) -> Record {
+        self.store.read(&self.resource, 1)
+    }
+
+    /// Saves `record` as the record of this lock's resource, with the next
+    /// revision (set in `record`): the secrets to the credential store
+    /// first, then the file, which keeps the secrets itself when the
+    /// credential store did not take them.
+    pub fn save(&self, record: &mut Record) -> Result<(), StoreError> {
+        let digest = Store::digest(&self.resource);
+        record.revision = self.store.revision(&self.resource).saturating_add(1);
+        let mut public = record.clone();
+        let sealed = Sealed::take(&mut public);
+        let file = if self.store.vault.save(&digest, &sealed) { &public } else { &*record };
+        let text = serde_json::to_vec_pretty(file).map_err(|e| StoreError::io("write", e.into()))?;
+        disk::write(&self.store.path(&self.resource), &text).map_err(|e| StoreError::io("write", e))
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn temp_dir(name: &str) -> PathBuf {
-        let nanos =
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-        std::env::temp_dir().join(format!("mcp-bridge-store-{name}-{}-{nanos}", std::process::id()))
-    }
-
-    #[test]
-    fn a_record_survives_a_restart_in_a_private_file_named_by_a_digest() {
-        let dir = temp_dir("roundtrip");
-        let store = Store::open_at(&dir, Vault::File).unwrap_or_else(|e| panic!("{e}"));
-        let resource = "https://mcp.example.com/mcp?key=SECRET";
-        assert_eq!(store.load(resource), Record { resource: resource.into(), ..Record::default() });
-        let mut record = store.load(resource);
-        record.redirect_port = Some(41234);
-        record.grants.insert(
-            "https://auth.example.com".into(),
-            Grant {
-                client_id: "c".into(),
-                registration: "dynamic".into(),
-                access_token: Some("AT".into()),
-                ..Grant::default()
-            },
-        );
-        assert_eq!(store.save(&record), Ok(()));
-        assert_eq!(Store::open_at(&dir, Vault::File).map(|s| s.load(resource)), Ok(record));
-        assert_eq!(store.ports_in_use(), vec![41234]);
-        let files: Vec<String> = std::fs::read_dir(&dir)
-            .map(|d| d.filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-            .unwrap_or_default();
-        assert_eq!(files.len(), 1);
-        assert!(files[0].len() == 64 + 5 && !files[0].contains("example"), "{files:?}");
-        let text = std::fs::read_to_string(dir.join(&files[0])).unwrap_or_default();
-        assert!(!text.contains("mcp.example.com") && !text.contains("SECRET"), "the file names the server: {text}");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode() & 0o777).unwrap_or(0);
-            assert_eq!(mode(&dir), 0o700);
-            assert_eq!(mode(&dir.join(&files[0])), 0o600);
-        }
-        assert_eq!(store.forget(resource), Ok(true));
-        assert_eq!(store.forget(resource), Ok(false));
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-}
+mod tests;

@@ -3,19 +3,23 @@
 //! Credential Manager, through `keyring`), else the record file itself,
 //! which is 0600 in a 0700 folder either way.
 //!
-//! The secrets of a server are one entry: a JSON object of the access
-//! token, refresh token and client secret of each issuer.
+//! The secrets of a server are one entry: a JSON object of the revision of
+//! the save that wrote it and of the access token, refresh token and
+//! client secret of each issuer. The record file has the same revision,
+//! so a load can tell which of the two is newer. Every call to the
+//! credential store is bounded in time: a session bus that stalls never
+//! holds up a request, nor the lock of a record.
 
-use super::store::Grant;
+use super::store::{Grant, Record};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// The service name of the entries.
 const SERVICE: &str = "mcp-bridge";
-/// The longest wait for the credential store to answer at the start: a
+/// The longest wait for the credential store to answer one call: a
 /// session bus without a Secret Service can stall a call for long.
-const PROBE: Duration = Duration::from_secs(3);
+const LIMIT: Duration = Duration::from_secs(3);
 
 /// The secrets of one grant.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,8 +50,39 @@ impl Secrets {
     }
 }
 
-/// The secrets of every issuer of one server.
-pub type Entry = BTreeMap<String, Secrets>;
+/// The entry of one server: the secrets of each issuer, and the revision
+/// of the save that wrote them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sealed {
+    pub revision: u64,
+    pub grants: BTreeMap<String, Secrets>,
+}
+
+impl Sealed {
+    /// Takes the secrets out of every grant of a record.
+    pub fn take(record: &mut Record) -> Sealed {
+        let grants = record.grants.iter_mut().map(|(issuer, grant)| (issuer.clone(), Secrets::take(grant))).collect();
+        Sealed { revision: record.revision, grants }
+    }
+
+    /// Puts the secrets back into the grants that the record has.
+    pub fn restore(self, record: &mut Record) {
+        for (issuer, secrets) in self.grants {
+            if let Some(grant) = record.grants.get_mut(&issuer) {
+                secrets.restore(grant);
+            }
+        }
+    }
+}
+
+/// An entry as stored: with its revision, or of a version before
+/// revisions (the secrets alone), which counts as revision 0.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Stored {
+    Sealed(Sealed),
+    Unrevised(BTreeMap<String, Secrets>),
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Vault {
@@ -58,61 +93,121 @@ pub enum Vault {
 }
 
 impl Vault {
-    /// The OS credential store when it answers within [`PROBE`], else the
-    /// file. `MCP_BRIDGE_TOKEN_STORE=file` chooses the file. On Linux
-    /// without a session bus there is no Secret Service to ask.
+    /// The OS credential store when it answers within [`LIMIT`], else the
+    /// file. `MCP_BRIDGE_TOKEN_STORE=file` chooses the file; any other
+    /// value (`keyring`, which the tests set) or none asks first.
     pub fn choose() -> Vault {
         if std::env::var("MCP_BRIDGE_TOKEN_STORE").is_ok_and(|v| v == "file") {
             return Vault::File;
         }
+        Vault::probe()
+    }
+
+    /// The OS credential store when it answers within [`LIMIT`], else the
+    /// file. On Linux without a session bus there is no Secret Service to
+    /// ask.
+    pub fn probe() -> Vault {
         if cfg!(all(unix, not(target_os = "macos"))) && std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
             return Vault::File;
         }
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let usable = keyring::Entry::store_status().is_ok()
-                && keyring::Entry::new(SERVICE, "probe").is_ok_and(|e| {
-                    e.get_password().is_ok() || matches!(e.get_password(), Err(keyring::Error::NoEntry))
-                });
-            let _ = tx.send(usable);
+        let usable = bounded(|| {
+            keyring::Entry::store_status().is_ok()
+                && keyring::Entry::new(SERVICE, "probe")
+                    .is_ok_and(|e| matches!(e.get_password(), Ok(_) | Err(keyring::Error::NoEntry)))
         });
-        match rx.recv_timeout(PROBE) {
-            Ok(true) => Vault::Keyring,
-            _ => {
-                tracing::info!("no OS credential store answers; the tokens go to a private file");
-                Vault::File
+        if usable == Some(true) {
+            Vault::Keyring
+        } else {
+            tracing::info!("no OS credential store answers; the tokens go to a private file");
+            Vault::File
+        }
+    }
+
+    /// The entry of the server with this digest; `None` when there is
+    /// none, or it cannot be read.
+    pub fn load(self, digest: &str) -> Option<Sealed> {
+        if self == Vault::File {
+            return None;
+        }
+        let digest = digest.to_owned();
+        let text = match bounded(move || keyring::Entry::new(SERVICE, &digest).and_then(|e| e.get_password())) {
+            Some(Ok(text)) => text,
+            Some(Err(keyring::Error::NoEntry)) => return None,
+            Some(Err(e)) => {
+                tracing::warn!(error = %e, "the OS credential store did not give the tokens");
+                return None;
+            }
+            None => {
+                tracing::warn!("the OS credential store did not answer in {LIMIT:?}");
+                return None;
+            }
+        };
+        let sealed = parse(&text);
+        if sealed.is_none() {
+            tracing::warn!("an entry of the OS credential store is not one of the bridge; it is ignored");
+        }
+        sealed
+    }
+
+    /// Keeps the entry; `false` when the credential store refused it or
+    /// did not answer in time (the caller then keeps the secrets in the
+    /// file, with the same revision, so the file wins over the entry).
+    pub fn save(self, digest: &str, sealed: &Sealed) -> bool {
+        if self == Vault::File {
+            return false;
+        }
+        let Ok(text) = serde_json::to_string(sealed) else { return false };
+        let digest = digest.to_owned();
+        match bounded(move || keyring::Entry::new(SERVICE, &digest).and_then(|e| e.set_password(&text))) {
+            Some(Ok(())) => true,
+            Some(Err(e)) => {
+                tracing::warn!(error = %e, "the OS credential store refused the tokens; they go to the private file");
+                false
+            }
+            None => {
+                tracing::warn!(
+                    "the OS credential store did not answer in {LIMIT:?}; the tokens go to the private file"
+                );
+                false
             }
         }
     }
 
-    /// The entry of the server with this digest; empty when there is none.
-    pub fn load(self, digest: &str) -> Entry {
-        if self == Vault::File {
-            return Entry::new();
-        }
-        keyring::Entry::new(SERVICE, digest)
-            .and_then(|e| e.get_password())
-            .ok()
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_default()
-    }
-
-    /// Keeps the entry; `false` when the credential store refused it (the
-    /// caller then keeps the secrets in the file).
-    pub fn save(self, digest: &str, entry: &Entry) -> bool {
-        if self == Vault::File {
-            return false;
-        }
-        let Ok(text) = serde_json::to_string(entry) else { return false };
-        keyring::Entry::new(SERVICE, digest).and_then(|e| e.set_password(&text)).is_ok()
-    }
-
+    /// Removes the entry of the server with this digest.
     pub fn forget(self, digest: &str) {
-        if self == Vault::Keyring {
-            let _ = keyring::Entry::new(SERVICE, digest).and_then(|e| e.delete_credential());
+        if self == Vault::File {
+            return;
+        }
+        let digest = digest.to_owned();
+        match bounded(move || keyring::Entry::new(SERVICE, &digest).and_then(|e| e.delete_credential())) {
+            Some(Ok(()) | Err(keyring::Error::NoEntry)) => {}
+            Some(Err(e)) => tracing::warn!(error = %e, "the OS credential store did not remove the tokens"),
+            None => tracing::warn!("the OS credential store did not answer in {LIMIT:?}"),
         }
     }
 }
+
+/// The entry in the text of the credential store; `None` when it is not
+/// one of ours.
+fn parse(text: &str) -> Option<Sealed> {
+    match serde_json::from_str(text).ok()? {
+        Stored::Sealed(sealed) => Some(sealed),
+        Stored::Unrevised(grants) => Some(Sealed { revision: 0, grants }),
+    }
+}
+
+/// Runs a call to the credential store on a thread of its own and waits
+/// for it at most [`LIMIT`]; `None` when it did not answer in time.
+fn bounded<T: Send + 'static>(call: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(call());
+    });
+    rx.recv_timeout(LIMIT).ok()
+}
+
+#[cfg(test)]
+mod secret_service;
 
 #[cfg(test)]
 mod tests {
@@ -139,7 +234,21 @@ mod tests {
         );
         secrets.restore(&mut public);
         assert_eq!(public, full);
-        assert_eq!(Vault::File.load("d"), Entry::new());
-        assert!(!Vault::File.save("d", &Entry::new()), "the file vault keeps the secrets in the record");
+        assert_eq!(Vault::File.load("d"), None);
+        assert!(!Vault::File.save("d", &Sealed::default()), "the file vault keeps the secrets in the record");
+    }
+
+    #[test]
+    fn an_entry_from_before_revisions_reads_as_revision_0() {
+        let old = r#"{"https://auth.example.com":{"access_token":"AT"}}"#;
+        let new = r#"{"revision":4,"grants":{"https://auth.example.com":{"access_token":"AT"}}}"#;
+        let grants = BTreeMap::from([(
+            "https://auth.example.com".to_owned(),
+            Secrets { access_token: Some("AT".into()), ..Secrets::default() },
+        )]);
+        assert_eq!(parse(old), Some(Sealed { revision: 0, grants: grants.clone() }));
+        assert_eq!(parse(new), Some(Sealed { revision: 4, grants }));
+        assert_eq!(parse("[1]"), None);
+        assert_eq!(parse("\"text\""), None);
     }
 }
