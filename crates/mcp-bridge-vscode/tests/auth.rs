@@ -1165,3 +1165,73 @@ fn with_a_secret_service_the_tokens_leave_the_file_and_serve_the_next_start() {
     assert_eq!(exit_of(&mut child, "logout").code(), Some(0));
     assert_eq!(std::fs::read_dir(&store).map(|d| d.count()).ok(), Some(0), "logout leaves nothing of the server");
 }
+
+/// "One token store, many bridges" (two or three VS Code windows on one
+/// server): over 20 s of tokens that live 2 s at most, with calls to every
+/// bridge at once, only one bridge refreshes each grant (the others take its tokens
+/// from the store under the record's lock), so no spent refresh token is
+/// ever sent (the server rotates them and refuses a reused one), no new
+/// sign-in starts, no call is refused, every call is answered once, and
+/// the record in the store is always a whole JSON document.
+fn bridges_share_one_grant(count: usize) {
+    let dir = TempDir::new(&format!("bridges-{count}"));
+    let fake = Fake::start(dir.path(), &["--expires-in", "2"]);
+    let mut first = bridge(dir.path(), &fake.url(), &[], &[]);
+    assert_eq!(initialize_signing_in(&mut first), initialize_result());
+    let mut drivers = vec![first];
+    for _ in 1..count {
+        let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
+        send_initialize(&mut driver);
+        assert_eq!(driver.response(&json!(INIT)), initialize_result());
+        drivers.push(driver);
+    }
+    let start = Instant::now();
+    let mut round = 0;
+    while start.elapsed() < Duration::from_secs(20) {
+        round += 1;
+        for driver in &mut drivers {
+            driver.request(json!(round), "tools/call", json!({"name": "whoami", "arguments": {}}));
+        }
+        for driver in &mut drivers {
+            let response = driver.response(&json!(round));
+            assert_eq!(response["result"]["content"][0]["text"], "scope mcp:read", "round {round}: {response}");
+        }
+        let records = std::fs::read_dir(store_dir(dir.path())).map(|d| d.filter_map(Result::ok).collect::<Vec<_>>());
+        let records: Vec<PathBuf> = records
+            .unwrap_or_default()
+            .iter()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        assert_eq!(records.len(), 1, "round {round}: one record: {records:?}");
+        let text = std::fs::read_to_string(&records[0]).unwrap_or_default();
+        assert!(serde_json::from_str::<Value>(&text).is_ok(), "round {round}: the record is not whole: {text}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let tokens = fake.requests_to("/token");
+    let refreshes: Vec<&Value> = tokens.iter().filter(|r| r["grant_type"] == "refresh_token").collect();
+    eprintln!("{count} bridges, {round} rounds in {:?}: {} refreshes", start.elapsed(), refreshes.len());
+    assert!(refreshes.len() >= 9, "the token lived 2 s at most: {} refreshes", refreshes.len());
+    // One chain: each refresh presents the refresh token that the one
+    // before it got (the sign-in's for the first), so each life of a token
+    // ended with one refresh, never two in parallel, never a spent token.
+    let mut issued = tokens[0]["issued"]["refresh_token"].clone();
+    for refresh in &refreshes {
+        assert_eq!(refresh["status"], 200, "{refresh}");
+        assert_eq!(refresh["refresh_token"], issued, "a refresh that is not the next of the chain: {refreshes:#?}");
+        issued = refresh["issued"]["refresh_token"].clone();
+    }
+    assert_eq!(fake.requests_to("/authorize").len(), 1, "one sign-in in all");
+    let refused = fake.requests_to("/mcp").iter().filter(|r| r["status"] == 401).count();
+    assert_eq!(refused, 1, "only the first request of the sign-in is refused");
+}
+
+#[test]
+fn two_bridges_on_one_store_refresh_each_grant_once() {
+    bridges_share_one_grant(2);
+}
+
+#[test]
+fn three_bridges_on_one_store_refresh_each_grant_once() {
+    bridges_share_one_grant(3);
+}

@@ -20,6 +20,7 @@ mod discovery;
 mod fetch;
 mod listener;
 mod register;
+mod shared;
 mod signin;
 mod store;
 mod vault;
@@ -36,7 +37,7 @@ use reqwest::Url;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use store::{Grant, Record};
+use store::{Grant, Locked, Record};
 
 /// A sign-in can start during `server/discover` unless the access token is
 /// valid for longer than this (behaviour spec, "Sign-in during
@@ -247,11 +248,20 @@ impl Auth {
     /// Refreshes the token unless another request did meanwhile.
     async fn refresh_when_due(&self) {
         let mut record = self.record.lock().await;
-        let due = crate::support::lock(&self.token).as_ref().is_some_and(|t| t.refresh_due(now_secs()));
-        if due {
-            if let Err(err) = self.refresh(&mut record).await {
+        if !self.renewed(None) {
+            if let Err(err) = self.refresh(&mut record, None).await {
                 tracing::info!(cause = err.cause.name(), "the access token could not be refreshed");
             }
+        }
+    }
+
+    /// Whether the token in use needs no refresh: it is not the one the
+    /// server `refused`, or, without a refusal, it is not due.
+    fn renewed(&self, refused: Option<&str>) -> bool {
+        match (crate::support::lock(&self.token).as_ref(), refused) {
+            (Some(token), Some(refused)) => token.value != refused,
+            (Some(token), None) => !token.refresh_due(now_secs()),
+            (None, _) => false,
         }
     }
 
@@ -266,7 +276,8 @@ impl Auth {
             return Ok(());
         }
         if !challenge.is_insufficient_scope() {
-            let refreshed = tokio::time::timeout(self.options.request_limit, self.refresh(&mut record)).await;
+            let refused = used.or(current.as_deref());
+            let refreshed = tokio::time::timeout(self.options.request_limit, self.refresh(&mut record, refused)).await;
             if matches!(refreshed, Ok(Ok(()))) {
                 return Ok(());
             }
@@ -307,7 +318,63 @@ impl Auth {
         error
     }
 
-    async fn refresh(&self, record: &mut Record) -> Result<(), BridgeError> {
+    /// Refreshes the token in use; `refused` is the token that the server
+    /// refused, `None` for a token that is due. Bridges on the same server
+    /// share the record: under its lock the record is read again first,
+    /// and when another bridge refreshed since, its tokens serve, so only
+    /// one bridge refreshes a grant. After an `invalid_grant` the record is
+    /// read once more (a bridge that rotated the refresh token without the
+    /// lock), before the caller falls back to a sign-in.
+    async fn refresh(&self, record: &mut Record, refused: Option<&str>) -> Result<(), BridgeError> {
+        let locked = shared::lock(&self.options.store, &self.resource, self.options.request_limit).await?;
+        let locked = self.catch_up(record, locked).await?;
+        if self.renewed(refused) {
+            tracing::info!("another bridge refreshed the access token");
+            return Ok(());
+        }
+        let locked = match self.refresh_once(record).await {
+            Ok(()) => locked,
+            Err(err) if signin::rejected_grant(&err) => {
+                let revision = record.revision;
+                let locked = self.catch_up(record, locked).await?;
+                if self.renewed(refused) {
+                    return Ok(());
+                }
+                if record.revision == revision {
+                    return Err(err);
+                }
+                self.refresh_once(record).await?;
+                locked
+            }
+            Err(err) => return Err(err),
+        };
+        match shared::write(locked, record.clone()).await {
+            Ok(saved) => *record = saved,
+            Err(err) => tracing::warn!(error = %err, "the refreshed tokens could not be kept for the next start"),
+        }
+        tracing::info!("the access token was refreshed");
+        Ok(())
+    }
+
+    /// Reads the record under its lock; when another bridge saved it since
+    /// this one read it, its grants and tokens replace ours.
+    async fn catch_up(&self, record: &mut Record, locked: Locked) -> Result<Locked, BridgeError> {
+        let (locked, fresh) = shared::read(locked)
+            .await
+            .ok_or_else(|| fail(Cause::SignInFailed, "the token store: the record cannot be read"))?;
+        if fresh.revision != record.revision {
+            *record = fresh;
+            let grant = record.issuer.as_ref().and_then(|issuer| record.grants.get(issuer));
+            if let Some(token) = grant.and_then(|g| Token::of(g, now_secs())) {
+                *crate::support::lock(&self.token) = Some(token);
+            }
+        }
+        Ok(locked)
+    }
+
+    /// One refresh request with the grant of the record, whose tokens it
+    /// changes (the caller saves them).
+    async fn refresh_once(&self, record: &mut Record) -> Result<(), BridgeError> {
         let issuer = record.issuer.clone().ok_or_else(|| fail(Cause::SignInFailed, "refresh: no issuer"))?;
         let grant = record.grants.get(&issuer).filter(|g| g.refresh_token.is_some()).cloned();
         let mut grant = grant.ok_or_else(|| fail(Cause::SignInFailed, "refresh: no refresh token"))?;
@@ -315,8 +382,8 @@ impl Auth {
         let indicator = record.indicator.clone().unwrap_or_else(|| self.resource.clone());
         let token = signin::refresh(&self.http, &server, &grant, &indicator).await?;
         signin::store_tokens(&mut grant, &token, None);
-        self.keep(record, &issuer, grant);
-        tracing::info!("the access token was refreshed");
+        *crate::support::lock(&self.token) = Token::of(&grant, now_secs());
+        record.grants.insert(issuer, grant);
         Ok(())
     }
 
@@ -355,7 +422,7 @@ impl Auth {
         // Kept only when it differs from the server URL, which the file does
         // not name.
         record.indicator = resource.resource.filter(|r| r.trim_end_matches('/') != self.resource);
-        self.keep(record, &issuer, grant);
+        self.keep(record, &issuer, grant).await;
         self.sign_ins.send_modify(|n| *n += 1);
         tracing::info!("the sign-in is complete");
         Ok(())
@@ -373,13 +440,25 @@ impl Auth {
         }
     }
 
-    /// Keeps a grant in the record, the store and the token in use.
-    fn keep(&self, record: &mut Record, issuer: &str, grant: Grant) {
+    /// Keeps the grant of a sign-in as the token in use, and in the
+    /// record as the store has it now: under the lock, the other parts of
+    /// the record stay as another bridge may have saved them since.
+    async fn keep(&self, record: &mut Record, issuer: &str, grant: Grant) {
         *crate::support::lock(&self.token) = Token::of(&grant, now_secs());
         record.issuer = Some(issuer.to_owned());
-        record.grants.insert(issuer.to_owned(), grant);
-        if let Err(err) = self.options.store.save(record) {
-            tracing::warn!(error = %err, "the tokens could not be kept for the next start");
+        record.grants.insert(issuer.to_owned(), grant.clone());
+        let saved = async {
+            let locked = shared::lock(&self.options.store, &self.resource, store::LOCK_WAIT).await.ok()?;
+            let (locked, mut fresh) = shared::read(locked).await?;
+            fresh.issuer = record.issuer.clone();
+            fresh.redirect_port = record.redirect_port;
+            fresh.indicator = record.indicator.clone();
+            fresh.grants.insert(issuer.to_owned(), grant);
+            shared::write(locked, fresh).await.ok()
+        };
+        match saved.await {
+            Some(saved) => *record = saved,
+            None => tracing::warn!("the tokens could not be kept for the next start"),
         }
     }
 

@@ -192,6 +192,13 @@ pub async fn refresh(
         .map_err(|err| token_error("refresh request", &err, carrier.outcome()))
 }
 
+/// Whether a refresh failed because the authorization server refused the
+/// refresh token (`invalid_grant`): spent, rotated by another bridge, or
+/// revoked.
+pub fn rejected_grant(error: &BridgeError) -> bool {
+    error.detail.as_deref().is_some_and(|d| d.starts_with("refresh request: invalid_grant"))
+}
+
 /// Puts a token response into the grant: the access token, its expiry,
 /// a new refresh token (rotation), the granted scope.
 pub fn store_tokens(grant: &mut Grant, token: &BasicTokenResponse, requested_scope: Option<&str>) {

@@ -1,0 +1,40 @@
+//! The record of this server in the store, which other bridges on the same
+//! server (two VS Code windows) share: every read-modify-write holds the
+//! record's lock and reads the record again under it, so that it never
+//! undoes the save of another bridge. The file and credential-store work
+//! blocks its thread for a moment, so it runs on tokio's blocking pool.
+
+use super::store::{Locked, Record, Store};
+use crate::jsonrpc::{BridgeError, Cause};
+use std::time::Duration;
+
+/// Takes the lock of the record, waiting at most `wait` for another bridge
+/// that holds it.
+pub async fn lock(store: &Store, resource: &str, wait: Duration) -> Result<Locked, BridgeError> {
+    store.lock(resource, wait).await.map_err(|err| {
+        tracing::warn!(error = %err, "the record of the server in the token store cannot be locked");
+        BridgeError::new(Cause::SignInFailed).with_detail("the token store: the record of the server is busy")
+    })
+}
+
+/// The record as the last save of any bridge left it, with the lock
+/// still held; `None` when the read did not complete (the lock is gone
+/// with it).
+pub async fn read(locked: Locked) -> Option<(Locked, Record)> {
+    tokio::task::spawn_blocking(move || {
+        let record = locked.load();
+        (locked, record)
+    })
+    .await
+    .ok()
+}
+
+/// Saves the record under the lock; it comes back with its new revision.
+pub async fn write(locked: Locked, mut record: Record) -> Result<Record, String> {
+    let outcome = tokio::task::spawn_blocking(move || locked.save(&mut record).map(|()| record)).await;
+    match outcome {
+        Ok(Ok(record)) => Ok(record),
+        Ok(Err(err)) => Err(err.to_string()),
+        Err(err) => Err(err.to_string()),
+    }
+}
