@@ -206,6 +206,9 @@ const dirs = {
     config: path.join(runDir, "config"), // XDG_CONFIG_HOME of the bridges: a fresh token store
     shots: path.join(runDir, "screenshots"),
     outputs: path.join(runDir, "output"),
+    // HOME of code-server and Chromium: what they keep in a home (logs, a
+    // device id, crash reports) stays in the run.
+    home: path.join(runDir, "home"),
 };
 for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
 fs.writeFileSync(pgidFile, "");
@@ -233,7 +236,7 @@ async function setUp() {
     installExtension();
 
     const env = {
-        ...process.env,
+        ...homeEnv(),
         // No gallery: nothing reaches the network, nothing installs by itself.
         EXTENSIONS_GALLERY: "{}",
         MCP_BRIDGE_E2E_CONTROL: control,
@@ -263,6 +266,7 @@ async function setUp() {
             "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
             "--disable-sync", "--no-first-run",
         ],
+        env: homeEnv(),
         // Playwright gives Chromium a new empty profile folder of its own.
     }));
     remember(browserServer.process().pid, "chromium");
@@ -282,6 +286,11 @@ async function setUp() {
     await openMcpJson();
 }
 
+function homeEnv() {
+    const h = dirs.home;
+    return { ...process.env, HOME: h, XDG_CONFIG_HOME: `${h}/.config`, XDG_DATA_HOME: `${h}/.local/share`, XDG_CACHE_HOME: `${h}/.cache` };
+}
+
 function firstMatch(stream, re, copy) {
     return new Promise((resolve, reject) => {
         let text = "";
@@ -295,18 +304,27 @@ function firstMatch(stream, re, copy) {
     });
 }
 
+// mcp.json names the commands under test through links in the workspace's
+// bin/ (VS Code takes PATH from a login shell, so a PATH of ours would not
+// reach it); the scripted server is in the workspace folder, where VS Code
+// starts the servers.
 function writeWorkspace(remoteUrl) {
     const ws = dirs.workspace;
     fs.mkdirSync(path.join(ws, ".vscode"), { recursive: true });
-    const upstream = path.join(here, "modern_upstream.py");
+    fs.mkdirSync(path.join(ws, "bin"));
+    fs.symlinkSync(opts.bridge, path.join(ws, "bin/mcp-bridge-vscode"));
+    fs.symlinkSync(opts.python, path.join(ws, "bin/python3"));
+    fs.symlinkSync(path.join(here, "modern_upstream.py"), path.join(ws, "modern_upstream.py"));
     const env = (key) => ({ [MARK]: `${runId}:${key}`, XDG_CONFIG_HOME: dirs.config });
+    const bridge = "${workspaceFolder}/bin/mcp-bridge-vscode";
+    const python = "${workspaceFolder}/bin/python3";
     const servers = {
-        "modern-direct": { type: "stdio", command: opts.python, args: [upstream], env: env("modern-direct") },
-        "schema-control": { type: "stdio", command: opts.python, args: [upstream, "--legacy"], env: env("schema-control") },
-        "modern-bridged": { type: "stdio", command: opts.bridge, args: ["--", opts.python, upstream], env: env("modern-bridged") },
-        "demo-bridged": { type: "stdio", command: opts.bridge, args: ["--", opts.bridge, "demo-server"], env: env("demo-bridged") },
+        "modern-direct": { type: "stdio", command: python, args: ["modern_upstream.py"], env: env("modern-direct") },
+        "schema-control": { type: "stdio", command: python, args: ["modern_upstream.py", "--legacy"], env: env("schema-control") },
+        "modern-bridged": { type: "stdio", command: bridge, args: ["--", python, "modern_upstream.py"], env: env("modern-bridged") },
+        "demo-bridged": { type: "stdio", command: bridge, args: ["--", bridge, "demo-server"], env: env("demo-bridged") },
         // --no-browser: the bridge logs its start URL, which the run opens as a person would.
-        "remote-bridged": { type: "stdio", command: opts.bridge, args: ["--no-browser", remoteUrl], env: env("remote-bridged") },
+        "remote-bridged": { type: "stdio", command: bridge, args: ["--no-browser", remoteUrl], env: env("remote-bridged") },
     };
     // One server a line: every CodeLens fits on the screen.
     const lines = Object.entries(servers).map(([k, v]) => `    ${JSON.stringify(k)}: ${JSON.stringify(v)}`);
@@ -340,7 +358,7 @@ function installExtension() {
     if (made.status !== 0) throw new Error(`vsix.py failed: ${made.stderr}`);
     const inst = spawnSync(node24, [codeServer, "--config", path.join(runDir, "code-server.yaml"),
         "--user-data-dir", dirs.userData, "--extensions-dir", dirs.extensions, "--install-extension", vsix],
-        { encoding: "utf8", timeout: 60000, env: { ...process.env, EXTENSIONS_GALLERY: "{}" } });
+        { encoding: "utf8", timeout: 60000, env: { ...homeEnv(), EXTENSIONS_GALLERY: "{}" } });
     if (inst.status !== 0 || !/successfully installed/.test(inst.stdout)) {
         throw new Error(`installing the test extension failed: ${inst.stdout}\n${inst.stderr}`);
     }
@@ -488,6 +506,24 @@ async function visibleDialogs() {
 
 async function visibleToasts() {
     return page.$$eval(".notifications-toasts .notification-toast", (els) => els.map((e) => e.innerText.replace(/\s+/g, " ").trim()));
+}
+
+// A toast slides in: a screenshot waits until it stands still.
+async function settledToast(toast) {
+    await until("the notification to stand still", 5000, () =>
+        toast.evaluate((el) => el.getAnimations({ subtree: true }).length === 0 && getComputedStyle(el).opacity === "1"));
+}
+
+async function clearNotifications() {
+    await palette("Notifications: Clear All Notifications");
+    await until("no notification on the screen", 5000, async () => (await visibleToasts()).length === 0);
+}
+
+// The README's screenshots show the workbench without the Output panel.
+async function hidePanel() {
+    const hide = page.locator('.part.panel .action-label[aria-label^="Hide Panel"], .part.panel .action-label[aria-label^="Close Panel"]');
+    if (await page.locator(".part.panel").isVisible()) await hide.first().click();
+    await until("the panel to close", 5000, async () => !(await page.locator(".part.panel").isVisible()));
 }
 
 async function shot(name) {
@@ -769,6 +805,8 @@ async function demoChecks() {
         expectEqual("the demo's tools in VS Code", mine, ["add", "add_tool", "ask_name", "list_primes", "slow_count", "tag_items"]);
         // The chat's tools picker, with the demo server's tools shown (a README screenshot).
         await closeQuickInput();
+        await clearNotifications();
+        await hidePanel();
         await page.locator('.interactive-input-part a.action-label[aria-label^="Configure Tools"]').first().click();
         const server = page.locator('.quick-input-widget .monaco-list-row[aria-label$=", demo-bridged"]');
         await server.waitFor({ state: "visible" });
@@ -845,12 +883,15 @@ async function demoChecks() {
     });
 
     await check(key, "ask_name: the form input request is answered in VS Code's input box", "Input requests (M2): a form becomes elicitation/create; the answer goes back to the server", 60000, async () => {
+        await clearNotifications();
+        await hidePanel();
         const pending = invoke(await toolName(prefix, "ask_name"), {}, { confirm: /Run Ask name/ });
         await pending.confirmed;
         const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "What is your name?" });
         await toast.waitFor({ state: "visible", timeout: 20000 });
         const source = await toast.innerText();
         if (!source.includes("MCP Server (demo-bridged)")) throw new Error(`the notification does not name the server: ${source}`);
+        await settledToast(toast);
         await shot("ask-name-notification");
         await toast.locator(".monaco-button", { hasText: "Respond" }).click();
         const title = page.locator(".quick-input-widget .quick-input-title");
@@ -901,6 +942,8 @@ async function demoChecks() {
 
     await check(key, "a prompt through the chat's / picker, with the completions of its argument", "Requests: completion/complete and prompts/get pass through", 40000, async () => {
         await closeQuickInput();
+        // A toast can lie over the chat's input.
+        await clearNotifications();
         const input = page.locator(".interactive-input-part .monaco-editor").first();
         await input.click();
         await page.keyboard.press("Control+A");
@@ -966,12 +1009,15 @@ async function remoteChecks() {
 
     await check(key, "a later sign-in reaches VS Code as a URL elicitation and completes", "Sign-in after the first initialize asks VS Code to open the URL (elicitation.url), then notifications/elicitation/complete", 90000, async () => {
         // The server wants the scope mcp:write for tools/call (a step-up).
+        await clearNotifications();
+        await hidePanel();
         const pending = invoke(await toolName(prefix, "whoami"), {}, { confirm: /Run .?whoami/, ms: 80000 });
         await pending.confirmed;
         const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "needs a new sign-in" });
         await toast.waitFor({ state: "visible", timeout: 20000 });
         const text = (await toast.innerText()).replace(/\s+/g, " ");
         if (!text.includes(`This will open ${startOrigin}/start/`)) throw new Error(`the notification does not show the bridge's start URL: ${text}`);
+        await settledToast(toast);
         copyReadmeShot(await shot("sign-in-prompt"), "vscode-sign-in-prompt.png");
         const opened = context.waitForEvent("page", { timeout: 15000 });
         await toast.locator(".monaco-button", { hasText: "Open URL" }).click();
