@@ -72,6 +72,8 @@ const MARK = "MCP_BRIDGE_E2E_SERVER";
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 class Timeout extends Error {}
+// A definite failure inside a wait: no use waiting longer.
+class Fail extends Error {}
 
 // Resolves with fn's value, or rejects after ms with what was awaited.
 function bounded(what, ms, promise) {
@@ -92,6 +94,7 @@ async function until(what, ms, fn, every = 250) {
             last = await fn();
             if (last) return last;
         } catch (e) {
+            if (e instanceof Fail) throw e;
             last = `error: ${e.message}`;
         }
         if (Date.now() > end) {
@@ -195,7 +198,7 @@ function log(line) {
     process.stdout.write(`e2e-vscode: ${line}\n`);
 }
 
-// --- the run -------------------------------------------------------------------------
+// --- the folders of the run ----------------------------------------------------------
 
 fs.rmSync(runDir, { recursive: true, force: true });
 fs.mkdirSync(runDir, { recursive: true });
@@ -269,6 +272,7 @@ async function setUp() {
         env: homeEnv(),
         // Playwright gives Chromium a new empty profile folder of its own.
     }));
+    // Playwright starts Chromium as the leader of a process group of its own.
     remember(browserServer.process().pid, "chromium");
     browser = await bounded("connecting to Chromium", 15000, chromium.connect(browserServer.wsEndpoint()));
     context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -892,13 +896,13 @@ async function demoChecks() {
         const source = await toast.innerText();
         if (!source.includes("MCP Server (demo-bridged)")) throw new Error(`the notification does not name the server: ${source}`);
         await settledToast(toast);
-        await shot("ask-name-notification");
+        copyReadmeShot(await shot("ask-name-notification"), "vscode-form-input-request.png");
         await toast.locator(".monaco-button", { hasText: "Respond" }).click();
         const title = page.locator(".quick-input-widget .quick-input-title");
         await until('the input box "Name"', 10000, async () => /^Name\b/.test(await title.innerText()));
         await page.locator(".quick-input-widget .quick-input-box input").fill("Ada");
         await page.locator('.quick-input-widget .monaco-list-row[aria-label="➤ Ada"]').waitFor({ state: "visible" });
-        copyReadmeShot(await shot("ask-name-input-box"), "vscode-form-input-request.png");
+        await shot("ask-name-input-box");
         await page.keyboard.press("Enter");
         expectEqual("the result", textsOf(await bounded("the call's result", 20000, pending.done)), ["text:Hello, Ada!"]);
         const { ask, reply } = await outputUntil(key, "the form and VS Code's answer", 15000, (t, msgs) => {
@@ -919,7 +923,7 @@ async function demoChecks() {
             const c = callIn(msgs, "add_tool", {});
             const changed = msgs.find((m) => m.dir === "in" && m.msg.method === "notifications/tools/list_changed");
             if (!c || !c.answer || !changed) return false;
-            if (changed.index > c.answer.index) throw new Error("notifications/tools/list_changed came after the result of add_tool");
+            if (changed.index > c.answer.index) throw new Fail("notifications/tools/list_changed came after the result of add_tool");
             return true;
         });
     });
@@ -1079,7 +1083,8 @@ try {
     }
     writeReport();
     try {
-        await bounded("closing the browser", 10000, browser ? browser.close() : Promise.resolve());
+        if (browser) await bounded("closing the browser", 10000, browser.close());
+        if (browserServer) await bounded("closing Chromium", 10000, browserServer.close());
     } catch {}
     await endGroups();
 }
