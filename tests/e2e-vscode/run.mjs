@@ -491,14 +491,15 @@ async function readOutput(key) {
 }
 
 // The messages that VS Code logged in an Output channel at level debug, in order:
-// { dir: "out" (editor -> server) | "in", msg, index }.
+// { dir: "out" (editor -> server) | "in", msg, index, time }.
 function messages(output) {
     const out = [];
     output.split("\n").forEach((line, index) => {
-        const m = line.match(/^\S+ \S+ \[debug\] \[(editor -> server|server -> editor)\] (.*)$/);
+        const m = line.match(/^(\S+ \S+) \[debug\] \[(editor -> server|server -> editor)\] (.*)$/);
         if (!m) return;
         try {
-            out.push({ dir: m[1] === "editor -> server" ? "out" : "in", msg: JSON.parse(m[2]), index });
+            // time: ms, from the time stamp of the line (to compare two lines).
+            out.push({ dir: m[2] === "editor -> server" ? "out" : "in", msg: JSON.parse(m[3]), index, time: Date.parse(m[1].replace(" ", "T")) });
         } catch {}
     });
     return out;
@@ -860,7 +861,7 @@ async function demoChecks() {
     });
 
     await check(key, "a cancellation from VS Code: the call ends, no response and no progress after it", "Cancellation (M1): a canceled request gets no response; progress never after a cancellation", 60000, async () => {
-        const input = { steps: 200, delay_ms: 100 };
+        const input = { steps: 200, delay_ms: 250 };
         const pending = invoke(await toolName(prefix, "slow_count"), input);
         const started = await outputUntil(key, "two steps of progress", 20000, (t, msgs) => {
             const c = callIn(msgs, "slow_count", input);
@@ -871,9 +872,9 @@ async function demoChecks() {
         const answer = await bounded("the end of the cancelled call", 15000, pending.done);
         if (answer.ok || !answer.cancelled) throw new Error(`the call did not end as cancelled: ${JSON.stringify(answer)}`);
         // The window in which a wrong bridge would still pass on the server's
-        // progress (one each 100 ms) or its answer; then a call whose result,
+        // progress (one each 250 ms) or its answer; then a call whose result,
         // once in the Output channel, shows that everything before it is there.
-        await sleep(2000);
+        await sleep(3000);
         expectEqual("the call after the window", textsOf(await call(await toolName(prefix, "add"), { a: 20, b: 22 })), ['text:{"sum":42}']);
         const msgs = await outputUntil(key, "the cancel and the later call", 15000, (t, msgs) => {
             const later = callIn(msgs, "add", { a: 20, b: 22 });
@@ -881,9 +882,20 @@ async function demoChecks() {
         });
         const cancel = msgs.find((m) => m.dir === "out" && m.msg.method === "notifications/cancelled" && m.msg.params.requestId === started.sent.msg.id);
         if (!cancel) throw new Error("VS Code sent no notifications/cancelled for the call");
-        const late = msgs.filter((m) => m.dir === "in" && m.index > cancel.index
-            && (m.msg.id === started.sent.msg.id || (m.msg.method === "notifications/progress" && m.msg.params.progressToken === started.token)));
-        if (late.length) throw new Error(`after the cancel VS Code got: ${JSON.stringify(late[0].msg).slice(0, 300)}`);
+        const after = msgs.filter((m) => m.dir === "in" && m.index > cancel.index);
+        const response = after.find((m) => m.msg.id === started.sent.msg.id);
+        if (response) throw new Error(`after the cancel VS Code got a response: ${JSON.stringify(response.msg).slice(0, 300)}`);
+        // A progress that the bridge wrote before the cancel reached it crosses
+        // the cancel on the way (the browser, the extension host and two pipes
+        // lie between them, on a busy machine): such a one comes within
+        // CROSSING_MS. A bridge that went on would pass on eight more after that.
+        const CROSSING_MS = 1000;
+        const progress = after.filter((m) => m.msg.method === "notifications/progress" && m.msg.params.progressToken === started.token);
+        const late = progress.filter((m) => m.time - cancel.time > CROSSING_MS);
+        if (late.length) {
+            throw new Error(`after the cancel VS Code got ${late.length} progress notifications more than ${CROSSING_MS} ms after it: ${JSON.stringify(late[0].msg).slice(0, 300)}`);
+        }
+        if (progress.length) log(`  ${progress.length} progress crossed the cancel (the last ${progress.at(-1).time - cancel.time} ms after it)`);
     });
 
     await check(key, "ask_name: the form input request is answered in VS Code's input box", "Input requests (M2): a form becomes elicitation/create; the answer goes back to the server", 60000, async () => {
