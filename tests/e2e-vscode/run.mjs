@@ -151,8 +151,13 @@ async function endGroups() {
     }
 }
 
+// On a signal the run stops: its processes end, the checks still to come are
+// skipped, and the exit code is 1.
+let interrupted = null;
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
     process.on(signal, async () => {
+        if (interrupted) return;
+        interrupted = signal;
         console.error(`run.mjs: ${signal}, ending the processes it started`);
         await endGroups();
         process.exit(1);
@@ -603,6 +608,7 @@ function expectEqual(what, got, want) {
 
 async function check(server, name, rule, ms, fn) {
     const r = { server, name, rule, status: "passed" };
+    if (interrupted) return;
     if (failedServers.has(server)) {
         r.status = "skipped";
         r.error = `an earlier check of ${server} failed`;
@@ -616,6 +622,7 @@ async function check(server, name, rule, ms, fn) {
         r.ms = Date.now() - start;
         log(`ok   ${server}: ${name} (${r.ms} ms)`);
     } catch (e) {
+        if (interrupted) return;
         r.ms = Date.now() - start;
         r.status = "failed";
         r.error = e.message || String(e);
