@@ -154,11 +154,18 @@ async function endGroups() {
 // On a signal the run stops: its processes end, the checks still to come are
 // skipped, and the exit code is 1.
 let interrupted = null;
+let current = null; // the check that runs
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
     process.on(signal, async () => {
         if (interrupted) return;
         interrupted = signal;
         console.error(`run.mjs: ${signal}, ending the processes it started`);
+        // The report says which check the signal stopped (the time limit of
+        // scripts/e2e-vscode sends SIGTERM).
+        if (current) results.push({ ...current, status: "failed", error: `stopped by ${signal} after ${Date.now() - current.start} ms` });
+        try {
+            writeReport();
+        } catch {}
         await endGroups();
         process.exit(1);
     });
@@ -617,6 +624,7 @@ async function check(server, name, rule, ms, fn) {
         return;
     }
     const start = Date.now();
+    current = { ...r, start };
     try {
         await bounded(`${server}: ${name}`, ms, fn());
         r.ms = Date.now() - start;
@@ -640,6 +648,7 @@ async function check(server, name, rule, ms, fn) {
             if (await cancel.count()) await cancel.first().click();
         } catch {}
     }
+    current = null;
     results.push(r);
 }
 
