@@ -1,0 +1,1119 @@
+// The VS Code end-to-end run of mcp-bridge-vscode (issue 27). scripts/e2e-vscode
+// installs what it needs and runs this file on Node 24:
+//
+//   node run.mjs --bridge <mcp-bridge-vscode> --cache <.cache/e2e-vscode> --python <python3>
+//                [--readme-shots <folder>]
+//
+// It starts code-server (VS Code 1.139.1) on 127.0.0.1 without authentication,
+// with no extension gallery, a fresh user-data folder and a workspace whose
+// .vscode/mcp.json lists the servers below; it drives the workbench in headless
+// Chromium with playwright-core, and a test extension (./extension) calls tools
+// through VS Code's own MCP client (vscode.lm.invokeTool). Each check names the
+// rule it checks; every wait is bounded. The servers:
+//
+//   modern-direct    modern_upstream.py, which speaks only 2026-07-28, started directly
+//   schema-control   the same tools served as a 2025-11-25 server, unrepaired (the control
+//                    that shows VS Code still refuses the schemas the bridge repairs)
+//   modern-bridged   mcp-bridge-vscode -- python3 modern_upstream.py
+//   demo-bridged     mcp-bridge-vscode -- mcp-bridge-vscode demo-server
+//   remote-bridged   mcp-bridge-vscode <URL> of tests/fake/auth_upstream.py on 127.0.0.1,
+//                    a Streamable HTTP server with its own OAuth authorization server
+//
+// Everything goes to <cache>/run: screenshots, each server's Output channel (read
+// through the workbench: VS Code keeps them in the browser), report.md (the result of
+// each check; for a failure what VS Code showed, the screenshot and the Output
+// channel). It ends only the process groups it started (their ids are in
+// <cache>/run/pgids, which scripts/e2e-vscode also reads on its way out).
+// Exit code: 0 when every check passed, 1 otherwise, 2 for bad arguments.
+
+import { chromium } from "playwright-core";
+import { spawn, spawnSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../..");
+
+// --- arguments -------------------------------------------------------------------
+
+function parseArgs(argv) {
+    const out = { readmeShots: null };
+    for (let i = 0; i < argv.length; i++) {
+        const [k, v] = [argv[i], argv[i + 1]];
+        if (k === "--bridge") (out.bridge = path.resolve(v)), i++;
+        else if (k === "--cache") (out.cache = path.resolve(v)), i++;
+        else if (k === "--python") (out.python = v), i++;
+        else if (k === "--readme-shots") (out.readmeShots = path.resolve(v)), i++;
+        else {
+            console.error(`run.mjs: unknown argument ${k}`);
+            process.exit(2);
+        }
+    }
+    if (!out.bridge || !out.cache || !out.python) {
+        console.error("usage: run.mjs --bridge <mcp-bridge-vscode> --cache <dir> --python <python3> [--readme-shots <dir>]");
+        process.exit(2);
+    }
+    return out;
+}
+
+const opts = parseArgs(process.argv.slice(2));
+const runDir = path.join(opts.cache, "run");
+const node24 = process.execPath;
+const codeServer = path.join(opts.cache, "vscode/node_modules/code-server/out/node/entry.js");
+// One id per run: the marker in the environment of every MCP server process,
+// so that the process checks see only this run's processes.
+const runId = crypto.randomBytes(6).toString("hex");
+const MARK = "MCP_BRIDGE_E2E_SERVER";
+
+// --- time bounds ----------------------------------------------------------------
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+class Timeout extends Error {}
+// A definite failure inside a wait: no use waiting longer.
+class Fail extends Error {}
+
+// Resolves with fn's value, or rejects after ms with what was awaited.
+function bounded(what, ms, promise) {
+    let timer;
+    const limit = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Timeout(`${what}: no result in ${ms} ms`)), ms);
+    });
+    return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
+}
+
+// Polls fn until it returns a truthy value, at most ms. The error tells the last
+// value seen, so a failure report says what VS Code showed instead.
+async function until(what, ms, fn, every = 250) {
+    const end = Date.now() + ms;
+    let last;
+    for (;;) {
+        try {
+            last = await fn();
+            if (last) return last;
+        } catch (e) {
+            if (e instanceof Fail) throw e;
+            last = `error: ${e.message}`;
+        }
+        if (Date.now() > end) {
+            const shown = typeof last === "string" ? last : JSON.stringify(last);
+            throw new Timeout(`${what}: not seen in ${ms} ms (last seen: ${String(shown).slice(0, 600)})`);
+        }
+        await sleep(every);
+    }
+}
+
+// --- process groups we start ------------------------------------------------------
+
+const groups = [];
+const pgidFile = path.join(runDir, "pgids");
+
+function remember(pid, name) {
+    groups.push({ pid, name });
+    fs.appendFileSync(pgidFile, `${pid} ${name}\n`);
+}
+
+// Starts a command as the leader of a new process group.
+function startGroup(name, command, args, options = {}) {
+    const child = spawn(command, args, { detached: true, stdio: ["pipe", "pipe", "pipe"], ...options });
+    remember(child.pid, name);
+    return child;
+}
+
+function groupAlive(pid) {
+    try {
+        process.kill(-pid, 0);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
+let ended = false;
+async function endGroups() {
+    if (ended) return;
+    ended = true;
+    for (const g of groups) {
+        try {
+            process.kill(-g.pid, "SIGTERM");
+        } catch {}
+    }
+    const end = Date.now() + 5000;
+    while (Date.now() < end && groups.some((g) => groupAlive(g.pid))) await sleep(100);
+    for (const g of groups) {
+        if (groupAlive(g.pid)) {
+            try {
+                process.kill(-g.pid, "SIGKILL");
+            } catch {}
+        }
+    }
+}
+
+// On a signal the run stops: its processes end, the checks still to come are
+// skipped, and the exit code is 1.
+let interrupted = null;
+let current = null; // the check that runs
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+    process.on(signal, async () => {
+        if (interrupted) return;
+        interrupted = signal;
+        console.error(`run.mjs: ${signal}, ending the processes it started`);
+        // The report says which check the signal stopped (the time limit of
+        // scripts/e2e-vscode sends SIGTERM).
+        if (current) results.push({ ...current, status: "failed", error: `stopped by ${signal} after ${Date.now() - current.start} ms` });
+        try {
+            writeReport();
+        } catch {}
+        await endGroups();
+        process.exit(1);
+    });
+}
+
+// The pids of this run's MCP server processes (the bridge and its upstream,
+// or a direct server), by the marker in their environment.
+function serverPids(key) {
+    const want = `${MARK}=${runId}:${key}`;
+    const pids = [];
+    for (const entry of fs.readdirSync("/proc")) {
+        if (!/^\d+$/.test(entry)) continue;
+        let env;
+        try {
+            env = fs.readFileSync(`/proc/${entry}/environ`, "latin1");
+        } catch {
+            continue; // gone meanwhile, or not ours
+        }
+        if (env.split("\0").includes(want)) pids.push(Number(entry));
+    }
+    return pids.sort((a, b) => a - b);
+}
+
+function pidAlive(pid) {
+    try {
+        process.kill(pid, 0);
+        // A zombie still answers kill 0; its state says it is gone.
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+        return !/^\d+ \(.*\) Z/.test(stat);
+    } catch {
+        return false;
+    }
+}
+
+// --- results and the report ------------------------------------------------------
+
+const results = []; // { server, name, rule, status, ms, error, shot, output, shown }
+const failedServers = new Set();
+let shotCount = 0;
+
+function log(line) {
+    process.stdout.write(`e2e-vscode: ${line}\n`);
+}
+
+// --- the folders of the run ----------------------------------------------------------
+
+fs.rmSync(runDir, { recursive: true, force: true });
+fs.mkdirSync(runDir, { recursive: true });
+const dirs = {
+    userData: path.join(runDir, "user-data"),
+    extensions: path.join(runDir, "extensions"),
+    workspace: path.join(runDir, "workspace"),
+    config: path.join(runDir, "config"), // XDG_CONFIG_HOME of the bridges: a fresh token store
+    shots: path.join(runDir, "screenshots"),
+    outputs: path.join(runDir, "output"),
+    // HOME of code-server and Chromium: what they keep in a home (logs, a
+    // device id, crash reports) stays in the run.
+    home: path.join(runDir, "home"),
+};
+for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
+fs.writeFileSync(pgidFile, "");
+
+const control = path.join(runDir, "control-port");
+const authSecret = `E2E${crypto.randomBytes(8).toString("hex")}`;
+
+// --- set-up ---------------------------------------------------------------------------
+
+async function setUp() {
+    // The auth server: its own process group; it exits when its stdin closes.
+    const auth = startGroup("auth_upstream.py", opts.python, [
+        path.join(root, "tests/fake/auth_upstream.py"),
+        "--step-up", "mcp:write",
+        "--secret", authSecret,
+        "--record", path.join(runDir, "auth-record.jsonl"),
+    ]);
+    auth.stderr.pipe(fs.createWriteStream(path.join(runDir, "auth_upstream.stderr")));
+    const authPort = await bounded("the auth server's port", 15000, firstMatch(auth.stdout, /PORT (\d+)/));
+    const remoteUrl = `http://127.0.0.1:${authPort}/mcp`;
+    log(`remote server at ${remoteUrl}`);
+
+    writeWorkspace(remoteUrl);
+    writeSettings();
+    installExtension();
+
+    const env = {
+        ...homeEnv(),
+        // No gallery: nothing reaches the network, nothing installs by itself.
+        EXTENSIONS_GALLERY: "{}",
+        MCP_BRIDGE_E2E_CONTROL: control,
+    };
+    const cs = startGroup("code-server", node24, [
+        codeServer,
+        "--config", path.join(runDir, "code-server.yaml"),
+        "--bind-addr", "127.0.0.1:0",
+        "--auth", "none",
+        "--disable-telemetry",
+        "--disable-update-check",
+        "--disable-workspace-trust",
+        "--user-data-dir", dirs.userData,
+        "--extensions-dir", dirs.extensions,
+        dirs.workspace,
+    ], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const csLog = fs.createWriteStream(path.join(runDir, "code-server.log"));
+    cs.stderr.pipe(csLog);
+    const port = await bounded("code-server's port", 30000, firstMatch(cs.stdout, /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/, csLog));
+    const origin = `http://127.0.0.1:${port}`;
+    log(`code-server at ${origin}`);
+
+    browserServer = await bounded("starting Chromium", 30000, chromium.launchServer({
+        executablePath: "/usr/bin/chromium",
+        headless: true,
+        args: [
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run",
+        ],
+        env: homeEnv(),
+        // Playwright gives Chromium a new empty profile folder of its own.
+    }));
+    // Playwright starts Chromium as the leader of a process group of its own.
+    remember(browserServer.process().pid, "chromium");
+    browser = await bounded("connecting to Chromium", 15000, chromium.connect(browserServer.wsEndpoint()));
+    context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    // The Output channel is read with VS Code's own copy command.
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+    page = await context.newPage();
+    page.setDefaultTimeout(15000);
+
+    // logLevel debug: VS Code then writes every message it sends and receives to
+    // the server's Output channel ([editor -> server], [server -> editor]).
+    const payload = encodeURIComponent(JSON.stringify([["logLevel", "debug"]]));
+    await page.goto(`${origin}/?folder=${encodeURIComponent(dirs.workspace)}&payload=${payload}`, { timeout: 60000 });
+    await page.waitForSelector(".monaco-workbench .part.editor", { timeout: 60000 });
+    await until("the test extension's control port", 60000, () => fs.existsSync(control));
+    await openMcpJson();
+}
+
+function homeEnv() {
+    const h = dirs.home;
+    return { ...process.env, HOME: h, XDG_CONFIG_HOME: `${h}/.config`, XDG_DATA_HOME: `${h}/.local/share`, XDG_CACHE_HOME: `${h}/.cache` };
+}
+
+function firstMatch(stream, re, copy) {
+    return new Promise((resolve, reject) => {
+        let text = "";
+        stream.on("data", (chunk) => {
+            if (copy) copy.write(chunk);
+            text += chunk;
+            const m = text.match(re);
+            if (m) resolve(m[1]);
+        });
+        stream.on("end", () => reject(new Error(`the stream ended before ${re}: ${text.slice(-500)}`)));
+    });
+}
+
+// mcp.json names the commands under test through links in the workspace's
+// bin/ (VS Code takes PATH from a login shell, so a PATH of ours would not
+// reach it); the scripted server is in the workspace folder, where VS Code
+// starts the servers.
+function writeWorkspace(remoteUrl) {
+    const ws = dirs.workspace;
+    fs.mkdirSync(path.join(ws, ".vscode"), { recursive: true });
+    fs.mkdirSync(path.join(ws, "bin"));
+    fs.symlinkSync(opts.bridge, path.join(ws, "bin/mcp-bridge-vscode"));
+    fs.symlinkSync(opts.python, path.join(ws, "bin/python3"));
+    fs.symlinkSync(path.join(here, "modern_upstream.py"), path.join(ws, "modern_upstream.py"));
+    const env = (key) => ({ [MARK]: `${runId}:${key}`, XDG_CONFIG_HOME: dirs.config });
+    const bridge = "${workspaceFolder}/bin/mcp-bridge-vscode";
+    const python = "${workspaceFolder}/bin/python3";
+    const servers = {
+        "modern-direct": { type: "stdio", command: python, args: ["modern_upstream.py"], env: env("modern-direct") },
+        "schema-control": { type: "stdio", command: python, args: ["modern_upstream.py", "--legacy"], env: env("schema-control") },
+        "modern-bridged": { type: "stdio", command: bridge, args: ["--", python, "modern_upstream.py"], env: env("modern-bridged") },
+        "demo-bridged": { type: "stdio", command: bridge, args: ["--", bridge, "demo-server"], env: env("demo-bridged") },
+        // --no-browser: the bridge logs its start URL, which the run opens as a person would.
+        "remote-bridged": { type: "stdio", command: bridge, args: ["--no-browser", remoteUrl], env: env("remote-bridged") },
+    };
+    // One server a line: every CodeLens fits on the screen.
+    const lines = Object.entries(servers).map(([k, v]) => `    ${JSON.stringify(k)}: ${JSON.stringify(v)}`);
+    fs.writeFileSync(path.join(ws, ".vscode/mcp.json"), `{\n  "servers": {\n${lines.join(",\n")}\n  }\n}\n`);
+}
+
+function writeSettings() {
+    const settings = {
+        "security.workspace.trust.enabled": false,
+        // The run starts each server itself, from the workbench.
+        "chat.mcp.autostart": "never",
+        "chat.mcp.discovery.enabled": false,
+        "workbench.startupEditor": "none",
+        "workbench.tips.enabled": false,
+        "telemetry.telemetryLevel": "off",
+        "update.mode": "none",
+        "extensions.autoCheckUpdates": false,
+        "extensions.autoUpdate": false,
+        "workbench.welcomePage.walkthroughs.openOnInstall": false,
+        "editor.minimap.enabled": false,
+        "window.commandCenter": false,
+    };
+    fs.mkdirSync(path.join(dirs.userData, "User"), { recursive: true });
+    fs.writeFileSync(path.join(dirs.userData, "User/settings.json"), JSON.stringify(settings, null, 2));
+    fs.writeFileSync(path.join(runDir, "code-server.yaml"), "");
+}
+
+function installExtension() {
+    const vsix = path.join(runDir, "mcp-bridge-e2e.vsix");
+    const made = spawnSync(opts.python, [path.join(here, "vsix.py"), path.join(here, "extension"), vsix], { encoding: "utf8", timeout: 30000 });
+    if (made.status !== 0) throw new Error(`vsix.py failed: ${made.stderr}`);
+    const inst = spawnSync(node24, [codeServer, "--config", path.join(runDir, "code-server.yaml"),
+        "--user-data-dir", dirs.userData, "--extensions-dir", dirs.extensions, "--install-extension", vsix],
+        { encoding: "utf8", timeout: 60000, env: { ...homeEnv(), EXTENSIONS_GALLERY: "{}" } });
+    if (inst.status !== 0 || !/successfully installed/.test(inst.stdout)) {
+        throw new Error(`installing the test extension failed: ${inst.stdout}\n${inst.stderr}`);
+    }
+}
+
+// --- the workbench ------------------------------------------------------------------------
+
+const quickRow = (prefix) => page.locator(`.quick-input-widget .monaco-list-row[aria-label^=${JSON.stringify(prefix)}]`).first();
+
+async function closeQuickInput() {
+    if (await page.locator(".quick-input-widget").isVisible()) await page.keyboard.press("Escape");
+    await until("the quick input to close", 5000, async () => !(await page.locator(".quick-input-widget").isVisible()));
+}
+
+// Runs a command of the palette by its exact title.
+async function palette(title) {
+    await closeQuickInput();
+    await page.keyboard.press("F1");
+    const input = page.locator(".quick-input-widget .quick-input-box input");
+    await input.waitFor({ state: "visible" });
+    await input.fill(`>${title}`);
+    const row = page.locator(`.quick-input-widget .monaco-list-row[aria-label=${JSON.stringify(title)}], .quick-input-widget .monaco-list-row[aria-label^=${JSON.stringify(title + ",")}]`).first();
+    await row.waitFor({ state: "visible" });
+    await row.click();
+}
+
+// An action of "MCP: List Servers" on one server (Start Server, Stop Server,
+// Restart Server, Show Output).
+async function serverAction(key, action) {
+    await palette("MCP: List Servers");
+    await quickRow(`${key},`).click();
+    await quickRow(action).click();
+}
+
+async function openMcpJson() {
+    const tab = page.locator(".tabs-container .tab", { hasText: "mcp.json" });
+    if (await tab.count()) {
+        await tab.first().click();
+    } else {
+        await closeQuickInput();
+        await page.keyboard.press("Control+P");
+        const input = page.locator(".quick-input-widget .quick-input-box input");
+        await input.waitFor({ state: "visible" });
+        await input.fill(".vscode/mcp.json");
+        await page.locator(".quick-input-widget .monaco-list-row", { hasText: "mcp.json" }).first().waitFor();
+        await page.keyboard.press("Enter");
+    }
+    await until("mcp.json in the editor with its CodeLens", 20000, async () => (await lensStates())["modern-direct"]);
+}
+
+// What the CodeLens above each server of mcp.json says: "Running | Stop |
+// Restart | 16 tools | 1 prompts | More...", parsed, by server key. A lens
+// stands above the line of its server.
+async function lensStates() {
+    const raw = await page.evaluate(() => {
+        const editors = [...document.querySelectorAll(".editor-group-container .monaco-editor")].filter((e) => e.querySelector(".codelens-decoration"));
+        if (editors.length === 0) return null;
+        const ed = editors[0];
+        const lines = [...ed.querySelectorAll(".view-lines .view-line")].map((e) => ({ top: parseFloat(e.style.top), text: e.textContent }));
+        lines.sort((a, b) => a.top - b.top);
+        return [...ed.querySelectorAll(".codelens-decoration")].map((e) => {
+            const top = parseFloat(e.style.top);
+            const line = lines.find((l) => l.top > top);
+            return { text: e.textContent.trim(), line: line ? line.text : "" };
+        });
+    });
+    const out = {};
+    for (const lens of raw || []) {
+        const key = (lens.line.match(/^\s*"([^"]+)"\s*:/) || [])[1];
+        if (!key) continue;
+        const parts = lens.text.split("|").map((s) => s.trim());
+        const num = (re) => {
+            const m = lens.text.match(re);
+            return m ? Number(m[1]) : null;
+        };
+        out[key] = { text: lens.text, state: parts[0], tools: num(/(\d+) tools?\b/), prompts: num(/(\d+) prompts?\b/) };
+    }
+    return out;
+}
+
+async function lensOf(key) {
+    await openMcpJson();
+    return (await lensStates())[key];
+}
+
+// Waits until the lens of a server satisfies accept; the error tells what it
+// said last.
+async function settledLens(key, ms, accept) {
+    let last = "no CodeLens";
+    try {
+        return await until(`the CodeLens of ${key}`, ms, async () => {
+            const lens = await lensOf(key);
+            if (lens) last = lens.text;
+            return lens && accept(lens) && lens;
+        });
+    } catch (e) {
+        if (e instanceof Timeout) throw new Timeout(`the CodeLens of ${key} says "${last}" after ${ms} ms`);
+        throw e;
+    }
+}
+
+// The text of a server's Output channel, through the workbench: the channel is
+// shown, its editor focused, then select all and copy (VS Code's own commands).
+async function shownChannel() {
+    return page.evaluate(() => {
+        const select = document.querySelector(".part.panel select.monaco-select-box");
+        return select && select.selectedIndex >= 0 ? select.options[select.selectedIndex].text : null;
+    });
+}
+
+async function readOutput(key) {
+    const visible = await page.locator(".output-view .monaco-editor .view-lines").isVisible().catch(() => false);
+    if (!visible || (await shownChannel()) !== `MCP: ${key}`) {
+        await serverAction(key, "Show Output");
+        await until(`the Output channel of ${key} on the screen`, 10000, async () =>
+            (await page.locator(".output-view .monaco-editor .view-lines").isVisible()) && (await shownChannel()) === `MCP: ${key}`);
+    }
+    await closeQuickInput();
+    await page.evaluate(() => navigator.clipboard.writeText(""));
+    const box = await page.locator(".output-view .monaco-editor .view-lines").boundingBox();
+    if (!box) throw new Error("the Output view is not on the screen");
+    await page.mouse.click(box.x + box.width / 2, box.y + Math.max(5, box.height - 5));
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Control+C");
+    return until(`the Output channel of ${key} on the clipboard`, 5000, () => page.evaluate(() => navigator.clipboard.readText()), 100);
+}
+
+// The messages that VS Code logged in an Output channel at level debug, in order:
+// { dir: "out" (editor -> server) | "in", msg, index, time }.
+function messages(output) {
+    const out = [];
+    output.split("\n").forEach((line, index) => {
+        const m = line.match(/^(\S+ \S+) \[debug\] \[(editor -> server|server -> editor)\] (.*)$/);
+        if (!m) return;
+        try {
+            // time: ms, from the time stamp of the line (to compare two lines).
+            out.push({ dir: m[2] === "editor -> server" ? "out" : "in", msg: JSON.parse(m[3]), index, time: Date.parse(m[1].replace(" ", "T")) });
+        } catch {}
+    });
+    return out;
+}
+
+async function visibleDialogs() {
+    return page.$$eval(".monaco-dialog-box", (els) => els.map((e) => e.innerText.replace(/\s+/g, " ").trim()));
+}
+
+async function visibleToasts() {
+    return page.$$eval(".notifications-toasts .notification-toast", (els) => els.map((e) => e.innerText.replace(/\s+/g, " ").trim()));
+}
+
+// A toast slides in: a screenshot waits until it stands still.
+async function settledToast(toast) {
+    await until("the notification to stand still", 5000, () =>
+        toast.evaluate((el) => el.getAnimations({ subtree: true }).length === 0 && getComputedStyle(el).opacity === "1"));
+}
+
+async function clearNotifications() {
+    await palette("Notifications: Clear All Notifications");
+    await until("no notification on the screen", 5000, async () => (await visibleToasts()).length === 0);
+}
+
+// The README's screenshots show the workbench without the Output panel.
+async function hidePanel() {
+    const hide = page.locator('.part.panel .action-label[aria-label^="Hide Panel"], .part.panel .action-label[aria-label^="Close Panel"]');
+    if (await page.locator(".part.panel").isVisible()) await hide.first().click();
+    await until("the panel to close", 5000, async () => !(await page.locator(".part.panel").isVisible()));
+}
+
+async function shot(name) {
+    const file = path.join(dirs.shots, `${String(++shotCount).padStart(2, "0")}-${name}.png`);
+    await page.screenshot({ path: file });
+    return file;
+}
+
+// --- the test extension ---------------------------------------------------------------------
+
+async function ext(route, body, ms) {
+    const port = fs.readFileSync(control, "utf8").trim();
+    const res = await fetch(`http://127.0.0.1:${port}${route}`, {
+        method: "POST",
+        body: JSON.stringify(body || {}),
+        signal: AbortSignal.timeout(ms),
+    });
+    return res.json();
+}
+
+async function mcpTools() {
+    const answer = await ext("/tools", {}, 10000);
+    if (!answer.ok) throw new Error(`the test extension: ${answer.error}`);
+    return answer.tools.map((t) => t.name);
+}
+
+// VS Code names a tool mcp_<a name made from serverInfo.name>_<tool>: the one
+// tool whose name ends with _<tool> and starts with the server's prefix.
+async function toolName(prefix, tool) {
+    const names = (await mcpTools()).filter((n) => n === `${prefix}${tool}`);
+    if (names.length !== 1) throw new Error(`VS Code has no tool ${prefix}${tool} (its MCP tools: ${(await mcpTools()).join(", ")})`);
+    return names[0];
+}
+
+async function prefixOf(tool, excluding = []) {
+    const names = (await mcpTools()).filter((n) => n.endsWith(`_${tool}`) && !excluding.some((x) => n.startsWith(x)));
+    if (names.length !== 1) throw new Error(`expected one MCP tool named *_${tool}, VS Code has: ${names.join(", ") || "none"}`);
+    return names[0].slice(0, -tool.length);
+}
+
+let callIds = 0;
+// Starts a tool call through VS Code; answers VS Code's "Run <tool>?" dialog
+// when the tool is not read-only (confirm: the text of the dialog's title).
+function invoke(name, input, { confirm = null, ms = 30000 } = {}) {
+    const id = `call-${++callIds}`;
+    const done = ext("/invoke", { id, name, input }, ms);
+    const confirmed = confirm
+        ? until(`VS Code's dialog "${confirm}"`, 15000, async () => (await visibleDialogs()).find((d) => confirm.test(d))).then(async () => {
+              await page.locator(".monaco-dialog-box .monaco-button", { hasText: /^Yes$/ }).click();
+          })
+        : Promise.resolve();
+    return { id, done, confirmed };
+}
+
+async function call(name, input, options) {
+    const c = invoke(name, input, options);
+    await c.confirmed;
+    return c.done;
+}
+
+function textsOf(answer) {
+    if (!answer.ok) throw new Error(`the call failed in VS Code: ${answer.error}`);
+    return answer.parts.map((p) => `${p.type}:${p.value}`);
+}
+
+function expectEqual(what, got, want) {
+    const [g, w] = [JSON.stringify(got), JSON.stringify(want)];
+    if (g !== w) throw new Error(`${what}: got ${g}, want ${w}`);
+}
+
+// --- checks -------------------------------------------------------------------------------
+
+async function check(server, name, rule, ms, fn) {
+    const r = { server, name, rule, status: "passed" };
+    if (interrupted) return;
+    if (failedServers.has(server)) {
+        r.status = "skipped";
+        r.error = `an earlier check of ${server} failed`;
+        results.push(r);
+        log(`SKIP ${server}: ${name}`);
+        return;
+    }
+    const start = Date.now();
+    current = { ...r, start };
+    try {
+        await bounded(`${server}: ${name}`, ms, fn());
+        r.ms = Date.now() - start;
+        log(`ok   ${server}: ${name} (${r.ms} ms)`);
+    } catch (e) {
+        if (interrupted) return;
+        r.ms = Date.now() - start;
+        r.status = "failed";
+        r.error = e.message || String(e);
+        failedServers.add(server);
+        log(`FAIL ${server}: ${name}: ${r.error}`);
+        try {
+            await bounded("capturing the failure", 30000, captureFailure(r, server));
+        } catch (c) {
+            r.error += `\n(capturing what VS Code showed failed: ${c.message})`;
+        }
+        // A dialog or quick input left open would break the next server's checks.
+        try {
+            for (let i = 0; i < 3; i++) await page.keyboard.press("Escape");
+            const cancel = page.locator(".monaco-dialog-box .monaco-button", { hasText: /^Cancel$/ });
+            if (await cancel.count()) await cancel.first().click();
+        } catch {}
+    }
+    current = null;
+    results.push(r);
+}
+
+async function captureFailure(r, server) {
+    if (!page) return;
+    r.shot = await shot(`FAILED-${(server || "setup").replace(/[^a-z0-9-]/gi, "")}`);
+    r.shown = {
+        dialogs: await visibleDialogs().catch(() => []),
+        notifications: await visibleToasts().catch(() => []),
+        quickInput: await page.locator(".quick-input-widget").isVisible().then((v) => (v ? page.locator(".quick-input-widget").innerText() : null)).catch(() => null),
+    };
+    for (let i = 0; i < 3; i++) await page.keyboard.press("Escape");
+    r.shown.lenses = await lensStates().catch(() => ({}));
+    if (server && server !== "set-up") {
+        const text = await readOutput(server);
+        r.output = path.join(dirs.outputs, `${server}.FAILED.log`);
+        fs.writeFileSync(r.output, text);
+    }
+}
+
+async function saveOutputs() {
+    if (!page) return;
+    for (const key of ["modern-direct", "schema-control", "modern-bridged", "demo-bridged", "remote-bridged"]) {
+        try {
+            const text = await bounded(`the Output channel of ${key}`, 20000, readOutput(key));
+            fs.writeFileSync(path.join(dirs.outputs, `${key}.log`), text);
+        } catch (e) {
+            log(`the Output channel of ${key} could not be read: ${e.message}`);
+        }
+    }
+}
+
+function writeReport() {
+    const passed = results.filter((r) => r.status === "passed").length;
+    const failed = results.filter((r) => r.status === "failed");
+    const skipped = results.filter((r) => r.status === "skipped").length;
+    const lines = [`# VS Code end-to-end run`, ``, `${passed} passed, ${failed.length} failed, ${skipped} skipped.`, ``,
+        `| server | check | rule | result |`, `| --- | --- | --- | --- |`];
+    for (const r of results) {
+        lines.push(`| ${r.server} | ${r.name} | ${r.rule} | ${r.status}${r.ms !== undefined ? ` (${r.ms} ms)` : ""} |`);
+    }
+    for (const r of failed) {
+        lines.push("", `## FAILED: ${r.server}: ${r.name}`, "", `Rule: ${r.rule}`, "", "```", r.error, "```");
+        if (r.shown) {
+            lines.push("", "What VS Code showed:", "");
+            for (const [k, v] of Object.entries(r.shown.lenses || {})) lines.push(`- CodeLens of ${k}: ${v.text}`);
+            for (const d of r.shown.dialogs || []) lines.push(`- dialog: ${d}`);
+            for (const n of r.shown.notifications || []) lines.push(`- notification: ${n}`);
+            if (r.shown.quickInput) lines.push(`- quick input: ${r.shown.quickInput.replace(/\s+/g, " ")}`);
+        }
+        if (r.shot) lines.push(`- screenshot: ${r.shot}`);
+        if (r.output) {
+            lines.push(`- Output channel: ${r.output} (its last lines below)`, "", "```");
+            lines.push(...fs.readFileSync(r.output, "utf8").split("\n").slice(-40).map((l) => l.slice(0, 400)));
+            lines.push("```");
+        }
+    }
+    lines.push("", `Screenshots: ${dirs.shots}`, `Output channels: ${dirs.outputs}`, "");
+    const report = lines.join("\n");
+    fs.writeFileSync(path.join(runDir, "report.md"), report);
+    if (failed.length) process.stdout.write(`\n${report}\n`);
+    log(`${passed} passed, ${failed.length} failed, ${skipped} skipped; report: ${path.join(runDir, "report.md")}`);
+}
+
+function copyReadmeShot(file, name) {
+    if (!opts.readmeShots || !file) return;
+    fs.mkdirSync(opts.readmeShots, { recursive: true });
+    fs.copyFileSync(file, path.join(opts.readmeShots, name));
+}
+
+// --- the checks, server by server -------------------------------------------------------------
+
+// VS Code writes an Output channel through a buffer, so a line shows up a
+// little after its event: each check waits (bounded) until the channel has
+// what it needs, then judges. found(text, msgs) returns the value to judge.
+async function outputUntil(key, what, ms, found) {
+    return until(`${what} in the Output channel of ${key}`, ms, async () => {
+        const text = await readOutput(key);
+        return found(text, messages(text));
+    }, 400);
+}
+
+// The last tools/call of VS Code for a tool with these arguments, and its answer.
+function callIn(msgs, name, args) {
+    const sent = msgs.filter((m) => m.dir === "out" && m.msg.method === "tools/call" && m.msg.params.name === name
+        && JSON.stringify(m.msg.params.arguments) === JSON.stringify(args)).at(-1);
+    if (!sent) return null;
+    const answer = msgs.find((m) => m.dir === "in" && m.index > sent.index && m.msg.id === sent.msg.id && ("result" in m.msg || "error" in m.msg));
+    return { sent, answer, token: sent.msg.params._meta && sent.msg.params._meta.progressToken };
+}
+
+// Starts a server and waits for the end of its start: the lens says Running as
+// soon as the process runs, and gives the tool count once the initialize and
+// the lists are done, or it says Error.
+async function startAndSettle(key, ms = 30000) {
+    await serverAction(key, "Start Server");
+    return settledLens(key, ms, (l) => l.state === "Error" || (l.state === "Running" && l.tools !== null));
+}
+
+async function runChecks() {
+    const control = await directChecks();
+    await bridgedModernChecks(control);
+    // Before the demo's resource and prompt pickers: they start every server
+    // that is not running yet, the remote one too.
+    await remoteChecks();
+    await demoChecks();
+    await stopAllChecks();
+}
+
+async function directChecks() {
+    await check("modern-direct", "started directly, VS Code shows the error of initialize", "VS Code (2025-11-25) cannot use a server of 2026-07-28 alone: initialize is gone", 45000, async () => {
+        const lens = await startAndSettle("modern-direct");
+        if (lens.state !== "Error") throw new Error(`the CodeLens says "${lens.text}", not Error`);
+        await outputUntil("modern-direct", "the error of initialize", 15000, (text) => text.includes("Error: MPC -32601: Method not found: initialize"));
+    });
+
+    let controlPrefix = null;
+    await check("schema-control", "the unrepaired schemas are refused by VS Code (control)", "control for R6: VS Code checks each inputSchema against JSON Schema draft-07 in this run", 45000, async () => {
+        const lens = await startAndSettle("schema-control");
+        if (lens.state !== "Running") throw new Error(`the CodeLens says "${lens.text}"`);
+        // Without this line the bridged check below could pass with no check of
+        // the schemas at all.
+        await outputUntil("schema-control", "VS Code's schema error", 15000, (text) => text.includes("3 tools have invalid JSON schemas and will be omitted"));
+        await settledLens("schema-control", 10000, (l) => l.tools === 13);
+        controlPrefix = await prefixOf("plain_01");
+        await serverAction("schema-control", "Stop Server");
+        await settledLens("schema-control", 15000, (l) => l.state === "Start");
+    });
+    return controlPrefix;
+}
+
+async function bridgedModernChecks(controlPrefix) {
+    const key = "modern-bridged";
+    let prefix;
+    await check(key, "through the bridge: Running with 16 tools and 1 prompt", "Lifecycle: initialize becomes server/discover; the initialize result carries the server's capabilities", 45000, async () => {
+        const lens = await startAndSettle(key);
+        if (lens.state !== "Running") throw new Error(`the CodeLens says "${lens.text}"`);
+        await settledLens(key, 10000, (l) => l.tools === 16 && l.prompts === 1);
+        // The tools of the stopped control stay in VS Code's list too.
+        prefix = await prefixOf("plain_01", controlPrefix ? [controlPrefix] : []);
+        const mine = (await mcpTools()).filter((n) => n.startsWith(prefix));
+        expectEqual("the tools VS Code gives extensions", mine.length, 16);
+    });
+    await check(key, "the repaired schemas are accepted: no schema error in the Output channel", "R6, the items rule for array schemas (each repair logged with its tool and JSON pointer)", 30000, async () => {
+        const repairs = [["tag_null_items", "/properties/tags"], ["tag_zero_items", "/properties/tags"], ["tag_empty_items", "/properties/tags"], ["tag_no_items", "/properties/tags"], ["pair_false_items", "/properties/pair"]];
+        const lineOf = (tool, pointer) => new RegExp(`\\[server stderr\\] .*tool '${tool}', inputSchema '${pointer}': an array schema`);
+        // The control showed VS Code's error a moment after "Discovered 16 tools";
+        // here the same moment passes, with a call's line after it.
+        const text = await outputUntil(key, "the bridge's repair lines", 15000, (t) => t.includes("Discovered 16 tools") && repairs.every(([tool, p]) => lineOf(tool, p).test(t)) && t);
+        void text;
+        const answer = await call(await toolName(prefix, "plain_02"), { text: "after the list" }, { confirm: /Run .?plain_02/ });
+        expectEqual("the result", textsOf(answer), ["text:plain_02: after the list"]);
+        const after = await outputUntil(key, "the call's result", 15000, (t, msgs) => {
+            const c = callIn(msgs, "plain_02", { text: "after the list" });
+            return c && c.answer && t;
+        });
+        const refused = after.split("\n").find((l) => /invalid JSON schemas/.test(l));
+        if (refused) throw new Error(`VS Code refused a schema: ${refused}`);
+    });
+    await check(key, "a call reaches the 2026-07-28 server with its _meta", "Requests: forwarded with the 2026-07-28 _meta (the server refuses a request without it)", 30000, async () => {
+        const answer = await call(await toolName(prefix, "plain_01"), { text: "hello" }, { confirm: /Run .?plain_01/ });
+        expectEqual("the result", textsOf(answer), ["text:plain_01: hello"]);
+    });
+}
+
+async function demoChecks() {
+    const key = "demo-bridged";
+    let prefix;
+    await check(key, "through the bridge: Running with 6 tools and 1 prompt; the tools picker lists them", "Lifecycle, and the demo server's tools as VS Code lists them", 45000, async () => {
+        const lens = await startAndSettle(key);
+        if (lens.state !== "Running") throw new Error(`the CodeLens says "${lens.text}"`);
+        await settledLens(key, 10000, (l) => l.tools === 6 && l.prompts === 1);
+        prefix = await prefixOf("ask_name");
+        const mine = (await mcpTools()).filter((n) => n.startsWith(prefix)).map((n) => n.slice(prefix.length)).sort();
+        expectEqual("the demo's tools in VS Code", mine, ["add", "add_tool", "ask_name", "list_primes", "slow_count", "tag_items"]);
+        // The chat's tools picker, with the demo server's tools shown (a README screenshot).
+        await closeQuickInput();
+        await clearNotifications();
+        await hidePanel();
+        await page.locator('.interactive-input-part a.action-label[aria-label^="Configure Tools"]').first().click();
+        const server = page.locator('.quick-input-widget .monaco-list-row[aria-label$=", demo-bridged"]');
+        await server.waitFor({ state: "visible" });
+        const builtIn = page.locator('.quick-input-widget .monaco-list-row[aria-label="Built-In"][aria-expanded="true"] .monaco-tl-twistie');
+        if (await builtIn.count()) await builtIn.click();
+        if ((await server.getAttribute("aria-expanded")) !== "true") await server.locator(".monaco-tl-twistie").click();
+        await until("the demo's tools in the picker", 10000, async () => {
+            const labels = await page.$$eval(".quick-input-widget .monaco-list-row", (els) => els.map((e) => e.getAttribute("aria-label") || ""));
+            return ["add,", "add_tool,", "ask_name,", "list_primes,", "slow_count,", "tag_items,"].every((t) => labels.some((l) => l.startsWith(t)));
+        });
+        copyReadmeShot(await shot("demo-running-tools"), "vscode-bridged-server-tools.png");
+        await closeQuickInput();
+    });
+
+    await check(key, "tool calls give their exact results", "Result rules: the text mirror of structuredContent, structuredContent kept, modern members removed", 40000, async () => {
+        const calls = [
+            ["add", { a: 2, b: 3 }, ['text:{"sum":5}']],
+            ["list_primes", { limit: 20 }, ["text:[2,3,5,7,11,13,17,19]"]],
+            ["tag_items", { tags: ["a", "b"] }, ['text:tagged with ["a","b"]']],
+        ];
+        for (const [tool, input, want] of calls) expectEqual(tool, textsOf(await call(await toolName(prefix, tool), input)), want);
+        // What VS Code received: the bridge removed resultType and the caching
+        // hints of 2026-07-28, and kept structuredContent as the server sent it.
+        const answers = await outputUntil(key, "the three results", 15000, (t, msgs) => {
+            const found = calls.map(([tool, input]) => callIn(msgs, tool, input));
+            return found.every((c) => c && c.answer) && found.map((c) => c.answer.msg);
+        });
+        for (const a of answers) {
+            const modern = ["resultType", "ttlMs", "cacheScope"].filter((k) => a.result && k in a.result);
+            if (modern.length) throw new Error(`VS Code got ${modern.join(", ")} of 2026-07-28: ${JSON.stringify(a).slice(0, 300)}`);
+        }
+        expectEqual("the structuredContent of list_primes", answers[1].result.structuredContent, [2, 3, 5, 7, 11, 13, 17, 19]);
+    });
+
+    await check(key, "slow_count: its progress reaches VS Code with VS Code's token, before the result", "Progress (M1): the client's token, the upstream's progress, total and message, only before the response", 40000, async () => {
+        const input = { steps: 3, delay_ms: 150 };
+        expectEqual("the result", textsOf(await call(await toolName(prefix, "slow_count"), input)), ["text:counted to 3"]);
+        const { c, progress } = await outputUntil(key, "the call and its result", 15000, (t, msgs) => {
+            const c = callIn(msgs, "slow_count", input);
+            if (!c || !c.answer) return false;
+            const progress = msgs.filter((m) => m.dir === "in" && m.msg.method === "notifications/progress" && m.msg.params.progressToken === c.token);
+            return { c, progress };
+        });
+        if (c.token === undefined) throw new Error("VS Code sent no progress token");
+        expectEqual("the progress", progress.map((p) => [p.msg.params.progress, p.msg.params.total, p.msg.params.message]), [[1, 3, "step 1 of 3"], [2, 3, "step 2 of 3"], [3, 3, "step 3 of 3"]]);
+        if (progress.some((p) => p.index > c.answer.index)) throw new Error("a progress came after the result");
+    });
+
+    await check(key, "a cancellation from VS Code: the call ends, no response and no progress after it", "Cancellation (M1): a canceled request gets no response; progress never after a cancellation", 60000, async () => {
+        const input = { steps: 200, delay_ms: 250 };
+        const pending = invoke(await toolName(prefix, "slow_count"), input);
+        const started = await outputUntil(key, "two steps of progress", 20000, (t, msgs) => {
+            const c = callIn(msgs, "slow_count", input);
+            return c && msgs.filter((m) => m.dir === "in" && m.msg.method === "notifications/progress" && m.msg.params.progressToken === c.token).length >= 2 && c;
+        });
+        const cancelled = await ext("/cancel", { id: pending.id }, 10000);
+        if (!cancelled.found) throw new Error("the call had ended before the cancel");
+        const answer = await bounded("the end of the cancelled call", 15000, pending.done);
+        if (answer.ok || !answer.cancelled) throw new Error(`the call did not end as cancelled: ${JSON.stringify(answer)}`);
+        // The window in which a wrong bridge would still pass on the server's
+        // progress (one each 250 ms) or its answer; then a call whose result,
+        // once in the Output channel, shows that everything before it is there.
+        await sleep(3000);
+        expectEqual("the call after the window", textsOf(await call(await toolName(prefix, "add"), { a: 20, b: 22 })), ['text:{"sum":42}']);
+        const msgs = await outputUntil(key, "the cancel and the later call", 15000, (t, msgs) => {
+            const later = callIn(msgs, "add", { a: 20, b: 22 });
+            return later && later.answer && msgs;
+        });
+        const cancel = msgs.find((m) => m.dir === "out" && m.msg.method === "notifications/cancelled" && m.msg.params.requestId === started.sent.msg.id);
+        if (!cancel) throw new Error("VS Code sent no notifications/cancelled for the call");
+        const after = msgs.filter((m) => m.dir === "in" && m.index > cancel.index);
+        const response = after.find((m) => m.msg.id === started.sent.msg.id);
+        if (response) throw new Error(`after the cancel VS Code got a response: ${JSON.stringify(response.msg).slice(0, 300)}`);
+        // A progress that the bridge wrote before the cancel reached it crosses
+        // the cancel on the way (the browser, the extension host and two pipes
+        // lie between them, on a busy machine): such a one comes within
+        // CROSSING_MS. A bridge that went on would pass on eight more after that.
+        const CROSSING_MS = 1000;
+        const progress = after.filter((m) => m.msg.method === "notifications/progress" && m.msg.params.progressToken === started.token);
+        const late = progress.filter((m) => m.time - cancel.time > CROSSING_MS);
+        if (late.length) {
+            throw new Error(`after the cancel VS Code got ${late.length} progress notifications more than ${CROSSING_MS} ms after it: ${JSON.stringify(late[0].msg).slice(0, 300)}`);
+        }
+        if (progress.length) log(`  ${progress.length} progress crossed the cancel (the last ${progress.at(-1).time - cancel.time} ms after it)`);
+    });
+
+    await check(key, "ask_name: the form input request is answered in VS Code's input box", "Input requests (M2): a form becomes elicitation/create; the answer goes back to the server", 60000, async () => {
+        await clearNotifications();
+        await hidePanel();
+        const pending = invoke(await toolName(prefix, "ask_name"), {}, { confirm: /Run Ask name/ });
+        await pending.confirmed;
+        const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "What is your name?" });
+        await toast.waitFor({ state: "visible", timeout: 20000 });
+        const source = await toast.innerText();
+        if (!source.includes("MCP Server (demo-bridged)")) throw new Error(`the notification does not name the server: ${source}`);
+        await settledToast(toast);
+        copyReadmeShot(await shot("ask-name-notification"), "vscode-form-input-request.png");
+        await toast.locator(".monaco-button", { hasText: "Respond" }).click();
+        const title = page.locator(".quick-input-widget .quick-input-title");
+        await until('the input box "Name"', 10000, async () => /^Name\b/.test(await title.innerText()));
+        await page.locator(".quick-input-widget .quick-input-box input").fill("Ada");
+        await page.locator('.quick-input-widget .monaco-list-row[aria-label="➤ Ada"]').waitFor({ state: "visible" });
+        await shot("ask-name-input-box");
+        await page.keyboard.press("Enter");
+        expectEqual("the result", textsOf(await bounded("the call's result", 20000, pending.done)), ["text:Hello, Ada!"]);
+        const { ask, reply } = await outputUntil(key, "the form and VS Code's answer", 15000, (t, msgs) => {
+            const ask = msgs.filter((m) => m.dir === "in" && m.msg.method === "elicitation/create" && m.msg.params.mode === "form").at(-1);
+            const reply = ask && msgs.find((m) => m.dir === "out" && m.msg.id === ask.msg.id && m.index > ask.index);
+            return reply && { ask, reply };
+        });
+        expectEqual("the form's message", ask.msg.params.message, "What is your name?");
+        expectEqual("VS Code's answer", reply.msg.result, { action: "accept", content: { name: "Ada" } });
+    });
+
+    await check(key, "add_tool: the list change raises the count from 6 to 7", "Live updates: the listen stream's change becomes notifications/tools/list_changed, before the call's result", 60000, async () => {
+        expectEqual("the result", textsOf(await call(await toolName(prefix, "add_tool"), {}, { confirm: /Run Add a tool/ })), ["text:added the tool extra"]);
+        await settledLens(key, 15000, (l) => l.tools === 7);
+        await until("the tool extra in VS Code", 10000, async () => (await mcpTools()).includes(`${prefix}extra`));
+        expectEqual("the extra tool", textsOf(await call(`${prefix}extra`, {}, { confirm: /Run Extra/ })), ["text:the extra tool ran"]);
+        await outputUntil(key, "the change before the result of add_tool", 15000, (t, msgs) => {
+            const c = callIn(msgs, "add_tool", {});
+            const changed = msgs.find((m) => m.dir === "in" && m.msg.method === "notifications/tools/list_changed");
+            if (!c || !c.answer || !changed) return false;
+            if (changed.index > c.answer.index) throw new Fail("notifications/tools/list_changed came after the result of add_tool");
+            return true;
+        });
+    });
+
+    await check(key, "a resource read through VS Code's resource picker", "Requests: resources/list and resources/read pass through, their content unchanged", 40000, async () => {
+        await palette("MCP: Browse Resources...");
+        await quickRow("readme,").click();
+        await page.locator(".tabs-container .tab", { hasText: "readme" }).first().waitFor({ state: "visible" });
+        const shown = await until("the resource's text in the editor", 10000, async () => {
+            const lines = await page.$$eval(".editor-group-container.active .monaco-editor .view-lines .view-line", (els) =>
+                els.map((e) => ({ top: parseFloat(e.style.top), text: e.textContent.replace(/\u00a0/g, " ") })).sort((a, b) => a.top - b.top).map((l) => l.text));
+            return lines.length > 1 && lines[0] === "mcp-bridge demo server" && lines;
+        });
+        const read = await outputUntil(key, "the result of resources/read", 15000, (t, msgs) =>
+            msgs.filter((m) => m.dir === "in" && m.msg.result && Array.isArray(m.msg.result.contents)).at(-1));
+        // The editor shows the text the server sent, line by line.
+        expectEqual("the editor's text", shown.join("\n").trimEnd(), read.msg.result.contents[0].text.trimEnd());
+        await openMcpJson();
+    });
+
+    await check(key, "a prompt through the chat's / picker, with the completions of its argument", "Requests: completion/complete and prompts/get pass through", 40000, async () => {
+        await closeQuickInput();
+        // A toast can lie over the chat's input.
+        await clearNotifications();
+        const input = page.locator(".interactive-input-part .monaco-editor").first();
+        await input.click();
+        await page.keyboard.press("Control+A");
+        await page.keyboard.press("Delete");
+        // The suggestions open at the "/"; typed later, the rest filters them.
+        await page.keyboard.type("/");
+        await page.locator(".suggest-widget.visible").waitFor({ state: "visible" });
+        await page.keyboard.type("mcp.demo-bridged.gr", { delay: 30 });
+        await page.locator(".suggest-widget .monaco-list-row", { hasText: "mcp.demo-bridged.greet" }).first().click();
+        await until("the completions of the argument name", 10000, async () => {
+            const labels = await page.$$eval(".quick-input-widget .monaco-list-row", (els) => els.map((e) => (e.getAttribute("aria-label") || "").split(",")[0]));
+            return ["Ada", "Alan", "Grace", "Linus"].every((n) => labels.includes(n));
+        });
+        await quickRow("Grace").click();
+        const got = await outputUntil(key, "the result of prompts/get", 15000, (t, msgs) =>
+            msgs.filter((m) => m.dir === "in" && m.msg.result && Array.isArray(m.msg.result.messages)).at(-1));
+        const want = got.msg.result.messages[0].content.text;
+        if (!want.includes("Grace")) throw new Error(`the prompt's text does not name Grace: ${want}`);
+        let seen = "";
+        await until("the prompt's text in the chat input", 10000, async () => {
+            seen = (await input.innerText()).replace(/\s+/g, " ");
+            return seen.includes(want);
+        }).catch(() => {
+            throw new Error(`the chat input has "${seen}", not "${want}"`);
+        });
+    });
+
+    await check(key, "Restart and Stop from the workbench leave no stray process", "Processes: at the end of its input the bridge ends its upstream; nothing of the server is left", 60000, async () => {
+        const before = serverPids(key);
+        if (before.length !== 2) throw new Error(`expected the bridge and the demo server as 2 processes, found ${before.length}`);
+        await serverAction(key, "Restart Server");
+        await settledLens(key, 30000, (l) => l.state === "Running" && l.tools === 6);
+        await until("the old processes to end and two new ones", 15000, async () => {
+            const now = serverPids(key);
+            return before.every((p) => !pidAlive(p)) && now.length === 2 && now.every((p) => !before.includes(p));
+        });
+        await serverAction(key, "Stop Server");
+        await settledLens(key, 15000, (l) => l.state === "Start");
+        await until("no process of the server", 15000, () => serverPids(key).filter(pidAlive).length === 0);
+    });
+}
+
+async function remoteChecks() {
+    const key = "remote-bridged";
+    let startOrigin, prefix;
+    await check(key, "the first sign-in, from the bridge's start URL, then Running", "Sign-in: OAuth 2.1 with PKCE during initialize; the start URL is in the log", 90000, async () => {
+        await serverAction(key, "Start Server");
+        const url = await outputUntil(key, "the sign-in line", 30000, (text) => {
+            const m = text.match(/sign-in: open (http:\/\/127\.0\.0\.1:\d+\/start\/[A-Za-z0-9_-]+)/);
+            return m && m[1];
+        });
+        startOrigin = new URL(url).origin;
+        const signIn = await context.newPage();
+        try {
+            await signIn.goto(url, { timeout: 20000 });
+            await until("the bridge's page at the end of the sign-in", 15000, async () => /The bridge received the answer of the sign-in/.test(await signIn.innerText("body")));
+        } finally {
+            await signIn.close();
+        }
+        await settledLens(key, 30000, (l) => l.state === "Running" && l.tools === 1);
+        prefix = await prefixOf("whoami");
+    });
+
+    await check(key, "a later sign-in reaches VS Code as a URL elicitation and completes", "Sign-in after the first initialize asks VS Code to open the URL (elicitation.url), then notifications/elicitation/complete", 90000, async () => {
+        // The server wants the scope mcp:write for tools/call (a step-up).
+        await clearNotifications();
+        await hidePanel();
+        const pending = invoke(await toolName(prefix, "whoami"), {}, { confirm: /Run .?whoami/, ms: 80000 });
+        await pending.confirmed;
+        const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "needs a new sign-in" });
+        await toast.waitFor({ state: "visible", timeout: 20000 });
+        const text = (await toast.innerText()).replace(/\s+/g, " ");
+        if (!text.includes(`This will open ${startOrigin}/start/`)) throw new Error(`the notification does not show the bridge's start URL: ${text}`);
+        await settledToast(toast);
+        copyReadmeShot(await shot("sign-in-prompt"), "vscode-sign-in-prompt.png");
+        const opened = context.waitForEvent("page", { timeout: 15000 });
+        await toast.locator(".monaco-button", { hasText: "Open URL" }).click();
+        const tab = await opened;
+        try {
+            await until("the bridge's page at the end of the sign-in", 20000, async () => /The bridge received the answer of the sign-in/.test(await tab.innerText("body").catch(() => "")));
+        } finally {
+            await tab.close();
+        }
+        expectEqual("the result", textsOf(await bounded("the call's result", 30000, pending.done)), ["text:scope mcp:read mcp:write"]);
+        await outputUntil(key, "the URL elicitation and its completion", 15000, (t, msgs) => {
+            const ask = msgs.find((m) => m.dir === "in" && m.msg.method === "elicitation/create" && m.msg.params.mode === "url");
+            return ask && msgs.find((m) => m.dir === "in" && m.msg.method === "notifications/elicitation/complete" && m.msg.params.elicitationId === ask.msg.params.elicitationId);
+        });
+    });
+
+    await check(key, "no token or code of the sign-in in the Output channel", "Logs never hold a secret", 20000, async () => {
+        const record = fs.readFileSync(path.join(runDir, "auth-record.jsonl"), "utf8");
+        if (!record.includes(`${authSecret}-access`)) throw new Error("the auth server issued no token: the check would prove nothing");
+        const text = await readOutput(key);
+        if (!/scope mcp:read mcp:write/.test(text)) throw new Error("the Output channel does not reach the last call yet");
+        if (text.includes(authSecret)) throw new Error("the Output channel has a token or a code of the authorization server");
+    });
+}
+
+async function stopAllChecks() {
+    await check("all", "Stop from the workbench on every server leaves no process", "Processes: nothing of a stopped server is left", 90000, async () => {
+        for (const key of ["modern-bridged", "remote-bridged", "demo-bridged", "schema-control", "modern-direct"]) {
+            const lens = await lensOf(key);
+            if (lens && /^(Running|Starting)/.test(lens.state)) {
+                await serverAction(key, "Stop Server");
+                await settledLens(key, 15000, (l) => l.state === "Start" || l.state === "Error");
+            }
+        }
+        await until("no MCP server process of this run", 15000, () =>
+            ["modern-direct", "schema-control", "modern-bridged", "demo-bridged", "remote-bridged"].every((k) => serverPids(k).filter(pidAlive).length === 0));
+    });
+}
+
+// --- the run, after every declaration above -------------------------------------------------
+
+let browserServer, browser, context, page;
+let exitCode = 1;
+try {
+    await setUp();
+    await runChecks();
+    exitCode = results.some((r) => r.status === "failed") ? 1 : 0;
+} catch (e) {
+    // A failure outside a check (the set-up): the report says so.
+    results.push({ server: "set-up", name: "set-up", rule: "the run starts", status: "failed", error: e.stack || String(e) });
+    try {
+        await captureFailure(results[results.length - 1], null);
+    } catch {}
+} finally {
+    try {
+        await saveOutputs();
+    } catch (e) {
+        log(`could not save the Output channels: ${e.message}`);
+    }
+    writeReport();
+    try {
+        if (browser) await bounded("closing the browser", 10000, browser.close());
+        if (browserServer) await bounded("closing Chromium", 10000, browserServer.close());
+    } catch {}
+    await endGroups();
+}
+process.exit(exitCode);
