@@ -95,7 +95,7 @@ fn over_limit(max: usize) -> BridgeError {
 /// Counts the bytes of the event being read: an event ends at a blank
 /// line (LF, CR or CRLF line ends, as the SSE format allows). More than
 /// `max` bytes without an end is over the limit.
-struct EventLimit {
+pub(crate) struct EventLimit {
     max: usize,
     since_boundary: usize,
     /// The last byte ended a line: a line end now is a blank line.
@@ -108,12 +108,12 @@ struct EventLimit {
 }
 
 impl EventLimit {
-    fn new(max: usize, over: Arc<AtomicBool>) -> EventLimit {
+    pub(crate) fn new(max: usize, over: Arc<AtomicBool>) -> EventLimit {
         EventLimit { max, since_boundary: 0, at_line_start: true, after_cr: false, blank_cr: false, over }
     }
 
     /// Takes the next bytes; `false` once an event is over the limit.
-    fn feed(&mut self, mut bytes: &[u8]) -> bool {
+    pub(crate) fn feed(&mut self, mut bytes: &[u8]) -> bool {
         while !bytes.is_empty() {
             let Some(at) = memchr::memchr2(b'\n', b'\r', bytes) else {
                 self.since_boundary += bytes.len();

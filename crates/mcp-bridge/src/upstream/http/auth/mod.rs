@@ -14,10 +14,10 @@
 //! No token, code, verifier, secret, URL path or query reaches a message,
 //! a detail or a log line.
 
-pub(super) mod challenge;
-mod discovery;
-mod listener;
-mod register;
+pub(crate) mod challenge;
+pub(crate) mod discovery;
+pub(crate) mod listener;
+pub(crate) mod register;
 mod signin;
 mod store;
 mod vault;

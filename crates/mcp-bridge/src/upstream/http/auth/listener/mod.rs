@@ -17,8 +17,8 @@
 //! unless it opens that many in the moment between the browser's connect
 //! and its request.
 
-mod gate;
-mod head;
+pub(crate) mod gate;
+pub(crate) mod head;
 
 pub use gate::{Redirect, CALLBACK_PATH};
 
