@@ -11,6 +11,9 @@
 //! every wait is bounded.
 
 mod harness;
+// The redirect listener under other local connections.
+#[path = "auth/listener.rs"]
+mod listener;
 
 use harness::bridge_error;
 use harness::driver::{assert_no_panic, Driver, STEP};

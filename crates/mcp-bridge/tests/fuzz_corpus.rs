@@ -4,13 +4,13 @@
 //! A regression input stays here after its fix, so the bug cannot return
 //! unnoticed.
 
-use mcp_bridge::props::{fast, framing, input, translate};
+use mcp_bridge::props::{auth, fast, framing, http, input, listen, redirect, translate};
 use std::path::PathBuf;
 
 type Check = fn(&[u8]) -> Result<(), String>;
 
 /// Each fuzz target, by the name of its folders, with its property.
-const TARGETS: [(&str, Check); 13] = [
+const TARGETS: [(&str, Check); 21] = [
     ("line_reader", framing::line_reader_bytes),
     ("depth", framing::depth_bytes),
     ("sniff", framing::sniff_bytes),
@@ -24,6 +24,14 @@ const TARGETS: [(&str, Check); 13] = [
     ("url", input::url_bytes),
     ("answers", input::answer_bytes),
     ("fast_path", fast::fast_path_bytes),
+    ("challenge", auth::challenge_bytes),
+    ("redirect_request", redirect::request_bytes),
+    ("redirect_gate", redirect::gate_bytes),
+    ("metadata", auth::metadata_bytes),
+    ("registration", auth::registration_bytes),
+    ("sse_limit", http::event_limit_bytes),
+    ("mcp_headers", http::mcp_headers_bytes),
+    ("listen_events", listen::events_bytes),
 ];
 
 fn fuzz_dir(kind: &str) -> PathBuf {

@@ -14,7 +14,7 @@
 //! - `events` (what the client gets) and `policy` (the table of ends and
 //!   the back-off) are pure.
 
-mod board;
+pub(crate) mod board;
 pub mod events;
 mod owner;
 pub mod policy;

@@ -6,41 +6,17 @@ use super::{ensure, text, Checked};
 use crate::framing::{decode, exceeds_depth, sniff_id, sniff_id_at_end, sniff_id_at_start, Decoded, Frame, EDGE_BYTES};
 use crate::jsonrpc::{Cause, Id, Message};
 use crate::props::bytes::Bytes;
+use crate::props::chunked::Chunked;
 use serde_json::{Map, Value};
 use std::future::Future;
-use std::io;
-use std::pin::{pin, Pin};
+use std::pin::pin;
 use std::task::{Context, Poll, Waker};
-use tokio::io::{AsyncRead, ReadBuf};
-
-/// An in-memory reader that hands out its bytes in pieces of the given
-/// sizes, in turn, so that a line can cross any number of reads.
-struct Chunked<'a> {
-    data: &'a [u8],
-    sizes: &'a [usize],
-    turn: usize,
-}
-
-impl AsyncRead for Chunked<'_> {
-    fn poll_read(mut self: Pin<&mut Self>, _: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        let size = match self.sizes.len() {
-            0 => usize::MAX,
-            n => self.sizes.get(self.turn % n).copied().unwrap_or(1).max(1),
-        };
-        self.turn = self.turn.wrapping_add(1);
-        let n = size.min(self.data.len()).min(buf.remaining());
-        let (piece, rest) = self.data.split_at(n);
-        buf.put_slice(piece);
-        self.data = rest;
-        Poll::Ready(Ok(()))
-    }
-}
 
 /// Every frame of `input`, read by [`crate::framing::LineReader`] with the
 /// limit `max` through reads of the sizes `chunks`. The reader is polled
 /// by hand: an in-memory reader is always ready, so no runtime is needed.
 pub fn read_frames(input: &[u8], max: usize, chunks: &[usize]) -> Result<Vec<Frame>, String> {
-    let mut reader = crate::framing::LineReader::new(Chunked { data: input, sizes: chunks, turn: 0 }, max);
+    let mut reader = crate::framing::LineReader::new(Chunked::new(input, chunks), max);
     let mut cx = Context::from_waker(Waker::noop());
     let mut frames = Vec::new();
     // Each frame but the last ends at a `\n`: more frames than that is a loop.

@@ -14,10 +14,15 @@
 //! must hold between input and output (a rule keeps every member it does
 //! not name).
 
+pub mod auth;
 pub mod bytes;
+pub mod chunked;
 pub mod fast;
 pub mod framing;
+pub mod http;
 pub mod input;
+pub mod listen;
+pub mod redirect;
 pub mod translate;
 
 /// The outcome of a check: `Err` names the broken property.

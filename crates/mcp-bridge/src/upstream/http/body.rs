@@ -95,23 +95,25 @@ fn over_limit(max: usize) -> BridgeError {
 /// Counts the bytes of the event being read: an event ends at a blank
 /// line (LF, CR or CRLF line ends, as the SSE format allows). More than
 /// `max` bytes without an end is over the limit.
-struct EventLimit {
+pub(crate) struct EventLimit {
     max: usize,
     since_boundary: usize,
     /// The last byte ended a line: a line end now is a blank line.
     at_line_start: bool,
     /// The last byte was a CR: an LF now belongs to the same line end.
     after_cr: bool,
+    /// That CR ended a blank line: its LF is not part of the next event.
+    blank_cr: bool,
     over: Arc<AtomicBool>,
 }
 
 impl EventLimit {
-    fn new(max: usize, over: Arc<AtomicBool>) -> EventLimit {
-        EventLimit { max, since_boundary: 0, at_line_start: true, after_cr: false, over }
+    pub(crate) fn new(max: usize, over: Arc<AtomicBool>) -> EventLimit {
+        EventLimit { max, since_boundary: 0, at_line_start: true, after_cr: false, blank_cr: false, over }
     }
 
     /// Takes the next bytes; `false` once an event is over the limit.
-    fn feed(&mut self, mut bytes: &[u8]) -> bool {
+    pub(crate) fn feed(&mut self, mut bytes: &[u8]) -> bool {
         while !bytes.is_empty() {
             let Some(at) = memchr::memchr2(b'\n', b'\r', bytes) else {
                 self.since_boundary += bytes.len();
@@ -128,7 +130,11 @@ impl EventLimit {
             if byte == b'\n' && self.after_cr {
                 // The LF of a CRLF: the line end was counted at the CR.
                 self.after_cr = false;
+                if self.blank_cr {
+                    self.since_boundary = 0;
+                }
             } else {
+                self.blank_cr = self.at_line_start && byte == b'\r';
                 if self.at_line_start {
                     self.since_boundary = 0;
                 }
@@ -178,5 +184,15 @@ mod tests {
         assert!(!fits(16, &[b"data: 1\ndata: 2\ndata: 3\ndata: 4\n"]));
         // A CRLF alone is not a blank line.
         assert!(!fits(16, &[b"data: 1\r\ndata: 2\r\ndata: 3\r\n"]));
+    }
+
+    /// The LF of a CRLF blank line ends the event before; it once counted
+    /// as the first byte of the next one, so an event of exactly the limit
+    /// after a CRLF blank line was refused (fuzz/regressions/sse_limit/).
+    #[test]
+    fn an_event_of_exactly_the_limit_fits_after_a_crlf_blank_line() {
+        assert!(fits(5, &[b"d\n\r\ndddd\n"]));
+        assert!(fits(5, &[b"d\n\r", b"\ndddd\n"]));
+        assert!(!fits(5, &[b"d\n\r\nddddd\n"]));
     }
 }

@@ -15,8 +15,8 @@
 //! URL before they are written.
 
 pub mod auth;
-mod body;
-mod headers;
+pub(crate) mod body;
+pub(crate) mod headers;
 
 pub use reqwest::Url;
 

@@ -54,8 +54,13 @@ fn bearer(value: &str) -> Option<Challenge> {
     }
 }
 
-/// `name=value` pairs until the next scheme or the end.
+/// `name=value` pairs until the next scheme or the end. A token68 in their
+/// place (RFC 9110 section 11.3: `Negotiate YWJj==`) is passed over.
 fn params(rest: &mut &str) -> Vec<(String, String)> {
+    if let Some(after) = token68(rest) {
+        *rest = after;
+        return Vec::new();
+    }
     let mut out = Vec::new();
     loop {
         let trimmed = rest.trim_start_matches([' ', '\t', ',']);
@@ -76,6 +81,19 @@ fn params(rest: &mut &str) -> Vec<(String, String)> {
         out.push((name.to_owned(), value));
         *rest = after_value;
     }
+}
+
+/// What follows a token68 that stands alone after a scheme (spaces, the
+/// token68, then a comma or the end); `None` when the scheme's body is not
+/// one. A name followed by `=` and a value is a parameter, not a token68.
+fn token68(text: &str) -> Option<&str> {
+    let body = text.strip_prefix([' ', '\t'])?.trim_start_matches([' ', '\t']);
+    let end = body.find(|c: char| !(c.is_ascii_alphanumeric() || "-._~+/".contains(c))).unwrap_or(body.len());
+    if end == 0 {
+        return None;
+    }
+    let after = body[end..].trim_start_matches('=').trim_start_matches([' ', '\t']);
+    (after.is_empty() || after.starts_with(',')).then_some(after)
 }
 
 /// A `token` of RFC 9110 at the start of `text`, and the rest.
@@ -139,5 +157,20 @@ mod tests {
         assert_eq!(Challenge::parse(Vec::<&str>::new()), Challenge::default());
         assert_eq!(Challenge::parse(["Basic realm=\"a\""]), Challenge::default());
         assert_eq!(Challenge::parse(["Bearer scope=\"unterminated"]).scope.as_deref(), Some("unterminated"));
+    }
+
+    /// RFC 9110 section 11.3: a challenge's body is a token68 or
+    /// parameters. A token68 with its `=` padding before the Bearer
+    /// challenge once ended the walk, and the Bearer parameters were lost
+    /// (fuzz/regressions/challenge/).
+    #[test]
+    fn a_token68_of_another_scheme_does_not_hide_the_bearer_challenge() {
+        for value in ["Negotiate YWJj==, Bearer scope=\"s\"", "Basic aaa=,BEARER scope=s", "X a/b+c ,\tBearer scope=s"]
+        {
+            assert_eq!(Challenge::parse([value]).scope.as_deref(), Some("s"), "{value}");
+        }
+        // A parameter with a value is not a token68.
+        assert_eq!(Challenge::parse(["Bearer scope=s"]).scope.as_deref(), Some("s"));
+        assert_eq!(Challenge::parse(["Negotiate abc, Bearer error=x"]).error.as_deref(), Some("x"));
     }
 }

@@ -118,7 +118,8 @@ pub async fn resource_metadata(
 /// URL the metadata was found for; the root document names the origin).
 pub fn covers(resource: &str, server: &Url) -> bool {
     let Ok(resource) = Url::parse(resource) else { return false };
-    if resource.origin() != server.origin() || resource.query().is_some() {
+    // RFC 8707: a resource indicator has no fragment (nor a query here).
+    if resource.origin() != server.origin() || resource.query().is_some() || resource.fragment().is_some() {
         return false;
     }
     let (outer, inner) = (resource.path().trim_end_matches('/'), server.path().trim_end_matches('/'));
@@ -265,6 +266,7 @@ mod tests {
             "http://localhost:3001/mcp",
             "http://localhost:3000/mc",
             "http://localhost:3000/other",
+            "http://localhost:3000/mcp#x",
             "not a url",
         ] {
             assert!(!covers(bad, &server), "{bad}");

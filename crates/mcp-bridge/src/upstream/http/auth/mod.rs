@@ -15,11 +15,11 @@
 //! No token, code, verifier, secret, URL path or query reaches a message,
 //! a detail or a log line.
 
-pub(super) mod challenge;
-mod discovery;
+pub(crate) mod challenge;
+pub(crate) mod discovery;
 mod fetch;
-mod listener;
-mod register;
+pub(crate) mod listener;
+pub(crate) mod register;
 mod shared;
 mod signin;
 mod store;

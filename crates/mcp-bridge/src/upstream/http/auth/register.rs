@@ -85,8 +85,14 @@ pub async fn register(
         .send(request)
         .await
         .map_err(|failure| fail(Cause::SignInFailed, format!("registration: {}", failure.text())))?;
-    let status = response.status;
     let body: Value = serde_json::from_slice(&response.body).unwrap_or(Value::Null);
+    registration(response.status, &body, redirect_uri)
+}
+
+/// The grant of a registration response (RFC 7591 section 3.2.1), or
+/// `registration_failed` with its HTTP status and error code (section
+/// 3.2.2). Pure, for the fuzz target `registration`.
+pub(crate) fn registration(status: u16, body: &Value, redirect_uri: &str) -> Result<Grant, BridgeError> {
     let client_id = body.get("client_id").and_then(Value::as_str);
     match client_id {
         Some(client_id) if (200..300).contains(&status) => Ok(Grant {
