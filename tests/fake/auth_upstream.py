@@ -53,6 +53,22 @@ Options:
   --hang-refresh        a refresh_token grant gets no answer: the request is held until the
                         client closes the connection (a hanging token endpoint)
 
+  --device              the metadata offers the device grant (RFC 8628): POST /device_authorization
+                        gives a device code and a user code; GET /device?user_code=C approves it
+                        (with &deny=1 it denies it: the test plays the user); the token endpoint
+                        answers the device_code grant with authorization_pending until then
+  --device-polls LIST   answers of the first polls, before the user's choice counts, comma-separated:
+                        pending, slow_down or error:CODE
+  --device-expires-in N the lifetime of a device code, in seconds (default 600): later polls get
+                        expired_token
+  --device-interval N   the interval of the device authorization response (default 1)
+  --no-verification-complete  the device authorization response has no verification_uri_complete
+  --registration-grant-types LIST  the grant_types of the registration response, comma-separated
+                        (default: those asked for)
+  --bind HOST           the address to listen on (default 127.0.0.1)
+  --public-host HOST    the host of the verification URI (default 127.0.0.1): the user's machine
+                        reaches the fake there when the bridge reaches it on 127.0.0.1
+
 Access tokens expire after --expires-in seconds: /mcp then answers 401 as for an unknown token.
 """
 import argparse
@@ -87,6 +103,14 @@ p.add_argument("--huge")
 p.add_argument("--huge-bytes", type=int, default=0)
 p.add_argument("--hang-refresh", action="store_true")
 p.add_argument("--token-error")
+p.add_argument("--device", action="store_true")
+p.add_argument("--device-polls", default="")
+p.add_argument("--device-expires-in", type=int, default=600)
+p.add_argument("--device-interval", type=int, default=1)
+p.add_argument("--no-verification-complete", action="store_true")
+p.add_argument("--registration-grant-types")
+p.add_argument("--bind", default="127.0.0.1")
+p.add_argument("--public-host", default="127.0.0.1")
 p.add_argument("--authorization-endpoint")
 args = p.parse_args()
 
@@ -95,6 +119,8 @@ codes = {}    # code -> (challenge, redirect_uri, scope, client_id)
 tokens = {}   # access token -> (scope, expiry on the monotonic clock)
 refresh = {}  # refresh token -> scope
 counter = [0]
+devices = {}  # device code -> {"user_code", "expires", "choice": None | "approve" | "deny", "scope"}
+device_polls = [a for a in args.device_polls.split(",") if a]
 
 
 def new(kind):
@@ -204,7 +230,16 @@ class Handler(BaseHTTPRequestHandler):
             }
             if not args.no_registration:
                 meta["registration_endpoint"] = f"{base}/register"
+            if args.device:
+                meta["device_authorization_endpoint"] = f"{base}/device_authorization"
             return self.send_json(200, meta)
+        if url.path == "/device" and args.device:
+            code = query.get("user_code", "")
+            with lock:
+                found = [d for d in devices.values() if d["user_code"] == code]
+                for d in found:
+                    d["choice"] = "deny" if query.get("deny") else "approve"
+            return self.send_json(200 if found else 404, {"device": "approved" if found else "unknown"})
         if url.path == "/authorize":
             target = query.get("redirect_uri", "")
             params = {"state": query.get("state", "")}
@@ -227,17 +262,37 @@ class Handler(BaseHTTPRequestHandler):
         raw = self.body()
         if url.path == "/register":
             doc = json.loads(raw or b"{}")
-            record({"method": "POST", "path": "/register", "keys": sorted(doc), "application_type": doc.get("application_type"), "redirect_uris": doc.get("redirect_uris")})
+            entry = {"method": "POST", "path": "/register", "keys": sorted(doc), "application_type": doc.get("application_type"), "redirect_uris": doc.get("redirect_uris")}
+            if doc.get("grant_types") != ["authorization_code", "refresh_token"]:
+                entry["grant_types"] = doc.get("grant_types")
+            record(entry)
             if args.huge == "register":
                 return self.huge()
             if args.registration_error is not None:
                 return self.send_json(args.registration_status or 400, {"error": args.registration_error})
             if args.registration_status:
                 return self.send_json(args.registration_status, {"error": "invalid_redirect_uri"})
-            client = {"client_id": "client-1", "redirect_uris": doc.get("redirect_uris")}
+            client = {"client_id": "client-1", "redirect_uris": doc.get("redirect_uris"),
+                      "grant_types": doc.get("grant_types")}
+            if args.registration_grant_types is not None:
+                client["grant_types"] = [g for g in args.registration_grant_types.split(",") if g]
             if args.client_secret:
                 client["client_secret"] = f"{args.secret}-client-secret"
             return self.send_json(201, client)
+        if url.path == "/device_authorization" and args.device:
+            form = dict(urllib.parse.parse_qsl(raw.decode()))
+            record({"method": "POST", "path": "/device_authorization", "keys": sorted(form),
+                    "client_id": form.get("client_id"), "resource": form.get("resource"), "scope": form.get("scope")})
+            device_code, user_code = new("device"), "%04d-%04d" % (counter[0], counter[0] * 7 % 10000)
+            with lock:
+                devices[device_code] = {"user_code": user_code, "choice": None, "scope": form.get("scope", ""),
+                                        "expires": time.monotonic() + args.device_expires_in}
+            public = f"http://{args.public_host}:{self.server.server_address[1]}"
+            body = {"device_code": device_code, "user_code": user_code, "verification_uri": f"{public}/device",
+                    "expires_in": args.device_expires_in, "interval": args.device_interval}
+            if not args.no_verification_complete:
+                body["verification_uri_complete"] = f"{public}/device?user_code={user_code}"
+            return self.send_json(200, body)
         if url.path == "/token":
             form = dict(urllib.parse.parse_qsl(raw.decode()))
             if args.huge == "token":
@@ -248,9 +303,12 @@ class Handler(BaseHTTPRequestHandler):
                 return self.hold()
             status, body = self.token(form)
             issued = {k: body[k] for k in ("access_token", "refresh_token")} if status == 200 else None
-            record({"method": "POST", "path": "/token", "keys": sorted(form), "grant_type": form.get("grant_type"),
-                    "resource": form.get("resource"), "refresh_token": form.get("refresh_token"),
-                    "status": status, "issued": issued})
+            entry = {"method": "POST", "path": "/token", "keys": sorted(form), "grant_type": form.get("grant_type"),
+                     "resource": form.get("resource"), "refresh_token": form.get("refresh_token"),
+                     "status": status, "issued": issued}
+            if form.get("grant_type") == "urn:ietf:params:oauth:grant-type:device_code":
+                entry["t"] = time.monotonic()  # the times of the polls
+            record(entry)
             return self.send_json(status, body)
         if url.path == args.mcp_path:
             return self.mcp(raw)
@@ -271,6 +329,24 @@ class Handler(BaseHTTPRequestHandler):
             if digest != challenge or form.get("redirect_uri") != redirect_uri:
                 return 400, {"error": "invalid_grant"}
             return 200, self.issue(scope)
+        if form.get("grant_type") == "urn:ietf:params:oauth:grant-type:device_code" and args.device:
+            with lock:
+                device = devices.get(form.get("device_code", ""))
+                scripted = device_polls.pop(0) if device is not None and device_polls else None
+            if device is None or not form.get("resource"):
+                return 400, {"error": "invalid_grant"}
+            if scripted is not None:
+                kind, _, code = scripted.partition(":")
+                return 400, {"error": {"pending": "authorization_pending", "slow_down": "slow_down"}.get(kind, code)}
+            if time.monotonic() >= device["expires"]:
+                return 400, {"error": "expired_token"}
+            if device["choice"] is None:
+                return 400, {"error": "authorization_pending"}
+            if device["choice"] == "deny":
+                return 400, {"error": "access_denied"}
+            with lock:
+                devices.pop(form.get("device_code", ""), None)
+            return 200, self.issue(device["scope"])
         if form.get("grant_type") == "refresh_token":
             with lock:
                 scope = refresh.pop(form.get("refresh_token", ""), None)
@@ -331,7 +407,7 @@ class Handler(BaseHTTPRequestHandler):
         record({**entry, "status": 200})
         self.send_json(200, {"jsonrpc": "2.0", "id": msg["id"], "result": result})
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server = ThreadingHTTPServer((args.bind, 0), Handler)
 threading.Thread(target=server.serve_forever, daemon=True).start()
 print(f"PORT {server.server_address[1]}", flush=True)
 sys.stdin.read()

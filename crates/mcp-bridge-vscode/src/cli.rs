@@ -1,7 +1,7 @@
 //! The command line (BRIEF.md, "The command"). Parsing only checks; the
 //! front end's configuration is built from it in `main`.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 
 /// A bridge that lets VS Code (MCP 2025-11-25) use an MCP server of
@@ -91,6 +91,12 @@ pub struct BridgeArgs {
     /// Do not open a browser: the sign-in line on stderr has the URL.
     #[arg(long)]
     pub no_browser: bool,
+    /// How to sign in: `device` (RFC 8628: a URL and a code, from any
+    /// machine), `browser` (a redirect to 127.0.0.1 of this host), or
+    /// `auto`: the device grant on a remote host (SSH, a container, WSL,
+    /// Codespaces) when the server offers it, else the browser.
+    #[arg(long, value_enum, default_value_t = SignIn::Auto, value_name = "HOW")]
+    pub sign_in: SignIn,
     /// For tests: one time limit for every forwarded request, in ms.
     #[arg(long, hide = true, value_name = "MS")]
     pub test_request_timeout_ms: Option<u64>,
@@ -136,4 +142,12 @@ fn parse_listen_ms(text: &str) -> Result<[u64; 4], String> {
     let numbers: Vec<u64> =
         text.split(',').map(|n| n.trim().parse::<u64>()).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
     numbers.try_into().map_err(|_| "expected four numbers: BACKOFF,MAX,STABLE,ACK".to_string())
+}
+
+/// The values of `--sign-in`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SignIn {
+    Auto,
+    Browser,
+    Device,
 }

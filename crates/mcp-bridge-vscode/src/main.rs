@@ -11,7 +11,9 @@ use clap::Parser;
 use cli::{BridgeArgs, Cli, Command};
 use mcp_bridge::frontend::{self, Config, Exit, Timeouts, UpstreamSpec};
 use mcp_bridge::listener::ListenTimings;
-use mcp_bridge::upstream::http::auth::{canonical_resource, AuthOptions, ClientOptions, Store, REQUEST_TIME_LIMIT};
+use mcp_bridge::upstream::http::auth::{
+    canonical_resource, AuthOptions, ClientOptions, Place, SignInMode, Store, REQUEST_TIME_LIMIT,
+};
 use mcp_bridge::upstream::http::{CaBundle, HttpOptions, SecretHeader, Url};
 use mcp_bridge::upstream::StdioCommand;
 use std::path::Path;
@@ -184,6 +186,12 @@ fn http_options(args: &BridgeArgs, url: Url) -> Result<HttpOptions, String> {
         sandbox: std::env::var("SANDBOX_RUNTIME").is_ok_and(|v| v == "1"),
         store,
         request_limit: args.test_oauth_timeout_ms.map_or(REQUEST_TIME_LIMIT, Duration::from_millis),
+        sign_in: match args.sign_in {
+            cli::SignIn::Auto => SignInMode::Auto,
+            cli::SignIn::Browser => SignInMode::Browser,
+            cli::SignIn::Device => SignInMode::Device,
+        },
+        place: Place::here(),
     };
     Ok(HttpOptions { url, headers, ca, max_response_bytes, auth: Some(auth) })
 }

@@ -17,6 +17,16 @@ use std::sync::{Arc, Mutex, Weak};
 /// The message of the question.
 const MESSAGE: &str = "The upstream server needs a new sign-in. Open the URL to sign in, then return here.";
 
+/// The message of the question of a device sign-in, with its code.
+fn message(code: Option<&str>) -> String {
+    match code {
+        None => MESSAGE.to_owned(),
+        Some(code) => format!(
+            "The upstream server needs a new sign-in. Open the URL, enter the code {code} if it asks for one, then return here."
+        ),
+    }
+}
+
 /// The consent function of the upstream client of this connection. It
 /// holds the connection weakly: the connection owns the client.
 pub fn ask_fn(shared: &Arc<Shared>, declared_url: bool) -> ConsentFn {
@@ -29,8 +39,8 @@ pub fn ask_fn(shared: &Arc<Shared>, declared_url: bool) -> ConsentFn {
             let can_ask = declared_url && shared.initialized.load(Ordering::Acquire);
             match request {
                 ConsentStep::CanAsk if can_ask => Consent::Accepted,
-                ConsentStep::Ask(url) if can_ask => ask(&shared, &step, url).await,
-                ConsentStep::CanAsk | ConsentStep::Ask(_) => Consent::NoConsent,
+                ConsentStep::Ask { url, code } if can_ask => ask(&shared, &step, url, code.as_deref()).await,
+                ConsentStep::CanAsk | ConsentStep::Ask { .. } => Consent::NoConsent,
                 ConsentStep::Done => {
                     // The sign-in is over: VS Code hides the URL.
                     let done = lock(&step).take();
@@ -45,10 +55,10 @@ pub fn ask_fn(shared: &Arc<Shared>, declared_url: bool) -> ConsentFn {
     })
 }
 
-async fn ask(shared: &Shared, step: &Mutex<Option<String>>, url: String) -> Consent {
+async fn ask(shared: &Shared, step: &Mutex<Option<String>>, url: String, code: Option<&str>) -> Consent {
     let n = shared.elicitation_ids.fetch_add(1, Ordering::Relaxed);
     let id = format!("elicitation-{n}");
-    let params = json!({"mode": "url", "message": MESSAGE, "url": url, "elicitationId": id});
+    let params = json!({"mode": "url", "message": message(code), "url": url, "elicitationId": id});
     let (question, answer) = shared.asks.ask(&shared.out, "elicitation/create", params).await;
     let answer = match tokio::time::timeout(shared.config.timeouts.input, answer).await {
         Ok(answer) => answer.unwrap_or(Answer::Invalid),

@@ -84,8 +84,9 @@ pub enum ConsentStep {
     /// Whether the client can be asked at all (`Accepted` or `NoConsent`),
     /// before the sign-in sends anything.
     CanAsk,
-    /// Open this start URL.
-    Ask(String),
+    /// Open this URL; with a code, the user enters it there (the device
+    /// grant).
+    Ask { url: String, code: Option<String> },
     /// The sign-in is over.
     Done,
 }

@@ -60,6 +60,8 @@ pub struct ServerMetadata {
     pub authorization_endpoint: Url,
     pub token_endpoint: Url,
     pub registration_endpoint: Option<Url>,
+    /// The device authorization endpoint of RFC 8628, when it offers one.
+    pub device_authorization_endpoint: Option<Url>,
     pub client_id_metadata_document_supported: bool,
     pub iss_parameter_supported: bool,
     /// `token_endpoint_auth_methods_supported` (empty when absent).
@@ -172,6 +174,7 @@ pub fn check_metadata(document: &Value, issuer: &str) -> Result<ServerMetadata, 
         authorization_endpoint,
         token_endpoint,
         registration_endpoint: endpoint("registration_endpoint")?,
+        device_authorization_endpoint: endpoint("device_authorization_endpoint")?,
         client_id_metadata_document_supported: document
             .get("client_id_metadata_document_supported")
             .and_then(Value::as_bool)

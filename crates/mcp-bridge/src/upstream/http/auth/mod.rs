@@ -16,9 +16,11 @@
 //! a detail or a log line.
 
 pub(crate) mod challenge;
+mod device;
 pub(crate) mod discovery;
 mod fetch;
 pub(crate) mod listener;
+mod place;
 pub(crate) mod register;
 mod shared;
 mod signin;
@@ -26,6 +28,7 @@ mod store;
 mod vault;
 
 pub use fetch::TIME_LIMIT as REQUEST_TIME_LIMIT;
+pub use place::{Place, Remote};
 pub use register::ClientOptions;
 pub use store::Store;
 
@@ -71,6 +74,24 @@ pub struct AuthOptions {
     /// The time limit of each request of the sign-in and of a refresh
     /// (`fetch::TIME_LIMIT`; shorter in tests).
     pub request_limit: Duration,
+    /// `--sign-in`: how a sign-in reaches the user.
+    pub sign_in: SignInMode,
+    /// Where the bridge runs (`Place::here()`): on a remote host no
+    /// browser opens, and `auto` takes the device grant.
+    pub place: Place,
+}
+
+/// How a sign-in reaches the user (`--sign-in`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SignInMode {
+    /// The device grant on a remote host when the authorization server
+    /// offers it and the registration allows it; else the browser.
+    #[default]
+    Auto,
+    /// The authorization code flow through the loopback redirect.
+    Browser,
+    /// The device grant (RFC 8628), wherever the bridge runs.
+    Device,
 }
 
 /// The errors of the sign-in are errors of the bridge.
@@ -388,8 +409,10 @@ impl Auth {
     }
 
     /// One sign-in. During initialize the browser opens (or the sign-in line
-    /// names the start URL); a `later` one asks the client to open it, with
-    /// a URL elicitation, and stops when the user does not consent.
+    /// names the URL); a `later` one asks the client to open it, with a URL
+    /// elicitation, and stops when the user does not consent. On a remote
+    /// host, or with `--sign-in device`, the device grant replaces the
+    /// loopback redirect where the authorization server offers it.
     async fn sign_in(&self, record: &mut Record, challenge: &Challenge, later: bool) -> Result<(), BridgeError> {
         let server_url =
             Url::parse(&self.resource).map_err(|_| fail(Cause::SignInFailed, "the server URL is not valid"))?;
@@ -398,24 +421,57 @@ impl Auth {
         let issuer = resource.authorization_servers.first().cloned().unwrap_or_default();
         let server: ServerMetadata = discovery::server_metadata(&self.http, &issuer).await?;
         let port = self.redirect_port(record);
-        let listener = listener::bind(port).await?;
         let redirect_uri = format!("http://127.0.0.1:{port}{}", listener::CALLBACK_PATH);
+        let offers_device = server.device_authorization_endpoint.is_some();
+        let wants_device = match self.options.sign_in {
+            SignInMode::Device => true,
+            SignInMode::Auto => offers_device && self.options.place != Place::Local,
+            SignInMode::Browser => false,
+        };
+        // The browser flow binds its port before anything is registered: a
+        // port in use then stops it before a registration names that port.
+        let listener = if wants_device { None } else { Some(listener::bind(port).await?) };
+        let stored = record.grants.get(&issuer);
         let grant =
-            register::register(&self.http, &self.options.client, &server, record.grants.get(&issuer), &redirect_uri)
+            register::register(&self.http, &self.options.client, &server, stored, (&redirect_uri, wants_device))
                 .await?;
         let scope = scope_for(challenge, &resource.scopes_supported, grant.scope.as_deref());
         let indicator = resource.resource.clone().unwrap_or_else(|| self.resource.clone());
-        let flow = signin::SignIn {
-            http: &self.http,
-            server: &server,
-            grant: &grant,
-            resource: &indicator,
-            scope: scope.as_deref(),
-            listener: &listener,
-            redirect_uri: &redirect_uri,
-            present: if later { signin::Present::Ask(self) } else { signin::Present::Browser(self.options.browser) },
+        let device = wants_device && (self.options.sign_in == SignInMode::Device || grant.allows_device());
+        let open = self.options.browser && self.options.place == Place::Local;
+        let present = if later { signin::Present::Ask(self) } else { signin::Present::Browser(open) };
+        let token = if device {
+            let expired = self.timeout_error();
+            let flow = device::DeviceSignIn {
+                http: &self.http,
+                server: &server,
+                grant: &grant,
+                resource: &indicator,
+                scope: scope.as_deref(),
+                present,
+                expired,
+            };
+            device::sign_in(flow).await?
+        } else {
+            let listener = match listener {
+                Some(listener) => listener,
+                None => listener::bind(port).await?,
+            };
+            if let Place::Remote(remote) = self.options.place {
+                tracing::warn!("{}", remote.advice(port));
+            }
+            let flow = signin::SignIn {
+                http: &self.http,
+                server: &server,
+                grant: &grant,
+                resource: &indicator,
+                scope: scope.as_deref(),
+                listener: &listener,
+                redirect_uri: &redirect_uri,
+                present,
+            };
+            signin::sign_in(flow).await?
         };
-        let token = signin::sign_in(flow).await?;
         let mut grant = grant;
         signin::store_tokens(&mut grant, &token, scope.as_deref());
         record.redirect_port = Some(port);
@@ -428,9 +484,11 @@ impl Auth {
         Ok(())
     }
 
-    /// Asks the client to open the start URL of a later sign-in.
-    pub(super) async fn ask(&self, start_url: &str) -> Result<(), BridgeError> {
-        match (self.consent)(ConsentStep::Ask(start_url.to_owned())).await {
+    /// Asks the client to open the URL of a later sign-in (with the code of
+    /// a device sign-in).
+    pub(super) async fn ask(&self, url: &str, code: Option<&str>) -> Result<(), BridgeError> {
+        let step = ConsentStep::Ask { url: url.to_owned(), code: code.map(str::to_owned) };
+        match (self.consent)(step).await {
             Consent::Accepted => Ok(()),
             Consent::Declined => {
                 *crate::support::lock(&self.declined_at) = Some(std::time::Instant::now());

@@ -42,7 +42,7 @@ pub async fn register(
     options: &ClientOptions,
     server: &ServerMetadata,
     stored: Option<&Grant>,
-    redirect_uri: &str,
+    (redirect_uri, device): (&str, bool),
 ) -> Result<Grant, BridgeError> {
     if let Some((client_id, issuer)) = &options.pre_registered {
         if issuer != &server.issuer {
@@ -61,7 +61,9 @@ pub async fn register(
         grant.registration = "metadata-document".into();
         return Ok(grant);
     }
-    if let Some(grant) = stored.filter(|g| g.registration == "dynamic") {
+    // A stored registration serves, unless the device grant is wanted and
+    // it does not allow it: then a new one asks for it.
+    if let Some(grant) = stored.filter(|g| g.registration == "dynamic" && (!device || g.allows_device())) {
         return Ok(grant.clone());
     }
     let Some(endpoint) = &server.registration_endpoint else {
@@ -70,7 +72,7 @@ pub async fn register(
     let document = json!({
         "client_name": options.name,
         "redirect_uris": [redirect_uri],
-        "grant_types": ["authorization_code", "refresh_token"],
+        "grant_types": grant_types(device),
         "response_types": ["code"],
         "token_endpoint_auth_method": "none",
         "application_type": "native",
@@ -86,7 +88,24 @@ pub async fn register(
         .await
         .map_err(|failure| fail(Cause::SignInFailed, format!("registration: {}", failure.text())))?;
     let body: Value = serde_json::from_slice(&response.body).unwrap_or(Value::Null);
-    registration(response.status, &body, redirect_uri)
+    let mut grant = registration(response.status, &body, redirect_uri)?;
+    // RFC 7591: the response names the grant types it registered; without
+    // them, the server took those that were asked.
+    grant.grant_types = match body.get("grant_types").and_then(Value::as_array) {
+        Some(types) => types.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+        None => grant_types(device),
+    };
+    Ok(grant)
+}
+
+/// The grant types a dynamic registration asks for: the device grant too
+/// when the sign-in may use it.
+fn grant_types(device: bool) -> Vec<String> {
+    let mut types = vec!["authorization_code".to_owned(), "refresh_token".to_owned()];
+    if device {
+        types.push(super::device::GRANT_TYPE.to_owned());
+    }
+    types
 }
 
 /// The grant of a registration response (RFC 7591 section 3.2.1), or

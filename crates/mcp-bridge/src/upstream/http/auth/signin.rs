@@ -31,10 +31,10 @@ pub struct SignIn<'a> {
     pub present: Present<'a>,
 }
 
-/// How the start URL reaches the user.
+/// How the URL of a sign-in reaches the user.
 pub enum Present<'a> {
     /// During initialize: the sign-in line on stderr, and the browser when
-    /// `true` (not `--no-browser`).
+    /// `true` (not `--no-browser`, and not on a remote host).
     Browser(bool),
     /// Later: a URL elicitation to the client, which must accept it.
     Ask(&'a super::Auth),
@@ -71,8 +71,13 @@ pub async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, BridgeError
     let port = flow.listener.local_addr().map(|a| a.port()).unwrap_or(0);
     let start_url = format!("http://127.0.0.1:{port}{start_path}");
     match flow.present {
-        Present::Browser(browser) => open(&start_url, browser).await,
-        Present::Ask(auth) => auth.ask(&start_url).await?,
+        Present::Browser(browser) => {
+            tracing::warn!("sign-in: open {start_url} in a web browser to sign in to the upstream server");
+            if browser {
+                open_browser(&start_url).await;
+            }
+        }
+        Present::Ask(auth) => auth.ask(&start_url, None).await?,
     }
     let redirect = listener::serve(flow.listener, &start_path, &auth_url, state.secret()).await?;
     let code = check_redirect(&redirect, flow.server)?;
@@ -113,7 +118,7 @@ pub fn check_authorization_url(url: &Url, state: &str, redirect_uri: &str) -> Re
 /// How a client with a secret authenticates at the token endpoint: the
 /// method of its registration, else HTTP Basic unless the server supports
 /// only `client_secret_post`.
-fn auth_type(grant: &Grant, server: &ServerMetadata) -> AuthType {
+pub(super) fn auth_type(grant: &Grant, server: &ServerMetadata) -> AuthType {
     let post = match grant.token_auth_method.as_deref() {
         Some(method) => method == "client_secret_post",
         None => {
@@ -128,16 +133,12 @@ fn auth_type(grant: &Grant, server: &ServerMetadata) -> AuthType {
     }
 }
 
-/// Opens the browser at the start URL, or writes the sign-in line: VS Code
-/// shows stderr in the Output channel of the server, where the user can
-/// open the URL. A browser that does not open is not fatal: the line is
-/// there.
-async fn open(start_url: &str, browser: bool) {
-    tracing::warn!("sign-in: open {start_url} in a web browser to sign in to the upstream server");
-    if !browser {
-        return;
-    }
-    let url = start_url.to_owned();
+/// Opens the browser at a URL of the sign-in, whose line is in the log
+/// already: VS Code shows stderr in the Output channel of the server,
+/// where the user can open the URL. A browser that does not open is not
+/// fatal: the line is there.
+pub(super) async fn open_browser(url: &str) {
+    let url = url.to_owned();
     let opened = tokio::task::spawn_blocking(move || webbrowser::open(&url)).await;
     if !matches!(opened, Ok(Ok(()))) {
         tracing::warn!("the browser did not open; open the sign-in URL of the line above by hand");
@@ -215,9 +216,9 @@ pub fn store_tokens(grant: &mut Grant, token: &BasicTokenResponse, requested_sco
 /// there is no response, and the HTTP status of a response
 /// (`token request: invalid_grant, HTTP status 400`); never a token or a
 /// code.
-fn token_error<E: std::error::Error>(
+pub(super) fn token_error<E: std::error::Error, T: oauth2::ErrorResponseType + AsRef<str> + std::fmt::Display>(
     step: &str,
-    err: &oauth2::RequestTokenError<E, oauth2::basic::BasicErrorResponse>,
+    err: &oauth2::RequestTokenError<E, oauth2::StandardErrorResponse<T>>,
     outcome: Option<Result<u16, Failure>>,
 ) -> BridgeError {
     let what = match (err, outcome) {
@@ -239,17 +240,17 @@ fn token_error<E: std::error::Error>(
 /// keeps the status of the response or why there is none, for the
 /// detail of a failure. A type of its own (not a closure) so that its
 /// future is `Send` for every lifetime, as the tasks of the bridge need.
-struct Carrier<'a> {
+pub(super) struct Carrier<'a> {
     http: &'a Fetcher,
     outcome: std::sync::Mutex<Option<Result<u16, Failure>>>,
 }
 
 impl<'a> Carrier<'a> {
-    fn new(http: &'a Fetcher) -> Self {
+    pub(super) fn new(http: &'a Fetcher) -> Self {
         Carrier { http, outcome: std::sync::Mutex::new(None) }
     }
 
-    fn outcome(&self) -> Option<Result<u16, Failure>> {
+    pub(super) fn outcome(&self) -> Option<Result<u16, Failure>> {
         *crate::support::lock(&self.outcome)
     }
 }
@@ -295,6 +296,7 @@ mod tests {
             authorization_endpoint: Url::parse("https://auth.example.com/authorize").unwrap_or_else(|e| panic!("{e}")),
             token_endpoint: Url::parse("https://auth.example.com/token").unwrap_or_else(|e| panic!("{e}")),
             registration_endpoint: None,
+            device_authorization_endpoint: None,
             client_id_metadata_document_supported: false,
             iss_parameter_supported: iss_supported,
             token_auth_methods: Vec::new(),

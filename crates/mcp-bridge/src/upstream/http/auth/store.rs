@@ -65,6 +65,19 @@ pub struct Grant {
     /// The scopes requested so far (space-separated), for the step-up union.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// The grant types a dynamic registration allows (its response's
+    /// `grant_types`); empty for another registration, or one from before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grant_types: Vec<String>,
+}
+
+impl Grant {
+    /// Whether the client may sign in with the device grant: a dynamic
+    /// registration must allow it; of another one the bridge cannot know,
+    /// and the authorization server says so if it does not.
+    pub fn allows_device(&self) -> bool {
+        self.registration != "dynamic" || self.grant_types.iter().any(|g| g == super::device::GRANT_TYPE)
+    }
 }
 
 /// The record of one upstream server.

@@ -224,6 +224,7 @@ mod tests {
             expires_at: Some(7),
             token_auth_method: None,
             scope: Some("s".into()),
+            grant_types: vec!["authorization_code".into()],
         };
         let mut public = full.clone();
         let secrets = Secrets::take(&mut public);
