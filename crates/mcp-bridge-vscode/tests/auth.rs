@@ -16,6 +16,8 @@ mod harness;
 mod device;
 #[path = "auth/listener.rs"]
 mod listener;
+#[path = "auth/remote_host.rs"]
+mod remote_host;
 
 use harness::bridge_error;
 use harness::driver::{assert_no_panic, Driver, STEP};
@@ -100,9 +102,15 @@ impl Fake {
 
     /// With the MCP endpoint at `path` (`--mcp-path`).
     fn start_at(dir: &Path, path: &str, options: &[&str]) -> Fake {
+        Fake::spawn(Command::new("python3"), dir, path, options)
+    }
+
+    /// `python3` of `cmd` (which can run it in another network namespace)
+    /// with the fake and its options.
+    fn spawn(mut cmd: Command, dir: &Path, path: &str, options: &[&str]) -> Fake {
         let record = dir.join("record.jsonl");
         let script = harness::repo_root().join("tests/fake/auth_upstream.py");
-        let mut child = Command::new("python3")
+        let mut child = cmd
             .arg(script)
             .arg("--record")
             .arg(&record)

@@ -14,7 +14,7 @@ const DEVICE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
 
 /// The sign-in line of a device sign-in: its URL and its code.
 #[track_caller]
-fn device_line(driver: &mut Driver) -> (String, String) {
+pub(super) fn device_line(driver: &mut Driver) -> (String, String) {
     const OPEN: &str = "sign-in: open ";
     driver.wait_stderr(OPEN, 1);
     let stderr = driver.stderr_text();
