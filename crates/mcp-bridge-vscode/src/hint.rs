@@ -98,8 +98,14 @@ fn on_path(name: &str) -> bool {
     #[cfg(windows)]
     {
         let pathext = std::env::var_os("PATHEXT");
-        mcp_bridge::upstream::command::resolve(name.as_ref(), Some(&path), pathext.as_deref(), &|p| p.is_file())
-            .is_some()
+        let is_file = |p: &Path| p.is_file();
+        mcp_bridge::upstream::command::resolve(
+            std::ffi::OsStr::new(name),
+            Some(path.as_os_str()),
+            pathext.as_deref(),
+            &is_file,
+        )
+        .is_some()
     }
     #[cfg(not(windows))]
     {
@@ -194,6 +200,7 @@ mod tests {
         let name = file.to_str().expect("a UTF-8 temporary path");
         assert_eq!(Names::of(name), Names::File);
         let _ = std::fs::remove_file(&file);
+        #[cfg(unix)]
         assert_eq!(Names::of("sh"), Names::Program, "sh is on the PATH of every Unix machine");
         assert_eq!(Names::of("no-such-program-anywhere"), Names::Nothing);
         assert_eq!(Names::of("https://mcp.example.com/mcp"), Names::Nothing);
