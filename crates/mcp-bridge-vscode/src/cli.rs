@@ -1,4 +1,4 @@
-//! The command line (BRIEF.md, "The command"). Parsing only checks; the
+//! The command line (the README's "Command line"). Parsing only checks; the
 //! front end's configuration is built from it in `main`.
 
 use clap::{Args, Parser, Subcommand};
