@@ -48,6 +48,13 @@ pub fn not_a_url(prefix: &str, words: &[String], names: Names) -> String {
                 command.join(" ")
             )
         }
+        // A URL and more words: the words are not repeated, since the URL
+        // may hold a key.
+        Names::Nothing if words.len() > 1 && first.contains("://") => format!(
+            "give one URL ({} and {} more word(s) were given), or the command of a server after --",
+            origin(first),
+            words.len() - 1
+        ),
         Names::Nothing if words.len() > 1 => format!(
             "give one URL, or the command of a server after -- ({prefix} -- {}); {} is not a valid http or https URL",
             words.iter().map(|w| quoted(w)).collect::<Vec<_>>().join(" "),
@@ -190,6 +197,16 @@ mod tests {
         assert_eq!(
             message,
             "give one URL, or the command of a server after -- (mcp-bridge-vscode check -- srv --flag); srv is not a valid http or https URL"
+        );
+    }
+
+    #[test]
+    fn a_url_with_more_words_is_repeated_up_to_its_origin_only() {
+        let words = ["https://mcp.example.com/mcp?key=SECRET".to_owned(), "extra".to_owned()];
+        let message = not_a_url("mcp-bridge-vscode", &words, Names::Nothing);
+        assert_eq!(
+            message,
+            "give one URL (https://mcp.example.com and 1 more word(s) were given), or the command of a server after --"
         );
     }
 
