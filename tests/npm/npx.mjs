@@ -63,6 +63,9 @@ function check(rule, condition, detail) {
 /** A started process with its output collected and a bounded wait for its end. */
 function start(command, args) {
     const child = spawn(command, args, { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // A process may end before it reads its stdin (`--version`): the write
+    // then fails with EPIPE, which is no failure of a rule.
+    child.stdin.on('error', () => {});
     const out = [];
     const err = [];
     child.stdout.on('data', (chunk) => out.push(chunk));
@@ -93,7 +96,8 @@ function start(command, args) {
 async function run(way, args, input = '') {
     const [command, argv] = ways[way](args);
     const p = start(command, argv);
-    p.child.stdin.end(input);
+    if (input) p.child.stdin.end(input);
+    else p.child.stdin.end();
     return p.end();
 }
 
