@@ -3,15 +3,23 @@
 // SDK 1.32.2 client, the same Python `mcp==2.3.0` HTTP upstream
 // (tests/peers/python/http_server.py), three ways in one run:
 //
-//   direct      the client over Streamable HTTP to the server itself
-//   mcp-remote  the client over stdio to `mcp-remote <url> --protocol auto`
-//   bridge      the client over stdio to `mcp-bridge-vscode <url>`
+//   direct          the client over Streamable HTTP to the server itself
+//   mcp-remote      the client over stdio to `node proxy.js <url> --protocol auto`
+//   npx mcp-remote  the same started as users start it: `npx mcp-remote <url> ...`
+//   bridge          the client over stdio to `mcp-bridge-vscode <url>`
+//   npx bridge      the same started through the npm package:
+//                   `npx mcp-bridge-vscode <url>` (its launcher, then the binary)
 //
 // It prints, per way, the time from the start to the initialize result, the
 // p50 and p99 of a small tools/call, the throughput of 1 MiB results (1 MiB
-// each way), and the peak RSS of the proxy process (VmHWM), then the ratios
-// bridge/mcp-remote of the added latency and of the RSS. Figures of one run
-// on one machine; compare the ratios.
+// each way), the peak RSS of the process the client started (VmHWM), and the
+// RSS of its whole process tree (npm, the shell it starts, a launcher, the
+// proxy: the sum of each process's peak), then the ratios bridge/mcp-remote
+// of the added latency and of the RSS. The npx ways run when --npx-dir (the
+// folder of an install of the npm packages) and --remote-dir (the folder
+// whose node_modules has mcp-remote) are given; npx finds the package there,
+// with the network off. Figures of one run on one machine; compare the
+// ratios.
 //
 // The same again against the TypeScript SDK v2 HTTP peer
 // (tests/peers/node/http-server-v2.mjs) when --node-server is given: a second
@@ -23,13 +31,14 @@
 // the same start against the same server without a sign-in (issue 13: the
 // store must add less than 5 ms).
 //
-//   node bench-http.mjs --bridge PATH --python PATH --server PATH --mcp-remote PATH [--node-server PATH] [--auth-server PATH] [--iterations N] [--quick]
+//   node bench-http.mjs --bridge PATH --python PATH --server PATH --mcp-remote PATH [--node-server PATH] [--auth-server PATH]
+//                       [--npx-dir PATH --remote-dir PATH] [--iterations N] [--quick]
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -49,6 +58,8 @@ const server = option('--server');
 const remote = option('--mcp-remote');
 const nodeServer = option('--node-server');
 const authServer = option('--auth-server');
+const npxDir = option('--npx-dir');
+const remoteDir = option('--remote-dir');
 if (!bridge || !python || !server || !remote || !(iterations > 0)) {
     process.stderr.write('usage: bench-http.mjs --bridge PATH --python PATH --server PATH --mcp-remote PATH [--iterations N] [--quick]\n');
     process.exit(2);
@@ -78,6 +89,27 @@ function peakRss(pid) {
     } catch {
         return null;
     }
+}
+
+/** The sum of the peak RSS of `pid` and of every process below it. */
+function treeRss(pid) {
+    const parents = new Map();
+    for (const name of readdirSync('/proc')) {
+        if (!/^\d+$/.test(name)) continue;
+        try {
+            const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+            parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+        } catch {
+            // Gone meanwhile.
+        }
+    }
+    let total = 0;
+    let level = [pid];
+    while (level.length) {
+        for (const p of level) total += peakRss(p) ?? 0;
+        level = [...parents].filter(([, parent]) => level.includes(parent)).map(([child]) => child);
+    }
+    return total || null;
 }
 
 function percentile(sorted, p) {
@@ -118,14 +150,33 @@ function modernClient(url) {
     };
 }
 
+/** npx as a user runs it, from `cwd`, with npm's network off. */
+function npx(cwd, args) {
+    const env = { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false' };
+    return new StdioClientTransport({ command: 'npx', args, cwd, env, stderr: 'ignore' });
+}
+
+function transportOf(name, url) {
+    const remoteArgs = [url, '--protocol', 'auto', '--allow-http'];
+    switch (name) {
+        case 'direct':
+            return new StreamableHTTPClientTransport(new URL(url));
+        case 'mcp-remote':
+            return new StdioClientTransport({ command: process.execPath, args: [remote, ...remoteArgs], stderr: 'ignore' });
+        case 'npx mcp-remote':
+            return npx(remoteDir, ['mcp-remote', ...remoteArgs]);
+        case 'bridge':
+            return new StdioClientTransport({ command: bridge, args: [url], stderr: 'ignore' });
+        case 'npx bridge':
+            return npx(npxDir, ['mcp-bridge-vscode', url]);
+        default:
+            throw new Error(`no way ${name}`);
+    }
+}
+
 async function measure(name, url, modern) {
     if (name === 'direct' && modern) return timed(name, modernClient(url), null);
-    const transport =
-        name === 'direct'
-            ? new StreamableHTTPClientTransport(new URL(url))
-            : name === 'mcp-remote'
-              ? new StdioClientTransport({ command: process.execPath, args: [remote, url, '--protocol', 'auto', '--allow-http'], stderr: 'ignore' })
-              : new StdioClientTransport({ command: bridge, args: [url], stderr: 'ignore' });
+    const transport = transportOf(name, url);
     const client = new Client({ name: 'bench-http', version: '1.0.0' }, { capabilities: {} });
     return timed(name, { connect: () => client.connect(transport), callTool: (p, s, o) => client.callTool(p, s, o), close: () => client.close() }, transport);
 }
@@ -155,6 +206,7 @@ async function timed(name, client, transport) {
     big.sort((a, b) => a - b);
     const pid = transport?.pid ?? null;
     const rss = pid ? peakRss(pid) : null;
+    const tree = pid ? treeRss(pid) : null;
     await client.close();
     return {
         name,
@@ -162,7 +214,8 @@ async function timed(name, client, transport) {
         p50: percentile(samples, 0.5),
         p99: percentile(samples, 0.99),
         mbps: (2 * text.length) / 1e6 / (percentile(big, 0.5) / 1e3),
-        rss
+        rss,
+        tree
     };
 }
 
@@ -170,7 +223,8 @@ async function run(label, command, args, modern) {
     const { url, child } = await startServer(command, args);
     try {
         const rows = [];
-        for (const name of ['direct', 'mcp-remote', 'bridge']) rows.push(await measure(name, url, modern));
+        const ways = npxDir && remoteDir ? ['direct', 'mcp-remote', 'npx mcp-remote', 'bridge', 'npx bridge'] : ['direct', 'mcp-remote', 'bridge'];
+        for (const name of ways) rows.push(await measure(name, url, modern));
         report(label, rows);
     } finally {
         child.stdin.end();
@@ -179,20 +233,30 @@ async function run(label, command, args, modern) {
 }
 
 function report(label, rows) {
-    const [direct, mcpRemote, ours] = rows;
+    const way = (name) => rows.find((r) => r.name === name);
+    const [direct, mcpRemote, ours] = [way('direct'), way('mcp-remote'), way('bridge')];
     const fmt = (n, d = 0) => (n === null || n === undefined || Number.isNaN(n) ? '—' : n.toFixed(d));
+    const mib = (bytes) => fmt(bytes && bytes / (1 << 20), 1);
     console.log(`\nHTTP benchmark, ${label} upstream: ${iterations} small tools/call per way, ${bigRounds} rounds of 1 MiB each way`);
-    console.log('way         start (ms)  p50 (µs)  p99 (µs)  added p50 (µs)  1 MiB (MB/s)  peak RSS (MiB)');
+    console.log('way             start (ms)  p50 (µs)  p99 (µs)  added p50 (µs)  1 MiB (MB/s)  peak RSS (MiB)  tree RSS (MiB)');
     for (const r of rows) {
         const added = r.name === 'direct' ? null : r.p50 - direct.p50;
         console.log(
-            `${r.name.padEnd(11)} ${fmt(r.startupMs, 1).padStart(10)}  ${fmt(r.p50).padStart(8)}  ${fmt(r.p99).padStart(8)}  ${fmt(added).padStart(14)}  ${fmt(r.mbps, 1).padStart(12)}  ${fmt(r.rss && r.rss / (1 << 20), 1).padStart(14)}`
+            `${r.name.padEnd(15)} ${fmt(r.startupMs, 1).padStart(10)}  ${fmt(r.p50).padStart(8)}  ${fmt(r.p99).padStart(8)}  ${fmt(added).padStart(14)}  ${fmt(r.mbps, 1).padStart(12)}  ${mib(r.rss).padStart(14)}  ${mib(r.tree).padStart(14)}`
         );
     }
     const addedRemote = mcpRemote.p50 - direct.p50;
     const addedOurs = ours.p50 - direct.p50;
     console.log(`ratio bridge/mcp-remote: added p50 ${fmt(addedOurs / addedRemote, 3)} (target <= 0.2), peak RSS ${fmt(ours.rss && mcpRemote.rss ? ours.rss / mcpRemote.rss : null, 3)} (target <= 0.1)`);
     console.log(`ratio bridge/direct: 1 MiB throughput ${fmt(ours.mbps / direct.mbps, 3)}, mcp-remote/direct ${fmt(mcpRemote.mbps / direct.mbps, 3)}`);
+    const [npxRemote, npxOurs] = [way('npx mcp-remote'), way('npx bridge')];
+    if (npxRemote && npxOurs) {
+        console.log(
+            `through npx: the bridge starts in ${fmt(npxOurs.startupMs, 1)} ms (${fmt(npxOurs.startupMs - ours.startupMs, 1)} ms for npm and the launcher), ` +
+                `adds ${fmt(npxOurs.p50 - ours.p50)} µs to the p50 of the bare bridge, and its tree takes ${mib(npxOurs.tree)} MiB ` +
+                `(mcp-remote's ${mib(npxRemote.tree)} MiB: ${fmt(npxOurs.tree / npxRemote.tree, 3)})`
+        );
+    }
 }
 
 await run('Python mcp 2.3.0', python, [server], false);

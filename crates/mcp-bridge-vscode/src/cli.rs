@@ -1,4 +1,4 @@
-//! The command line (BRIEF.md, "The command"). Parsing only checks; the
+//! The command line (the README's "Command line"). Parsing only checks; the
 //! front end's configuration is built from it in `main`.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -9,7 +9,8 @@ use std::ffi::OsString;
 #[derive(Debug, Parser)]
 #[command(name = "mcp-bridge-vscode", version, args_conflicts_with_subcommands = true)]
 #[command(
-    override_usage = "mcp-bridge-vscode [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-bridge-vscode [OPTIONS] <URL>\n       mcp-bridge-vscode logout <URL>\n       mcp-bridge-vscode check [OPTIONS] [-- <COMMAND> [ARGS]... | <URL>]"
+    override_usage = "mcp-bridge-vscode [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-bridge-vscode [OPTIONS] <URL>\n       mcp-bridge-vscode logout <URL>\n       mcp-bridge-vscode check [OPTIONS] [-- <COMMAND> [ARGS]... | <URL>]\n       mcp-bridge-vscode demo-server [--refuse-discover]",
+    after_help = AFTER_HELP
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -17,6 +18,26 @@ pub struct Cli {
     #[command(flatten)]
     pub bridge: BridgeArgs,
 }
+
+/// What `--help` says after the options: what a user looks for when the
+/// bridge misbehaves (exit codes, the log, the tokens, the proxy).
+const AFTER_HELP: &str = "\
+Exit codes:
+  0  the input (stdin) ended
+  1  the upstream command stopped, or an internal error
+  2  invalid arguments, a missing variable of --header-env, a --ca-file that cannot be used,
+     or a token store that does not open
+  check: 0 when VS Code can use the server, else 1
+
+Environment:
+  MCP_BRIDGE_LOG  the filter of the log on stderr: error, warn, info (the default; check: warn), debug, trace
+                  (VS Code shows stderr in the Output channel of the server)
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY (and lower case)
+                  the proxy of a server at a URL
+
+Sign-in tokens of a server at a URL are kept in mcp-bridge/auth/ in the user's config folder
+(Linux: ~/.config, macOS: ~/Library/Application Support, Windows: %APPDATA%), their secrets
+in the OS credential store where one runs. `logout <URL>` forgets them.";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -95,8 +116,9 @@ pub struct BridgeArgs {
     /// machine), `browser` (a redirect to 127.0.0.1 of this host), or
     /// `auto`: the device grant on a remote host (SSH, a container, WSL,
     /// Codespaces) when the server offers it, else the browser.
-    #[arg(long, value_enum, default_value_t = SignIn::Auto, value_name = "HOW")]
-    pub sign_in: SignIn,
+    /// (default: auto)
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub sign_in: Option<SignIn>,
     /// For tests: one time limit for every forwarded request, in ms.
     #[arg(long, hide = true, value_name = "MS")]
     pub test_request_timeout_ms: Option<u64>,
@@ -123,6 +145,10 @@ pub struct BridgeArgs {
     /// The URL of an upstream server over Streamable HTTP (http or https).
     #[arg(value_name = "URL")]
     pub url: Option<String>,
+    /// Words after the URL: a command given without `--`, which `main`
+    /// diagnoses instead of clap's "unexpected argument".
+    #[arg(hide = true, value_name = "WORDS")]
+    pub stray: Vec<String>,
     /// The upstream command and its arguments, after `--`. They are passed
     /// as given, without a shell.
     #[arg(last = true, value_name = "COMMAND")]

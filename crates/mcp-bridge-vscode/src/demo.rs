@@ -225,6 +225,18 @@ fn number(args: Option<&JsonObject>, name: &str) -> Result<f64, String> {
     }
 }
 
+/// A number as a person writes it: a whole number without `.0` (2 + 3 is
+/// `5`, not `5.0`), where an `f64` holds it exactly.
+fn plain(number: f64) -> Value {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    if number.fract() == 0.0 && number.abs() <= EXACT {
+        // Exact: a whole number of at most 53 bits.
+        json!(number as i64)
+    } else {
+        json!(number)
+    }
+}
+
 /// An integer argument within `0..=max`, or `default` when it is absent.
 fn integer(args: Option<&JsonObject>, name: &str, default: Option<u64>, max: u64) -> Result<u64, String> {
     let value = match (args.and_then(|a| a.get(name)), default) {
@@ -303,9 +315,9 @@ impl Demo {
     ) -> Option<CallToolResult> {
         let args = request.arguments.as_ref();
         let result = match request.name.as_ref() {
-            "add" => {
-                number(args, "a").and_then(|a| Ok(a + number(args, "b")?)).map(|sum| structured(json!({"sum": sum})))
-            }
+            "add" => number(args, "a")
+                .and_then(|a| Ok(a + number(args, "b")?))
+                .map(|sum| structured(json!({"sum": plain(sum)}))),
             "tag_items" => {
                 let tags = args.and_then(|a| a.get("tags")).cloned().unwrap_or(json!([]));
                 Ok(CallToolResult::success(vec![ContentBlock::text(format!("tagged with {tags}"))]))
@@ -587,6 +599,12 @@ mod tests {
             add["result"],
             json!({"resultType": "complete", "content": [], "structuredContent": {"sum": 5.5}, "isError": false})
         );
+        let sums = [(json!(2), json!(3), "5"), (json!(2.5), json!(2.5), "5"), (json!(-2), json!(0.25), "-1.75")];
+        for (id, (a, b, sum)) in (11..).zip(sums) {
+            let add = wire.request(id, "tools/call", json!({"name": "add", "arguments": {"a": a, "b": b}})).await;
+            let text = add["result"]["structuredContent"]["sum"].to_string();
+            assert_eq!(text, sum, "a whole sum is written without .0: {a} + {b}");
+        }
         let primes = wire.request(2, "tools/call", json!({"name": "list_primes", "arguments": {"limit": 12}})).await;
         assert_eq!(primes["result"]["structuredContent"], json!([2, 3, 5, 7, 11]));
         assert_eq!(primes["result"]["content"], json!([]));

@@ -4,6 +4,7 @@
 mod check;
 mod cli;
 mod demo;
+mod hint;
 mod log;
 mod profile;
 
@@ -28,7 +29,7 @@ fn main() -> ExitCode {
     match cli.command {
         None => {
             let _log = log::init(profile::NAME, "info");
-            with_config(&cli.bridge, |config| async move {
+            with_config(&cli.bridge, profile::NAME, |config| async move {
                 // Non-blocking pipes when VS Code gives pipes: reads and writes
                 // then run on the reactor, without a thread hand-off per line.
                 let (input, output) = rmcp::transport::stdio_pipes();
@@ -41,15 +42,21 @@ fn main() -> ExitCode {
         }
         Some(Command::Check(mut args)) => {
             // The report goes to stdout; only warnings go to the log.
-            let _log = log::init(profile::NAME, "warn");
+            let (_log, tail) = log::init_check(profile::NAME, "warn");
             if args.command.is_empty() && args.url.is_none() {
                 match demo_command() {
                     Ok(command) => args.command = command,
                     Err(message) => return usage_error(&message),
                 }
             }
-            with_config(&args, |config| async move {
-                if check::run(config).await {
+            let prefix = format!("{} check", profile::NAME);
+            with_config(&args, &prefix, |config| async move {
+                let outcome = check::run(config, tail).await;
+                if let Some(err) = outcome.write_failure {
+                    eprintln!("{}: cannot write the report to stdout: {err}", profile::NAME);
+                    return ExitCode::FAILURE;
+                }
+                if outcome.usable {
                     ExitCode::SUCCESS
                 } else {
                     ExitCode::FAILURE
@@ -78,12 +85,13 @@ fn main() -> ExitCode {
 }
 
 /// Builds the configuration and runs `work` with it, or exits with 2.
-fn with_config<F, Fut>(args: &BridgeArgs, work: F) -> ExitCode
+/// `prefix` is the command line before the upstream, for the hints.
+fn with_config<F, Fut>(args: &BridgeArgs, prefix: &str, work: F) -> ExitCode
 where
     F: FnOnce(Config) -> Fut,
     Fut: std::future::Future<Output = ExitCode>,
 {
-    match config(args) {
+    match config(args, prefix) {
         Ok(config) => run(work(config)),
         Err(message) => usage_error(&message),
     }
@@ -120,7 +128,7 @@ fn demo_command() -> Result<Vec<std::ffi::OsString>, String> {
 /// The upstream of the arguments and its fallback name: the command after
 /// `--` (named after its file name without extension), or a URL (named
 /// after its host: never its path, which can hold a key).
-fn upstream(args: &BridgeArgs) -> Result<(UpstreamSpec, String), String> {
+fn upstream(args: &BridgeArgs, prefix: &str) -> Result<(UpstreamSpec, String), String> {
     match (&args.url, args.command.split_first()) {
         (Some(_), Some(_)) => Err("give either a URL or a command after --, not both".into()),
         (None, None) => {
@@ -128,21 +136,48 @@ fn upstream(args: &BridgeArgs) -> Result<(UpstreamSpec, String), String> {
                 .into())
         }
         (None, Some((program, rest))) => {
+            if let Some(option) = url_only_option(args) {
+                return Err(format!(
+                    "{option} is for a server at a URL; a command after -- gets no HTTP requests \
+                     (it inherits the environment of the bridge)"
+                ));
+            }
             let name = Path::new(program)
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| profile::NAME.into());
             Ok((UpstreamSpec::Stdio(StdioCommand { program: program.clone(), args: rest.to_vec() }), name))
         }
-        (Some(url), None) => {
-            let url = Url::parse(url)
-                .ok()
-                .filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
-                .ok_or("the URL is not a valid http or https URL")?;
+        (Some(given), None) => {
+            let parsed = Url::parse(given).ok().filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host());
+            // A command without `--` arrives here as a URL and more words.
+            let Some(url) = parsed.filter(|_| args.stray.is_empty()) else {
+                let words: Vec<String> = std::iter::once(given.clone()).chain(args.stray.iter().cloned()).collect();
+                return Err(hint::not_a_url(prefix, &words, hint::Names::of(given)));
+            };
             let name = url.host_str().unwrap_or(profile::NAME).to_owned();
             Ok((UpstreamSpec::Http(Box::new(http_options(args, url)?)), name))
         }
     }
+}
+
+/// The first option given that only a server at a URL uses. With a
+/// command it would do nothing, so it is refused rather than ignored: a
+/// user who gives `--header-env` expects the header to be sent.
+fn url_only_option(args: &BridgeArgs) -> Option<&'static str> {
+    [
+        ("--header-env", !args.header_env.is_empty()),
+        ("--ca-file", args.ca_file.is_some()),
+        ("--client-id", args.client_id.is_some()),
+        ("--client-issuer", args.client_issuer.is_some()),
+        ("--client-secret-env", args.client_secret_env.is_some()),
+        ("--client-metadata-url", args.client_metadata_url.is_some()),
+        ("--redirect-port", args.redirect_port.is_some()),
+        ("--no-browser", args.no_browser),
+        ("--sign-in", args.sign_in.is_some()),
+    ]
+    .into_iter()
+    .find_map(|(option, given)| given.then_some(option))
 }
 
 /// The options of an upstream server at a URL. A missing variable of
@@ -187,9 +222,9 @@ fn http_options(args: &BridgeArgs, url: Url) -> Result<HttpOptions, String> {
         store,
         request_limit: args.test_oauth_timeout_ms.map_or(REQUEST_TIME_LIMIT, Duration::from_millis),
         sign_in: match args.sign_in {
-            cli::SignIn::Auto => SignInMode::Auto,
-            cli::SignIn::Browser => SignInMode::Browser,
-            cli::SignIn::Device => SignInMode::Device,
+            None | Some(cli::SignIn::Auto) => SignInMode::Auto,
+            Some(cli::SignIn::Browser) => SignInMode::Browser,
+            Some(cli::SignIn::Device) => SignInMode::Device,
         },
         place: Place::here(),
     };
@@ -223,8 +258,8 @@ fn logout(url: &str) -> ExitCode {
 }
 
 /// The configuration of the front end, from the arguments.
-fn config(args: &BridgeArgs) -> Result<Config, String> {
-    let (upstream, fallback_name) = upstream(args)?;
+fn config(args: &BridgeArgs, prefix: &str) -> Result<Config, String> {
+    let (upstream, fallback_name) = upstream(args, prefix)?;
     let fallback_name = args.name.clone().unwrap_or(fallback_name);
     let mut timeouts = Timeouts {
         discover: Duration::from_secs(args.discover_timeout),

@@ -140,3 +140,98 @@ fn check_of_the_demo_ends_without_killing_the_demo() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("did not exit in time"), "{stderr}");
 }
+
+/// Runs `check` with `args`, its stdout into `stdout`; kills it after
+/// `limit`. Returns the exit code, stdout (when piped) and stderr.
+fn check_bounded(
+    args: &[&str],
+    stdout: std::process::Stdio,
+    limit: std::time::Duration,
+) -> (Option<i32>, String, String) {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
+        .arg("check")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("check runs");
+    let start = std::time::Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status.code();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("check {args:?} did not end in {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let (mut out, mut err) = (String::new(), String::new());
+    let _ = child.stdout.take().map(|mut s| s.read_to_string(&mut out));
+    let _ = child.stderr.take().map(|mut s| s.read_to_string(&mut err));
+    (code, out, err)
+}
+
+/// `check` runs in a terminal, where VS Code's Output channel does not
+/// exist: a command that fails at its start gets the last lines of its
+/// stderr in the report (the bridge logs them at `info`, below `check`'s
+/// level), and the error points to the log.
+#[test]
+fn check_of_a_command_that_fails_shows_the_tail_of_its_stderr_and_points_to_the_log() {
+    let script = "import sys\nfor n in range(30): print(f'line {n}', file=sys.stderr)\nprint('boom: no config', file=sys.stderr)\nsys.exit(3)";
+    let (code, report, _) = check_bounded(
+        &["--", "python3", "-c", script],
+        std::process::Stdio::piped(),
+        std::time::Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(1), "{report}");
+    for expected in [
+        "VS Code cannot use this server: initialize failed.",
+        "The upstream server process stopped. See the log.",
+        "The last lines of the server's stderr:\n  | line 11\n",
+        "  | line 29\n  | boom: no config\n",
+    ] {
+        assert!(report.contains(expected), "the report lacks {expected:?}:\n{report}");
+    }
+    assert!(!report.contains("line 10\n"), "only the last 20 lines:\n{report}");
+    assert!(!report.contains("Output channel"), "{report}");
+}
+
+/// A program that is not an MCP server (`cat`) never answers
+/// server/discover: after a few seconds `check` says what it waits for
+/// and for how long, instead of a silent minute.
+#[test]
+fn check_of_a_program_that_never_answers_says_what_it_waits_for() {
+    let (code, report, stderr) = check_bounded(
+        &["--discover-timeout", "7", "--", "cat"],
+        std::process::Stdio::piped(),
+        std::time::Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(1), "{report}\n{stderr}");
+    assert!(
+        stderr.contains(
+            "mcp-bridge-vscode: waiting for the upstream command to answer server/discover (--discover-timeout: 7 s). A server of revision 2026-07-28 answers at once; a program that is not one never does."
+        ),
+        "{stderr}"
+    );
+    assert!(report.contains("discover_failed"), "{report}");
+}
+
+/// `check > /dev/full`: a report that cannot be written is a failure with
+/// an error on stderr, not a success that nobody read. (A reader that goes
+/// away early is not: see the test of `check | head` above.)
+#[cfg(target_os = "linux")]
+#[test]
+fn check_into_a_full_device_exits_1_with_an_error() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full opens");
+    let (code, _, stderr) = check_bounded(&[], full.into(), std::time::Duration::from_secs(60));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("mcp-bridge-vscode: cannot write the report to stdout: No space left on device"),
+        "{stderr}"
+    );
+}

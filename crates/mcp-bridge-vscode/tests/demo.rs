@@ -21,9 +21,10 @@ fn demo_bridge() -> Bridge {
 fn the_demo_structured_results_get_a_text_mirror_and_keep_their_type() {
     let mut bridge = demo_bridge();
     let add = bridge.request(json!(1), "tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3}}));
-    assert_eq!(add["result"]["structuredContent"], json!({"sum": 5.0}));
+    // 2 + 3 is 5, as a person writes it, not 5.0.
+    assert_eq!(add["result"]["structuredContent"], json!({"sum": 5}));
     // The demo sends an empty content: the text mirror is the bridge's.
-    assert_eq!(add["result"]["content"], json!([{"type": "text", "text": "{\"sum\":5.0}"}]));
+    assert_eq!(add["result"]["content"], json!([{"type": "text", "text": "{\"sum\":5}"}]));
     let primes = bridge.request(json!(2), "tools/call", json!({"name": "list_primes", "arguments": {"limit": 12}}));
     assert_eq!(primes["result"]["structuredContent"], json!([2, 3, 5, 7, 11]));
     assert_eq!(primes["result"]["content"], json!([{"type": "text", "text": "[2,3,5,7,11]"}]));

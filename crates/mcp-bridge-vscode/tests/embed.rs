@@ -58,7 +58,7 @@ fn add(id: i64) -> Value {
 
 /// The demo's answer to `add(id)` on the modern path, as rmcp writes it.
 fn added(id: i64) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "complete", "content": [], "structuredContent": {"sum": 3.0}, "isError": false}})
+    json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "complete", "content": [], "structuredContent": {"sum": 3}, "isError": false}})
 }
 
 fn error(id: Value, code: i64, message: &str, cause: &str, detail: Option<&str>) -> Value {

@@ -135,7 +135,7 @@ fn legacy_results_lose_the_modern_members_and_get_the_text_mirror() {
     assert_json(
         "add",
         step(&doc, "add"),
-        &json!({"content": [{"type": "text", "text": "{\"sum\":5.0}"}], "structuredContent": {"sum": 5}, "isError": false}),
+        &json!({"content": [{"type": "text", "text": "{\"sum\":5}"}], "structuredContent": {"sum": 5}, "isError": false}),
     );
     // structuredContent stays an array (the vscode profile has no strict
     // results), which the SDK 1.x itself refuses: the wire shows the result.
@@ -231,7 +231,7 @@ fn legacy_cancelled_call_gets_no_response_nor_progress_and_the_server_keeps_serv
     assert_json(
         "add after the cancel (the server, over the memory link)",
         step(&doc, "add after the cancel"),
-        &json!({"content": [{"type": "text", "text": "{\"sum\":2.0}"}], "structuredContent": {"sum": 2}, "isError": false}),
+        &json!({"content": [{"type": "text", "text": "{\"sum\":2}"}], "structuredContent": {"sum": 2}, "isError": false}),
     );
 }
 
@@ -321,7 +321,7 @@ fn modern_results_keep_the_2026_07_28_members_and_get_no_text_mirror() {
     assert_json(
         "add",
         step(&doc, "add"),
-        &json!({"content": [], "structuredContent": {"sum": 5.0}, "isError": false, "resultType": "complete"}),
+        &json!({"content": [], "structuredContent": {"sum": 5}, "isError": false, "resultType": "complete"}),
     );
 }
 
@@ -360,7 +360,7 @@ fn modern_cancelled_call_gets_no_response_nor_progress_and_the_server_keeps_serv
     assert_json(
         "add after the cancel",
         step(&doc, "add after the cancel"),
-        &json!({"content": [], "structuredContent": {"sum": 2.0}, "isError": false, "resultType": "complete"}),
+        &json!({"content": [], "structuredContent": {"sum": 2}, "isError": false, "resultType": "complete"}),
     );
 }
 

@@ -1694,6 +1694,41 @@ fn an_upstream_at_a_url_keeps_only_the_data_icons() {
     finish(driver);
 }
 
+/// `check` names the icon rule of a server at a URL and counts what it
+/// removed from the server information and from each list, instead of
+/// "Repairs: none needed." while VS Code would miss the icons.
+#[test]
+fn check_of_an_upstream_at_a_url_reports_the_icons_that_the_rule_removed() {
+    let https = json!({"src": "https://example.com/a.png"});
+    let data = json!({"src": "data:image/png;base64,iVBORw0KGgo="});
+    let info = json!({"name": "iconic", "version": "1.0", "icons": [https, data]});
+    let object = json!({"type": "object"});
+    let tools = json!({"tools": [
+        {"name": "a", "inputSchema": object, "icons": [https, data, https]},
+        {"name": "b", "inputSchema": object, "icons": [https]}
+    ]});
+    let options = [
+        ("--server-info", info.to_string()),
+        ("--capabilities", r#"{"tools":{}}"#.to_owned()),
+        ("--result", format!("tools/list={tools}")),
+    ];
+    let options: Vec<&str> = options.iter().flat_map(|(k, v)| [*k, v.as_str()]).collect();
+    let fake = Fake::start("icons-check", &options);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
+    let output = isolated(&mut cmd).arg("check").arg(fake.url()).output().expect("check runs");
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{report}");
+    for expected in [
+        "Icons: a remote server's icons reach VS Code only as data: URIs",
+        "Repairs and warnings (2):",
+        "  info [initialize] the bridge removed 1 icon that is not data: URIs",
+        "  info [tools/list] the bridge removed 3 icons that are not data: URIs",
+    ] {
+        assert!(report.contains(expected), "the report lacks {expected:?}:\n{report}");
+    }
+    assert!(!report.contains(PATH_SECRET) && !report.contains(QUERY_SECRET), "{report}");
+}
+
 /// Issue 15: a result response of an upstream at a URL takes the fast
 /// path too, in a JSON body and in an event of a stream: an untouched member
 /// reaches the client byte for byte, with the escapes and whitespace of

@@ -1,7 +1,9 @@
 //! mcp-bridge: the core of a bridge between a client of MCP revision
 //! 2025-11-25 and an upstream server of revision 2026-07-28.
 //!
-//! The rules are those of `bridge-translation-rules.txt` (the behaviour spec).
+//! The rules are those of a written behaviour spec, the translation rules,
+//! kept beside the repository; each module names the section it follows,
+//! and the repository's README says what a user needs of them.
 #![deny(clippy::print_stdout)]
 
 pub mod profile;

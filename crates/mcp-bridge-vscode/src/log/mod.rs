@@ -4,14 +4,20 @@
 
 mod fields;
 mod pipe;
+mod tail;
+
+pub use tail::Tail;
 
 use std::fmt;
 use tracing::{Event, Subscriber};
+use tracing_subscriber::filter::Targets;
 use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::FormattedFields;
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
+use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::registry::LookupSpan;
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer};
 
 /// `tag LEVEL message key=value... span-fields...`: the fields of the spans
 /// around the event (the id and method of its request) come last.
@@ -49,14 +55,35 @@ where
 /// still buffered go out when the guard drops.
 #[must_use = "the guard writes the last lines when it drops"]
 pub fn init(tag: &'static str, default_level: &str) -> pipe::Guard {
-    let filter = EnvFilter::try_from_env("MCP_BRIDGE_LOG").unwrap_or_else(|_| EnvFilter::new(default_level));
     let (writer, guard) = pipe::start();
     tracing_subscriber::fmt()
         .with_writer(writer)
         .with_ansi(false)
-        .with_env_filter(filter)
+        .with_env_filter(filter(default_level))
         .event_format(Tagged(tag))
         .fmt_fields(fields::Fields)
         .init();
     guard
+}
+
+/// The logger of `check`: the same lines as [`init`], and beside them the
+/// last lines of the upstream command's stderr at any level, for the
+/// report of a server that fails.
+#[must_use = "the guard writes the last lines when it drops"]
+pub fn init_check(tag: &'static str, default_level: &str) -> (pipe::Guard, Tail) {
+    let (writer, guard) = pipe::start();
+    let tail = Tail::default();
+    let lines = tracing_subscriber::fmt::layer()
+        .with_writer(writer)
+        .with_ansi(false)
+        .event_format(Tagged(tag))
+        .fmt_fields(fields::Fields)
+        .with_filter(filter(default_level));
+    let stderr = tail.clone().with_filter(Targets::new().with_target(tail::TARGET, tracing::Level::TRACE));
+    tracing_subscriber::registry().with(lines).with(stderr).init();
+    (guard, tail)
+}
+
+fn filter(default_level: &str) -> EnvFilter {
+    EnvFilter::try_from_env("MCP_BRIDGE_LOG").unwrap_or_else(|_| EnvFilter::new(default_level))
 }

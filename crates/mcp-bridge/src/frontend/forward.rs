@@ -7,7 +7,7 @@ use super::state::Shared;
 use crate::fast;
 use crate::input::checks::{check_object, Declared};
 use crate::jsonrpc::{self, Id};
-use crate::translate::icons::{filter_icons, IconRule};
+use crate::translate::icons::{filter_icons, removal_note, IconRule};
 use crate::translate::note::{Level, Note};
 use crate::translate::params::forwarded;
 use crate::translate::result::{is_input_required, translate_result};
@@ -83,8 +83,9 @@ pub async fn start(
         }
         match outcome {
             Ok(result) => {
-                let (mut result, notes) = translate_result(&method, cursor.as_ref(), result, &shared.config.profile);
-                filter_icons(&method, &mut result, icons);
+                let (mut result, mut notes) =
+                    translate_result(&method, cursor.as_ref(), result, &shared.config.profile);
+                notes.extend(removal_note(filter_icons(&method, &mut result, icons)));
                 for note in &notes {
                     report(&shared, &method, note);
                 }
@@ -145,7 +146,7 @@ async fn first_round(
 }
 
 /// Logs a note of the result rules, and gives it to the note sink.
-fn report(shared: &Shared, method: &str, note: &Note) {
+pub(super) fn report(shared: &Shared, method: &str, note: &Note) {
     match note.level {
         // The span of the request names the method and the id.
         Level::Info => tracing::info!("{note}"),

@@ -3,6 +3,7 @@
 
 use super::consent;
 use super::dispatch::{reply, reply_error};
+use super::forward;
 use super::level;
 use super::state::{Phase, Ready, Shared};
 use crate::input::checks::Declared;
@@ -10,7 +11,7 @@ use crate::jsonrpc::{self, BridgeError, Cause, Id};
 use crate::support::format_limit;
 use crate::translate::capabilities::client_capabilities;
 use crate::translate::icons::IconRule;
-use crate::translate::initialize::initialize_result;
+use crate::translate::initialize::initialize_result_with_notes;
 use crate::upstream::{self, Call, CallError, Client, Hooks, Identity, LogSink};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -107,7 +108,11 @@ async fn run(
         Err(CallError::Canceled) => return Err((Some(client), Cause::Canceled.into())),
     };
     let icons = IconRule::for_upstream(client.is_remote());
-    let result = initialize_result(&discover, &shared.config.profile, &shared.config.fallback_name, icons);
+    let (result, note) =
+        initialize_result_with_notes(&discover, &shared.config.profile, &shared.config.fallback_name, icons);
+    if let Some(note) = &note {
+        forward::report(shared, "initialize", note);
+    }
     Ok((client, result, declared))
 }
 

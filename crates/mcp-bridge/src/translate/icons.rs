@@ -8,6 +8,7 @@
 //! link keep every icon (`IconRule::All`). An item left without an icon
 //! loses its `icons` member.
 
+use super::note::Note;
 use serde_json::{Map, Value};
 
 /// Which icons of the upstream server the client gets.
@@ -51,66 +52,87 @@ fn list_items(method: &str) -> Option<&'static str> {
 
 /// Applies the rule to a complete result of `method`: the items of the
 /// four lists, the resource links in the content of a `tools/call` result
-/// and in the messages of a `prompts/get` result.
-pub fn filter_icons(method: &str, result: &mut Value, rule: IconRule) {
+/// and in the messages of a `prompts/get` result. Returns how many icons it
+/// removed, for [`removal_note`].
+pub fn filter_icons(method: &str, result: &mut Value, rule: IconRule) -> usize {
     if !rule.applies_to(method) {
-        return;
+        return 0;
     }
     if let Some(member) = list_items(method) {
-        for item in result.get_mut(member).and_then(Value::as_array_mut).into_iter().flatten() {
-            keep_data_icons(item);
-        }
-        return;
+        return result.get_mut(member).and_then(Value::as_array_mut).into_iter().flatten().map(keep_data_icons).sum();
     }
     match method {
         "tools/call" => {
-            for block in result.get_mut("content").and_then(Value::as_array_mut).into_iter().flatten() {
-                resource_link(block);
-            }
+            result.get_mut("content").and_then(Value::as_array_mut).into_iter().flatten().map(resource_link).sum()
         }
-        "prompts/get" => {
-            for message in result.get_mut("messages").and_then(Value::as_array_mut).into_iter().flatten() {
-                match message.get_mut("content") {
-                    Some(Value::Array(blocks)) => blocks.iter_mut().for_each(resource_link),
-                    Some(block) => resource_link(block),
-                    None => {}
-                }
-            }
-        }
-        _ => {}
+        "prompts/get" => result
+            .get_mut("messages")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+            .map(|message| match message.get_mut("content") {
+                Some(Value::Array(blocks)) => blocks.iter_mut().map(resource_link).sum(),
+                Some(block) => resource_link(block),
+                None => 0,
+            })
+            .sum(),
+        _ => 0,
     }
 }
 
-/// The `serverInfo` of the initialize result under the rule.
-pub fn filter_server_info(info: &mut Map<String, Value>, rule: IconRule) {
+/// The note of a result whose icons the rule removed: one per result, not
+/// one per item, so that a long list gives one line. A person reading the
+/// log or the `check` report then knows why an icon is missing in VS Code.
+pub fn removal_note(removed: usize) -> Option<Note> {
+    (removed > 0).then(|| {
+        let (icons, are) = if removed == 1 { ("icon", "is") } else { ("icons", "are") };
+        Note::info(format!(
+            "the bridge removed {removed} {icons} that {are} not data: URIs (a remote server's icons reach the client only as data: URIs)"
+        ))
+    })
+}
+
+/// The `serverInfo` of the initialize result under the rule; returns how
+/// many icons it removed.
+pub fn filter_server_info(info: &mut Map<String, Value>, rule: IconRule) -> usize {
     if rule == IconRule::DataOnly {
-        keep_data_icons_of(info);
+        keep_data_icons_of(info)
+    } else {
+        0
     }
 }
 
-fn resource_link(block: &mut Value) {
+fn resource_link(block: &mut Value) -> usize {
     if block.get("type").and_then(Value::as_str) == Some("resource_link") {
-        keep_data_icons(block);
+        keep_data_icons(block)
+    } else {
+        0
     }
 }
 
-fn keep_data_icons(item: &mut Value) {
-    if let Value::Object(item) = item {
-        keep_data_icons_of(item);
+fn keep_data_icons(item: &mut Value) -> usize {
+    match item {
+        Value::Object(item) => keep_data_icons_of(item),
+        _ => 0,
     }
 }
 
 /// Keeps the icons whose `src` is a `data:` URI; removes `icons` when none
-/// is left. An `icons` member that is not an array has no icon to keep.
-fn keep_data_icons_of(item: &mut Map<String, Value>) {
-    let Some(icons) = item.get_mut("icons") else { return };
+/// is left. An `icons` member that is not an array has no icon to keep (it
+/// counts as none removed). Returns how many icons it removed.
+fn keep_data_icons_of(item: &mut Map<String, Value>) -> usize {
+    let Some(icons) = item.get_mut("icons") else { return 0 };
+    let mut removed = 0;
     if let Value::Array(list) = icons {
+        let before = list.len();
         list.retain(is_data_icon);
+        removed = before - list.len();
         if !list.is_empty() {
-            return;
+            return removed;
         }
     }
     item.shift_remove("icons");
+    removed
 }
 
 /// A `data:` URI; the scheme ignores the case (RFC 3986, section 3.1).
@@ -145,7 +167,8 @@ mod tests {
                 {"name": "d"},
                 {"name": "e", "icons": "not a list"}
             ], "nextCursor": "n"});
-            filter_icons(method, &mut result, IconRule::DataOnly);
+            let removed = filter_icons(method, &mut result, IconRule::DataOnly);
+            assert_eq!(removed, 3, "two icons of a, one of b: {method}");
             assert_eq!(
                 result,
                 json!({member: [
@@ -164,7 +187,7 @@ mod tests {
     fn resource_links_of_calls_and_prompt_messages_keep_only_data_icons() {
         let link = |srcs: &[&str]| json!({"type": "resource_link", "uri": "u", "name": "n", "icons": icons(srcs)});
         let mut call = json!({"content": [link(&["https://x", "data:a"]), {"type": "text", "text": "t", "icons": icons(&["https://x"])}]});
-        filter_icons("tools/call", &mut call, IconRule::DataOnly);
+        assert_eq!(filter_icons("tools/call", &mut call, IconRule::DataOnly), 1);
         assert_eq!(
             call,
             json!({"content": [link(&["data:a"]), {"type": "text", "text": "t", "icons": icons(&["https://x"])}]}),
@@ -174,7 +197,7 @@ mod tests {
             {"role": "user", "content": link(&["https://x"])},
             {"role": "user", "content": [link(&["data:b", "file:///c"])]}
         ]});
-        filter_icons("prompts/get", &mut prompt, IconRule::DataOnly);
+        assert_eq!(filter_icons("prompts/get", &mut prompt, IconRule::DataOnly), 2);
         assert_eq!(
             prompt,
             json!({"messages": [
@@ -188,7 +211,7 @@ mod tests {
     fn a_stdio_upstream_keeps_every_icon() {
         let original = json!({"tools": [{"name": "a", "icons": icons(&["https://x", "file:///y"])}]});
         let mut result = original.clone();
-        filter_icons("tools/list", &mut result, IconRule::All);
+        assert_eq!(filter_icons("tools/list", &mut result, IconRule::All), 0);
         assert_eq!(result, original);
         assert_eq!(IconRule::for_upstream(false), IconRule::All);
         assert_eq!(IconRule::for_upstream(true), IconRule::DataOnly);
@@ -198,11 +221,22 @@ mod tests {
     fn the_server_info_keeps_only_data_icons_for_a_remote_upstream() {
         let mut info = json!({"name": "s", "version": "1", "icons": icons(&["https://x", "data:z"])});
         let Value::Object(map) = &mut info else { unreachable!("an object literal") };
-        filter_server_info(map, IconRule::DataOnly);
+        assert_eq!(filter_server_info(map, IconRule::DataOnly), 1);
         assert_eq!(info, json!({"name": "s", "version": "1", "icons": icons(&["data:z"])}));
         let mut info = json!({"name": "s", "version": "1", "icons": icons(&["https://x"])});
         let Value::Object(map) = &mut info else { unreachable!("an object literal") };
         filter_server_info(map, IconRule::DataOnly);
         assert_eq!(info, json!({"name": "s", "version": "1"}));
+    }
+
+    #[test]
+    fn a_removal_gives_one_note_per_result_and_none_gives_no_note() {
+        assert_eq!(removal_note(0), None);
+        let text = |n| removal_note(n).map(|note| note.to_string());
+        assert_eq!(
+            text(1).as_deref(),
+            Some("the bridge removed 1 icon that is not data: URIs (a remote server's icons reach the client only as data: URIs)")
+        );
+        assert!(text(3).is_some_and(|t| t.starts_with("the bridge removed 3 icons that")));
     }
 }

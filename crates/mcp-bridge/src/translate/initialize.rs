@@ -2,7 +2,8 @@
 //! "The initialize result").
 
 use super::capabilities::object_members;
-use super::icons::{filter_server_info, IconRule};
+use super::icons::{filter_server_info, removal_note, IconRule};
+use super::note::Note;
 use crate::Profile;
 use serde_json::{Map, Value};
 
@@ -17,6 +18,17 @@ const SERVER_CAPABILITIES: [&str; 7] =
 /// discover result has no valid server information; `icons` is the icon
 /// rule of the upstream (remote or not).
 pub fn initialize_result(discover: &Value, profile: &Profile, fallback_name: &str, icons: IconRule) -> Value {
+    initialize_result_with_notes(discover, profile, fallback_name, icons).0
+}
+
+/// [`initialize_result`] and the note of the icons that the rule removed
+/// from the server information, if it removed any.
+pub fn initialize_result_with_notes(
+    discover: &Value,
+    profile: &Profile,
+    fallback_name: &str,
+    icons: IconRule,
+) -> (Value, Option<Note>) {
     let mut out = Map::new();
     out.insert("protocolVersion".into(), Value::from(profile.reply_protocol_version.as_str()));
     out.insert("capabilities".into(), Value::Object(server_capabilities(discover.get("capabilities"))));
@@ -26,12 +38,12 @@ pub fn initialize_result(discover: &Value, profile: &Profile, fallback_name: &st
         .and_then(server_info)
         .unwrap_or_else(|| fallback_info(fallback_name, &profile.version));
     let mut info = info;
-    filter_server_info(&mut info, icons);
+    let note = removal_note(filter_server_info(&mut info, icons));
     out.insert("serverInfo".into(), Value::Object(info));
     if let Some(instructions) = discover.get("instructions").filter(|v| v.is_string()) {
         out.insert("instructions".into(), instructions.clone());
     }
-    Value::Object(out)
+    (Value::Object(out), note)
 }
 
 /// The capabilities of the initialize result: the listed members when they

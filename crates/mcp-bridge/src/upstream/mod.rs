@@ -8,6 +8,7 @@
 //! before the reader hands over the next message, so they keep their order
 //! relative to the responses.
 
+pub mod command;
 pub mod http;
 mod lines;
 mod pending;

@@ -47,7 +47,8 @@ pub(super) struct Pipes {
 /// Starts the command: the transport, and the pipes to start once the
 /// client exists.
 pub(super) fn spawn(command: &StdioCommand, max_line_bytes: usize) -> Result<(Transport, Pipes), BridgeError> {
-    let mut child = Command::new(&command.program)
+    // On Windows, `npx` is found as `npx.cmd` (`super::command`).
+    let mut child = Command::new(super::command::spawnable(&command.program))
         .args(&command.args)
         .stdin(Pipe::piped())
         .stdout(Pipe::piped())

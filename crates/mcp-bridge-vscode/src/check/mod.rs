@@ -5,35 +5,45 @@
 //! in-memory pipe, and the front end reports each note of the result rules
 //! to `check` as well as to the log.
 
-use mcp_bridge::frontend::{self, Config, NoteSink};
+mod print;
+
+use crate::log::Tail;
+use mcp_bridge::frontend::{self, Config, NoteSink, UpstreamSpec};
 use mcp_bridge::translate::note::Note;
+use print::{out, Out};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
-
-/// `println!` that does not panic when stdout is gone (`check | head`):
-/// the rest of the report is lost, the check still ends with its exit code.
-macro_rules! out {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
-    }};
-}
 
 /// VS Code asks for pages while `nextCursor` is present; `check` stops
 /// after this many pages of one list.
 const MAX_PAGES: usize = 1000;
 /// The longest wait for one answer of the bridge.
 const ANSWER_WAIT: Duration = Duration::from_secs(180);
+/// How long `check` waits for the initialize result before it says what it
+/// waits for: a program that is not an MCP server of revision 2026-07-28
+/// (`check -- cat`) never answers, and the discover limit is a minute.
+const WAIT_NOTICE: Duration = Duration::from_secs(5);
+
+/// How the check ended.
+pub struct Outcome {
+    /// VS Code can use the server.
+    pub usable: bool,
+    /// The report could not be written (a full disk, a closed terminal);
+    /// a reader that went away early is no failure.
+    pub write_failure: Option<std::io::Error>,
+}
 
 /// The capabilities VS Code declares in its initialize.
 fn vscode_capabilities() -> Value {
     json!({"roots": {"listChanged": true}, "sampling": {}, "elicitation": {"form": {}, "url": {}}})
 }
 
-/// Runs the check; returns whether VS Code can use the server.
-pub async fn run(mut config: Config) -> bool {
+/// Runs the check. `tail` holds the last lines of the upstream command's
+/// stderr, shown when the server fails.
+pub async fn run(mut config: Config, tail: Tail) -> Outcome {
+    let context = Context::of(&config, tail);
     let notes: Arc<Mutex<Vec<(String, Note)>>> = Arc::default();
     let sink_notes = notes.clone();
     config.notes = Some(NoteSink(Arc::new(move |method: &str, note: &Note| {
@@ -46,10 +56,54 @@ pub async fn run(mut config: Config) -> bool {
     let bridge = tokio::spawn(frontend::serve(config, bridge_read, bridge_write));
     let (read, write) = tokio::io::split(client_end);
     let mut client = Client { lines: BufReader::new(read).lines(), write, next_id: 0 };
-    let usable = report(&mut client, &notes).await;
+    let mut o = Out::new();
+    let usable = report(&mut o, &mut client, &notes, &context).await;
     drop(client);
     let _ = bridge.await;
-    usable
+    Outcome { usable, write_failure: o.finish() }
+}
+
+/// What the report needs to know of the upstream besides its answers.
+struct Context {
+    /// A server at a URL: its icons follow the icon rule, and it has no
+    /// stderr to show.
+    remote: bool,
+    /// The time limit of server/discover.
+    discover: Duration,
+    tail: Tail,
+}
+
+impl Context {
+    fn of(config: &Config, tail: Tail) -> Self {
+        let remote = matches!(config.upstream, UpstreamSpec::Http(_));
+        Context { remote, discover: config.timeouts.discover, tail }
+    }
+
+    /// After a failure: the server's last lines of stderr, for a command.
+    fn show_stderr(&self, o: &mut Out) {
+        if !self.remote {
+            print::stderr_tail(o, &self.tail.lines());
+        }
+    }
+
+    /// Said once when the initialize result is late, on stderr: the
+    /// report on stdout stays as it would be.
+    fn wait_notice(&self) -> String {
+        let (what, limit) = if self.remote {
+            (
+                "the server at the URL (or a sign-in in the browser)",
+                "--discover-timeout, and --sign-in-timeout for a sign-in",
+            )
+        } else {
+            ("the upstream command", "--discover-timeout")
+        };
+        format!(
+            "{}: waiting for {what} to answer server/discover ({limit}: {} s). \
+             A server of revision 2026-07-28 answers at once; a program that is not one never does.",
+            crate::profile::NAME,
+            self.discover.as_secs()
+        )
+    }
 }
 
 struct Client {
@@ -67,9 +121,38 @@ impl Client {
 
     /// Sends a request and returns its result or its error.
     async fn request(&mut self, method: &str, params: Value) -> Result<Result<Value, Value>, String> {
+        let id = self.start(method, params).await?;
+        self.answer(id, method).await
+    }
+
+    /// [`Client::request`], with `notice` on stderr when the answer takes
+    /// longer than [`WAIT_NOTICE`].
+    async fn request_noting_delay(
+        &mut self,
+        method: &str,
+        params: Value,
+        notice: &str,
+    ) -> Result<Result<Value, Value>, String> {
+        let id = self.start(method, params).await?;
+        let answer = self.answer(id, method);
+        tokio::pin!(answer);
+        tokio::select! {
+            answer = &mut answer => return answer,
+            () = tokio::time::sleep(WAIT_NOTICE) => eprintln!("{notice}"),
+        }
+        answer.await
+    }
+
+    /// Sends a request; returns its id.
+    async fn start(&mut self, method: &str, params: Value) -> Result<u64, String> {
         self.next_id += 1;
         let id = self.next_id;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await?;
+        Ok(id)
+    }
+
+    /// Reads lines until the answer of request `id`.
+    async fn answer(&mut self, id: u64, method: &str) -> Result<Result<Value, Value>, String> {
         loop {
             let line = tokio::time::timeout(ANSWER_WAIT, self.lines.next_line())
                 .await
@@ -90,25 +173,27 @@ impl Client {
 }
 
 /// Initializes, lists everything, and prints the report.
-async fn report(client: &mut Client, notes: &Mutex<Vec<(String, Note)>>) -> bool {
+async fn report(o: &mut Out, client: &mut Client, notes: &Mutex<Vec<(String, Note)>>, context: &Context) -> bool {
     let init = json!({"protocolVersion": "2025-11-25", "capabilities": vscode_capabilities(),
                       "clientInfo": {"name": "Visual Studio Code", "version": "check"}});
-    let result = match client.request("initialize", init).await {
+    let result = match client.request_noting_delay("initialize", init, &context.wait_notice()).await {
         Ok(Ok(result)) => result,
         Ok(Err(error)) => {
-            out!("VS Code cannot use this server: initialize failed.");
-            print_error(&error);
+            out!(o, "VS Code cannot use this server: initialize failed.");
+            out!(o, "  {}", print::describe_error(&error));
+            context.show_stderr(o);
             return false;
         }
         Err(problem) => {
-            out!("VS Code cannot use this server: {problem}");
+            out!(o, "VS Code cannot use this server: {problem}");
+            context.show_stderr(o);
             return false;
         }
     };
     if client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await.is_err() {
         return false;
     }
-    print_server(&result);
+    print::server(o, &result, context.remote);
     let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
     let mut usable = true;
     let lists = [
@@ -122,16 +207,19 @@ async fn report(client: &mut Client, notes: &Mutex<Vec<(String, Note)>>) -> bool
             continue;
         }
         match list_all(client, method, member).await {
-            Ok(items) => print_items(method, &items),
+            Ok(items) => print::items(o, method, &items),
             Err(problem) => {
                 usable = false;
-                out!("\n{method}: FAILED: {problem}");
+                out!(o, "\n{method}: FAILED: {problem}");
             }
         }
     }
     let notes = notes.lock().map(|n| n.clone()).unwrap_or_default();
-    print_notes(&notes);
-    out!("\n{}", if usable { "VS Code can use this server." } else { "VS Code cannot use all of this server." });
+    print::notes(o, &notes);
+    if !usable {
+        context.show_stderr(o);
+    }
+    out!(o, "\n{}", if usable { "VS Code can use this server." } else { "VS Code cannot use all of this server." });
     usable
 }
 
@@ -141,7 +229,7 @@ async fn list_all(client: &mut Client, method: &str, member: &str) -> Result<Vec
     let mut cursor: Option<Value> = None;
     for _ in 0..MAX_PAGES {
         let params = cursor.as_ref().map_or(json!({}), |c| json!({"cursor": c}));
-        let result = client.request(method, params).await?.map_err(|e| describe_error(&e))?;
+        let result = client.request(method, params).await?.map_err(|e| print::describe_error(&e))?;
         items.extend(result.get(member).and_then(Value::as_array).cloned().unwrap_or_default());
         cursor = result.get("nextCursor").cloned();
         if cursor.is_none() {
@@ -149,73 +237,4 @@ async fn list_all(client: &mut Client, method: &str, member: &str) -> Result<Vec
         }
     }
     Err(format!("more than {MAX_PAGES} pages"))
-}
-
-fn print_server(result: &Value) {
-    let info = &result["serverInfo"];
-    let name = info["name"].as_str().unwrap_or("?");
-    let version = info["version"].as_str().unwrap_or("?");
-    match info.get("title").and_then(Value::as_str) {
-        Some(title) => out!("Server: {title} ({name} {version})"),
-        None => out!("Server: {name} {version}"),
-    }
-    out!(
-        "Protocol: {} toward VS Code, 2026-07-28 toward the server",
-        result["protocolVersion"].as_str().unwrap_or("?")
-    );
-    if let Some(capabilities) = result.get("capabilities").and_then(Value::as_object) {
-        let names: Vec<&str> = capabilities.keys().map(String::as_str).collect();
-        out!("Capabilities: {}", names.join(", "));
-    }
-    if let Some(instructions) = result.get("instructions").and_then(Value::as_str) {
-        out!("Instructions: {instructions}");
-    }
-}
-
-fn print_items(method: &str, items: &[Value]) {
-    out!("\n{method}: {} item(s)", items.len());
-    for item in items {
-        let name = item.get("name").and_then(Value::as_str);
-        let label = item
-            .get("uri")
-            .or_else(|| item.get("uriTemplate"))
-            .and_then(Value::as_str)
-            .map(|uri| format!(" <{uri}>"))
-            .unwrap_or_default();
-        let title = item
-            .get("title")
-            .or_else(|| item.get("annotations").and_then(|a| a.get("title")))
-            .and_then(Value::as_str)
-            .map(|t| format!(" \"{t}\""))
-            .unwrap_or_default();
-        out!("  - {}{title}{label}", name.unwrap_or("(no name)"));
-        if let Some(description) = item.get("description").and_then(Value::as_str) {
-            out!("      {}", description.lines().next().unwrap_or(""));
-        }
-    }
-}
-
-fn print_notes(notes: &[(String, Note)]) {
-    if notes.is_empty() {
-        out!("\nRepairs: none needed.");
-        return;
-    }
-    out!("\nRepairs and warnings ({}):", notes.len());
-    for (method, note) in notes {
-        out!("  {:<4} [{method}] {note}", note.level);
-    }
-}
-
-fn print_error(error: &Value) {
-    out!("  {}", describe_error(error));
-}
-
-fn describe_error(error: &Value) -> String {
-    let code = error.get("code").map(Value::to_string).unwrap_or_default();
-    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-    let mut text = format!("error {code}: {message}");
-    if let Some(data) = error.get("data") {
-        text.push_str(&format!(" (data: {data})"));
-    }
-    text
 }

@@ -1,0 +1,179 @@
+//! The text of the `check` report, and the stdout it goes to.
+
+use mcp_bridge::translate::note::Note;
+use serde_json::Value;
+use std::fmt;
+use std::io::{self, Write};
+
+/// The report's stdout. A reader that goes away (`check | head`) ends the
+/// report quietly, as any Unix filter does; any other failure to write
+/// (`check > /dev/full`) is kept, so that `check` can say so and fail
+/// instead of reporting a success that nobody could read.
+pub struct Out {
+    failure: Option<io::Error>,
+    closed: bool,
+}
+
+impl Out {
+    pub fn new() -> Self {
+        Out { failure: None, closed: false }
+    }
+
+    /// Writes one line, unless an earlier line failed.
+    pub fn line(&mut self, text: fmt::Arguments<'_>) {
+        if self.closed || self.failure.is_some() {
+            return;
+        }
+        let mut stdout = io::stdout().lock();
+        if let Err(err) = stdout.write_fmt(text).and_then(|()| stdout.write_all(b"\n")) {
+            self.fail(err);
+        }
+    }
+
+    /// Flushes the report; returns the failure to write it, if any.
+    pub fn finish(mut self) -> Option<io::Error> {
+        if !self.closed && self.failure.is_none() {
+            if let Err(err) = io::stdout().flush() {
+                self.fail(err);
+            }
+        }
+        self.failure
+    }
+
+    fn fail(&mut self, err: io::Error) {
+        if err.kind() == io::ErrorKind::BrokenPipe {
+            self.closed = true;
+        } else {
+            self.failure = Some(err);
+        }
+    }
+}
+
+/// `writeln!` into an [`Out`].
+macro_rules! out {
+    ($out:expr, $($arg:tt)*) => {
+        $out.line(format_args!($($arg)*))
+    };
+}
+pub(crate) use out;
+
+pub fn server(o: &mut Out, result: &Value, remote: bool) {
+    let info = &result["serverInfo"];
+    let name = info["name"].as_str().unwrap_or("?");
+    let version = info["version"].as_str().unwrap_or("?");
+    match info.get("title").and_then(Value::as_str) {
+        Some(title) => out!(o, "Server: {title} ({name} {version})"),
+        None => out!(o, "Server: {name} {version}"),
+    }
+    out!(
+        o,
+        "Protocol: {} toward VS Code, 2026-07-28 toward the server",
+        result["protocolVersion"].as_str().unwrap_or("?")
+    );
+    if let Some(capabilities) = result.get("capabilities").and_then(Value::as_object) {
+        let names: Vec<&str> = capabilities.keys().map(String::as_str).collect();
+        out!(o, "Capabilities: {}", names.join(", "));
+    }
+    if let Some(instructions) = result.get("instructions").and_then(Value::as_str) {
+        out!(o, "Instructions: {instructions}");
+    }
+    if remote {
+        out!(o, "Icons: a remote server's icons reach VS Code only as data: URIs; the notes below count what the bridge removed");
+    }
+}
+
+pub fn items(o: &mut Out, method: &str, items: &[Value]) {
+    out!(o, "\n{method}: {} item(s)", items.len());
+    for item in items {
+        let name = item.get("name").and_then(Value::as_str);
+        let label = item
+            .get("uri")
+            .or_else(|| item.get("uriTemplate"))
+            .and_then(Value::as_str)
+            .map(|uri| format!(" <{uri}>"))
+            .unwrap_or_default();
+        let title = item
+            .get("title")
+            .or_else(|| item.get("annotations").and_then(|a| a.get("title")))
+            .and_then(Value::as_str)
+            .map(|t| format!(" \"{t}\""))
+            .unwrap_or_default();
+        out!(o, "  - {}{title}{label}", name.unwrap_or("(no name)"));
+        if let Some(first) = description(item) {
+            out!(o, "      {first}");
+        }
+    }
+}
+
+/// The first line of an item's description that has text: an empty
+/// description, or one that starts with blank lines, gives no blank line.
+fn description(item: &Value) -> Option<&str> {
+    item.get("description")?.as_str()?.lines().map(str::trim).find(|line| !line.is_empty())
+}
+
+pub fn notes(o: &mut Out, notes: &[(String, Note)]) {
+    if notes.is_empty() {
+        out!(o, "\nRepairs: none needed.");
+        return;
+    }
+    out!(o, "\nRepairs and warnings ({}):", notes.len());
+    for (method, note) in notes {
+        out!(o, "  {:<4} [{method}] {note}", note.level);
+    }
+}
+
+/// The last lines of the upstream command's stderr, after a failure.
+pub fn stderr_tail(o: &mut Out, lines: &[String]) {
+    if lines.is_empty() {
+        out!(o, "\nThe server wrote nothing to stderr.");
+        return;
+    }
+    out!(o, "\nThe last lines of the server's stderr:");
+    for line in lines {
+        out!(o, "  | {line}");
+    }
+}
+
+/// An error as `check` shows it. The messages of the error table send the
+/// reader to "the Output channel of the server", which is VS Code's; in a
+/// terminal that is the log on stderr (and, for a command, the lines of
+/// its stderr that the report shows).
+pub fn describe_error(error: &Value) -> String {
+    let code = error.get("code").map(Value::to_string).unwrap_or_default();
+    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    let message = message.replace("the Output channel of the server", "the log");
+    let mut text = format!("error {code}: {message}");
+    if let Some(data) = error.get("data") {
+        text.push_str(&format!(" (data: {data})"));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_description_gives_its_first_line_with_text_and_an_empty_one_gives_none() {
+        for (item, first) in [
+            (json!({"description": "One.\nTwo."}), Some("One.")),
+            (json!({"description": "\n  \n  Later.  "}), Some("Later.")),
+            (json!({"description": ""}), None),
+            (json!({"description": "   "}), None),
+            (json!({"description": null}), None),
+            (json!({}), None),
+        ] {
+            assert_eq!(description(&item), first, "{item}");
+        }
+    }
+
+    #[test]
+    fn an_error_of_the_table_points_to_the_log_in_a_terminal() {
+        let error = json!({"code": -32603, "message": "The upstream server process stopped. See the Output channel of the server.", "data": {"cause": "upstream_exited"}});
+        assert_eq!(
+            describe_error(&error),
+            r#"error -32603: The upstream server process stopped. See the log. (data: {"cause":"upstream_exited"})"#
+        );
+    }
+}
