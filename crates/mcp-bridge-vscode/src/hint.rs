@@ -106,13 +106,8 @@ fn on_path(name: &str) -> bool {
     {
         let pathext = std::env::var_os("PATHEXT");
         let is_file = |p: &Path| p.is_file();
-        mcp_bridge::upstream::command::resolve(
-            std::ffi::OsStr::new(name),
-            Some(path.as_os_str()),
-            pathext.as_deref(),
-            &is_file,
-        )
-        .is_some()
+        mcp_bridge::resolve_program(std::ffi::OsStr::new(name), Some(path.as_os_str()), pathext.as_deref(), &is_file)
+            .is_some()
     }
     #[cfg(not(windows))]
     {

@@ -10,13 +10,10 @@ mod profile;
 
 use clap::Parser;
 use cli::{BridgeArgs, Cli, Command};
-use mcp_bridge::frontend::{self, Config, Exit, Timeouts, UpstreamSpec};
-use mcp_bridge::listener::ListenTimings;
-use mcp_bridge::upstream::http::auth::{
-    canonical_resource, AuthOptions, ClientOptions, Place, SignInMode, Store, REQUEST_TIME_LIMIT,
+use mcp_bridge::{
+    canonical_resource, AuthOptions, CaBundle, ClientOptions, Config, Exit, HttpOptions, ListenTimings, Place,
+    SecretHeader, SignInMode, StdioCommand, Store, Timeouts, UpstreamSpec, Url, REQUEST_TIME_LIMIT,
 };
-use mcp_bridge::upstream::http::{CaBundle, HttpOptions, SecretHeader, Url};
-use mcp_bridge::upstream::StdioCommand;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -33,8 +30,8 @@ fn main() -> ExitCode {
                 // Non-blocking pipes when VS Code gives pipes: reads and writes
                 // then run on the reactor, without a thread hand-off per line.
                 let (input, output) = rmcp::transport::stdio_pipes();
-                mcp_bridge::framing::widen_pipe(std::io::stdout());
-                match frontend::serve(config, input, output).await {
+                mcp_bridge::widen_pipe(std::io::stdout());
+                match mcp_bridge::serve(config, input, output).await {
                     Exit::EndOfInput => ExitCode::SUCCESS,
                     Exit::UpstreamLost => ExitCode::FAILURE,
                 }

@@ -1,29 +1,67 @@
 //! mcp-bridge: the core of a bridge between a client of MCP revision
-//! 2025-11-25 and an upstream server of revision 2026-07-28.
+//! 2025-11-25 and an upstream server of revision 2026-07-28. Toward its
+//! client it is a 2025-11-25 server; toward the upstream it is a
+//! 2026-07-28 client of a child process, a URL (Streamable HTTP with OAuth
+//! sign-in) or a server in the same process.
 //!
-//! The rules are those of a written behaviour spec, the translation rules,
-//! kept beside the repository; each module names the section it follows,
-//! and the repository's README says what a user needs of them.
+//! # What an embedder touches
+//!
+//! - [`serve`] serves one connection of a client on any reader and writer,
+//!   with its [`Config`] ([`Timeouts`], the [`NoteSink`] of the result
+//!   rules) until its input ends or the upstream is lost ([`Exit`]).
+//! - [`Profile`]: the product's settings ([`Quirks`], [`MetaPassthrough`]);
+//!   [`Profile::vscode`] is VS Code's.
+//! - [`UpstreamSpec`]: where the upstream server is, with its options
+//!   ([`StdioCommand`], [`HttpOptions`] and the sign-in's [`AuthOptions`],
+//!   [`MemoryLink`]).
+//! - [`BridgeError`] and its [`Cause`]: the error table of the behaviour
+//!   spec.
+//! - `embed` (feature `embed`): one stdio connection of an `rmcp` server,
+//!   for clients of both revisions.
+//!
+//! # Layout
+//!
+//! Layers import downward only: `frontend` (the state machine toward the
+//! client) → `listener` (the listen stream) → `upstream` (the 2026-07-28
+//! client and its transports) → `translate` and `input` (pure rules),
+//! `fast` (the rules over the raw text of a result), `jsonrpc` (the
+//! envelope and the error table), `framing` (lines), `output` (the writer
+//! of the client's stream). ARCHITECTURE.md at the root of the repository
+//! is the map.
 #![deny(clippy::print_stdout)]
+#![warn(unreachable_pub)]
 
-pub mod profile;
-pub mod translate;
-
-pub use profile::{MetaPassthrough, Profile, Quirks};
 #[cfg(feature = "embed")]
 pub mod embed;
-pub mod fast;
-pub mod framing;
-pub mod frontend;
-pub mod input;
-pub mod jsonrpc;
-pub mod listener;
-pub mod output;
+mod fast;
+mod framing;
+mod frontend;
+mod input;
+mod jsonrpc;
+mod listener;
+mod output;
+mod profile;
 mod support;
-
-pub use support::format_limit;
-pub mod upstream;
+mod translate;
+mod upstream;
 
 // Test support for the fuzz targets and the property tests; not API.
+#[cfg(any(test, feature = "props"))]
 #[doc(hidden)]
 pub mod props;
+
+#[cfg(test)]
+mod tests;
+
+pub use framing::widen_pipe;
+pub use frontend::{serve, Config, Exit, NoteFn, NoteSink, Timeouts};
+pub use jsonrpc::{BridgeError, Cause};
+pub use listener::ListenTimings;
+pub use profile::{MetaPassthrough, Profile, Quirks};
+pub use translate::note::{Level, Note};
+pub use upstream::command::resolve as resolve_program;
+pub use upstream::http::auth::{
+    canonical_resource, AuthOptions, ClientOptions, Place, Remote, SignInMode, Store, StoreError, REQUEST_TIME_LIMIT,
+};
+pub use upstream::http::{CaBundle, HttpOptions, SecretHeader, Url};
+pub use upstream::{MemoryLink, StdioCommand, UpstreamSpec};

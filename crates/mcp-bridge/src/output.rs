@@ -13,13 +13,13 @@ const QUEUE: usize = 4096;
 
 /// A handle to the writer task. Cheap to clone.
 #[derive(Clone)]
-pub struct Output {
+pub(crate) struct Output {
     tx: mpsc::Sender<Line>,
 }
 
 impl Output {
     /// Starts the writer task on `out`.
-    pub fn start<W: AsyncWrite + Unpin + Send + 'static>(out: W) -> (Output, JoinHandle<()>) {
+    pub(crate) fn start<W: AsyncWrite + Unpin + Send + 'static>(out: W) -> (Output, JoinHandle<()>) {
         let (tx, rx) = mpsc::channel::<Line>(QUEUE);
         let task = tokio::spawn(async move {
             // The client's stdout is gone: nobody is left to tell.
@@ -31,27 +31,27 @@ impl Output {
     }
 
     /// Queues a message, waiting while the queue is full.
-    pub async fn send(&self, message: &Value) {
+    pub(crate) async fn send(&self, message: &Value) {
         let _ = self.tx.send(Line::Text(crate::support::json_line(message))).await;
     }
 
     /// Queues a line that is JSON already (the embedded mode relays the
     /// lines of rmcp's server byte for byte; a result response is written
     /// as its line), waiting while the queue is full.
-    pub async fn send_line(&self, line: Vec<u8>) {
+    pub(crate) async fn send_line(&self, line: Vec<u8>) {
         let _ = self.tx.send(Line::Text(line)).await;
     }
 
     /// Queues a message given as its JSON text in pieces (the fast path of
     /// results), waiting while the queue is full.
-    pub async fn send_pieces(&self, pieces: Vec<Bytes>) {
+    pub(crate) async fn send_pieces(&self, pieces: Vec<Bytes>) {
         let _ = self.tx.send(Line::Pieces(pieces)).await;
     }
 
     /// Queues a message without waiting; drops it when the queue is full.
     /// For progress and log messages, which the reader of the upstream
     /// server sends inline and which must never stall it.
-    pub fn offer(&self, message: &Value) {
+    pub(crate) fn offer(&self, message: &Value) {
         if self.tx.try_send(Line::Text(crate::support::json_line(message))).is_err() {
             tracing::debug!("dropped a notification: the output queue is full");
         }

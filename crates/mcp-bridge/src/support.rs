@@ -36,7 +36,7 @@ pub(crate) fn append_json(line: &mut Vec<u8>, value: &serde_json::Value) {
 
 /// A time limit as the error details write it: `120 s`, or `250 ms` below
 /// a whole second or between whole seconds.
-pub fn format_limit(limit: Duration) -> String {
+pub(crate) fn format_limit(limit: Duration) -> String {
     if limit.subsec_millis() == 0 && limit.as_secs() > 0 {
         format!("{} s", limit.as_secs())
     } else {

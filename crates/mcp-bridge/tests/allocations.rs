@@ -12,8 +12,7 @@
 //! that brings back a `Value` tree for the envelope, or a `Map` built only
 //! to be serialized, goes over it.
 
-use mcp_bridge::frontend::{self, Config, Timeouts};
-use mcp_bridge::upstream::{MemoryLink, UpstreamSpec};
+use mcp_bridge::{Config, MemoryLink, Timeouts, UpstreamSpec};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::Arc;
@@ -104,7 +103,7 @@ fn a_small_call_round_trip_stays_within_its_allocation_budget() {
         };
         let (client, bridge) = tokio::io::duplex(1 << 16);
         let (bridge_read, bridge_write) = tokio::io::split(bridge);
-        let serving = tokio::spawn(frontend::serve(config, bridge_read, bridge_write));
+        let serving = tokio::spawn(mcp_bridge::serve(config, bridge_read, bridge_write));
         let (read, mut write) = tokio::io::split(client);
         let mut read = BufReader::new(read);
         let mut line = String::new();

@@ -8,8 +8,7 @@
 mod print;
 
 use crate::log::Tail;
-use mcp_bridge::frontend::{self, Config, NoteSink, UpstreamSpec};
-use mcp_bridge::translate::note::Note;
+use mcp_bridge::{Config, Note, NoteSink, UpstreamSpec};
 use print::{out, Out};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
@@ -53,7 +52,7 @@ pub async fn run(mut config: Config, tail: Tail) -> Outcome {
     })));
     let (client_end, bridge_end) = tokio::io::duplex(1 << 20);
     let (bridge_read, bridge_write) = tokio::io::split(bridge_end);
-    let bridge = tokio::spawn(frontend::serve(config, bridge_read, bridge_write));
+    let bridge = tokio::spawn(mcp_bridge::serve(config, bridge_read, bridge_write));
     let (read, write) = tokio::io::split(client_end);
     let mut client = Client { lines: BufReader::new(read).lines(), write, next_id: 0 };
     let mut o = Out::new();

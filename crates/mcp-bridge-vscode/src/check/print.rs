@@ -1,6 +1,6 @@
 //! The text of the `check` report, and the stdout it goes to.
 
-use mcp_bridge::translate::note::Note;
+use mcp_bridge::Note;
 use serde_json::Value;
 use std::fmt;
 use std::io::{self, Write};

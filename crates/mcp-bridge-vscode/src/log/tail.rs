@@ -12,7 +12,7 @@ use tracing::field::{Field, Visit};
 use tracing::{Event, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 
-/// The target of the child's stderr lines (`mcp_bridge::upstream::stdio`).
+/// The target of the child's stderr lines (the library's stdio transport).
 pub const TARGET: &str = "upstream::stderr";
 /// How many lines `check` shows.
 const LINES: usize = 20;

@@ -63,9 +63,9 @@ impl Options {
 }
 
 /// The first line again, then the rest of the input.
-pub type Replay<R> = tokio::io::Chain<Cursor<Vec<u8>>, BufReader<R>>;
+pub(crate) type Replay<R> = tokio::io::Chain<Cursor<Vec<u8>>, BufReader<R>>;
 
-pub enum Chosen<R> {
+pub(crate) enum Chosen<R> {
     /// The input ended before a request.
     Nothing,
     Legacy(Replay<R>),
@@ -76,7 +76,7 @@ pub enum Chosen<R> {
 /// over the limit is dropped without a response; a line that is not valid
 /// (JSON, depth, JSON-RPC, UTF-8) gets its error here and the modern path
 /// goes on from the next line.
-pub async fn choose<S, F, R, W>(
+pub(crate) async fn choose<S, F, R, W>(
     make: &Arc<F>,
     options: &Options,
     input: R,

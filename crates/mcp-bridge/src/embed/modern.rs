@@ -46,7 +46,7 @@ impl Flight {
     }
 }
 
-pub async fn serve<S, R, W>(server: S, options: &Options, input: R, output: W) -> std::io::Result<()>
+pub(crate) async fn serve<S, R, W>(server: S, options: &Options, input: R, output: W) -> std::io::Result<()>
 where
     S: ServerHandler,
     R: AsyncRead + Unpin + Send + 'static,

@@ -17,7 +17,7 @@ use serde_json::Value;
 ///
 /// The result's pieces keep the line; when the last is dropped its buffer
 /// goes back to `spare`, for the next big line.
-pub fn response(line: Vec<u8>, spare: &Spare) -> Result<(u64, RawResult), Vec<u8>> {
+pub(crate) fn response(line: Vec<u8>, spare: &Spare) -> Result<(u64, RawResult), Vec<u8>> {
     // A line that is not UTF-8 is no JSON: the full path gives its error.
     let line = String::from_utf8(line).map_err(|err| err.into_bytes())?;
     let Some((id, start, end)) = check(&line) else {

@@ -18,18 +18,18 @@ use bytes::Bytes;
 use serde_json::Value;
 
 /// What becomes of a member of the result.
-pub enum Edit {
+pub(crate) enum Edit {
     Drop,
     Replace(Bytes),
 }
 
 /// The edits of the result's members, by name.
-pub type Edits = Vec<(&'static str, Edit)>;
+pub(crate) type Edits = Vec<(&'static str, Edit)>;
 
 /// The list rules on `members`: the edits of the members, or `None` when
 /// the full path must apply them (a `nextCursor` that gives a warning).
 /// `tools` is the `tools` array once R6 repaired it (see [`tools`]).
-pub fn rules(members: &Members<'_>, cursor: Option<&Value>, tools: Option<Vec<u8>>) -> Option<Edits> {
+pub(crate) fn rules(members: &Members<'_>, cursor: Option<&Value>, tools: Option<Vec<u8>>) -> Option<Edits> {
     let mut edits = Vec::new();
     match members.get("nextCursor") {
         None => {}
@@ -50,7 +50,7 @@ pub fn rules(members: &Members<'_>, cursor: Option<&Value>, tools: Option<Vec<u8
 
 /// The rules that read each tool of a result of `method`, `None` when no
 /// rule reads a tool (then the list goes as it came).
-pub fn tool_rules(method: &str, profile: &Profile) -> Option<ToolRules> {
+pub(crate) fn tool_rules(method: &str, profile: &Profile) -> Option<ToolRules> {
     let rules = ToolRules {
         walk: profile.quirks.normalize_array_items,
         drop: profile.quirks.drop_non_object_output_schema || profile.quirks.strict_legacy_results,
@@ -63,7 +63,7 @@ pub fn tool_rules(method: &str, profile: &Profile) -> Option<ToolRules> {
 /// and the array with its repairs when there was one. `None` when the full
 /// path must apply them (an `outputSchema` that goes, a schema deeper than
 /// the walk's limit, a member name twice).
-pub fn tools(text: &str, rules: ToolRules, notes: &mut Vec<Note>) -> Option<(usize, Option<Vec<u8>>)> {
+pub(crate) fn tools(text: &str, rules: ToolRules, notes: &mut Vec<Note>) -> Option<(usize, Option<Vec<u8>>)> {
     let mut walk = Walk::new(Text::new(text));
     let mut step = walk.text().open(0)?;
     while let Step::Item(at) = step {
@@ -79,7 +79,7 @@ pub fn tools(text: &str, rules: ToolRules, notes: &mut Vec<Note>) -> Option<(usi
 
 /// Which rules read a tool.
 #[derive(Clone, Copy)]
-pub struct ToolRules {
+pub(crate) struct ToolRules {
     /// R6 on the `inputSchema`.
     walk: bool,
     /// An `outputSchema` whose root is no object schema goes (the full path

@@ -30,9 +30,9 @@
 //! checks that against the full path on the same input (proptest and the
 //! `fast_path` fuzz target).
 
-pub mod envelope;
+pub(crate) mod envelope;
 mod list;
-pub mod result;
+pub(crate) mod result;
 mod scan;
 mod schema;
 
@@ -47,7 +47,7 @@ use std::sync::Arc;
 /// parse, and the rules read the result as `str` without a second check
 /// (1.3 ms of a 32 MiB line).
 #[derive(Debug, Clone)]
-pub struct RawResult {
+pub(crate) struct RawResult {
     line: Arc<Owned>,
     start: usize,
     end: usize,
@@ -93,13 +93,13 @@ impl RawResult {
     }
 
     /// The JSON text of the result.
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         self.line.text.get(self.start..self.end).unwrap_or_default()
     }
 
     /// The result as a `Value`, the way the full path would have parsed it
     /// (for a caller or a rule that needs the tree).
-    pub fn to_value(&self) -> serde_json::Result<Value> {
+    pub(crate) fn to_value(&self) -> serde_json::Result<Value> {
         serde_json::from_str(self.text())
     }
 

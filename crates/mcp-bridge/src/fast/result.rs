@@ -22,7 +22,7 @@ const SHARE_BYTES: usize = 4096;
 
 /// A response for the client: the pieces of its line (without the `\n`),
 /// and the notes of the rules, for the caller to log.
-pub type Answer = (Vec<Bytes>, Vec<Note>);
+pub(crate) type Answer = (Vec<Bytes>, Vec<Note>);
 
 /// The response to the client for `id`, or `None` for the full path: a
 /// result whose icons the rule of a remote server filters (see
@@ -31,7 +31,7 @@ pub type Answer = (Vec<Bytes>, Vec<Note>);
 /// whose structuredContent the strict rule removes, and a list whose rules
 /// `fast::list` leaves to the full path. `cursor` is the
 /// `cursor` of the request, for the `nextCursor` rule.
-pub fn result_line(
+pub(crate) fn result_line(
     id: &Id,
     (method, cursor): (&str, Option<&Value>),
     raw: &RawResult,
@@ -104,7 +104,7 @@ fn result_members<'a>(text: &'a str, mut value_end: impl FnMut(&str, usize) -> O
 }
 
 /// The members of a result: each name, decoded, with its value's text.
-pub type Members<'a> = IndexMap<Cow<'a, str>, &'a str>;
+pub(crate) type Members<'a> = IndexMap<Cow<'a, str>, &'a str>;
 
 /// The response line: the envelope, then each member left, the edited ones
 /// as the edit gives them, the untouched ones as the bytes that came.
@@ -139,7 +139,7 @@ fn response(id: &Id, members: &Members<'_>, edits: &[(&str, Edit)], raw: &RawRes
 /// results it filters, but for a `tools/call` result, where it looks only
 /// at the resource links of the content: such a result takes the fast path
 /// when its content has none ([`call_is_ready`]).
-pub fn may_take(method: &str, icons: IconRule) -> bool {
+pub(crate) fn may_take(method: &str, icons: IconRule) -> bool {
     !icons.applies_to(method) || method == "tools/call"
 }
 

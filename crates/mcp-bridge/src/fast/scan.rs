@@ -20,12 +20,12 @@ use std::borrow::Cow;
 /// The JSON text of one checked value. A `str`, so that a string without
 /// escapes is a slice of it, with no second check of its UTF-8.
 #[derive(Clone, Copy)]
-pub struct Text<'a> {
+pub(crate) struct Text<'a> {
     text: &'a str,
 }
 
 /// Where the reader is within an object or an array.
-pub enum Step {
+pub(crate) enum Step {
     /// A member name or an item starts here.
     Item(usize),
     /// The object or the array ended; the offset after its last byte.
@@ -33,27 +33,27 @@ pub enum Step {
 }
 
 impl<'a> Text<'a> {
-    pub fn new(text: &'a str) -> Self {
+    pub(crate) fn new(text: &'a str) -> Self {
         Text { text }
     }
 
-    pub fn bytes(&self) -> &'a [u8] {
+    pub(crate) fn bytes(&self) -> &'a [u8] {
         self.text.as_bytes()
     }
 
     /// The text from `start` to `end`.
-    pub fn get(&self, start: usize, end: usize) -> Option<&'a str> {
+    pub(crate) fn get(&self, start: usize, end: usize) -> Option<&'a str> {
         self.text.get(start..end)
     }
 
     /// The byte at `at`.
-    pub fn byte(&self, at: usize) -> Option<u8> {
+    pub(crate) fn byte(&self, at: usize) -> Option<u8> {
         self.bytes().get(at).copied()
     }
 
     /// The offset of the first byte at or after `at` that is no
     /// whitespace.
-    pub fn skip_space(&self, mut at: usize) -> usize {
+    pub(crate) fn skip_space(&self, mut at: usize) -> usize {
         while matches!(self.byte(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             at += 1;
         }
@@ -61,7 +61,7 @@ impl<'a> Text<'a> {
     }
 
     /// The first member or item of the object or array that opens at `at`.
-    pub fn open(&self, at: usize) -> Option<Step> {
+    pub(crate) fn open(&self, at: usize) -> Option<Step> {
         let close = match self.byte(at)? {
             b'{' => b'}',
             b'[' => b']',
@@ -76,7 +76,7 @@ impl<'a> Text<'a> {
 
     /// The next member or item after a value that ended at `end`, within an
     /// object or array that `close` closes.
-    pub fn next(&self, end: usize, close: u8) -> Option<Step> {
+    pub(crate) fn next(&self, end: usize, close: u8) -> Option<Step> {
         let at = self.skip_space(end);
         match self.byte(at)? {
             b',' => Some(Step::Item(self.skip_space(at + 1))),
@@ -86,7 +86,7 @@ impl<'a> Text<'a> {
     }
 
     /// The member name at `at`, and where its value starts.
-    pub fn name(&self, at: usize) -> Option<(Cow<'a, str>, usize)> {
+    pub(crate) fn name(&self, at: usize) -> Option<(Cow<'a, str>, usize)> {
         if self.byte(at)? != b'"' {
             return None;
         }
@@ -100,7 +100,7 @@ impl<'a> Text<'a> {
     }
 
     /// The string whose JSON text starts at `at`, and the offset after it.
-    pub fn string(&self, at: usize) -> Option<(Cow<'a, str>, usize)> {
+    pub(crate) fn string(&self, at: usize) -> Option<(Cow<'a, str>, usize)> {
         if self.byte(at)? != b'"' {
             return None;
         }
@@ -118,7 +118,7 @@ impl<'a> Text<'a> {
     }
 
     /// The offset after the value that starts at `at`.
-    pub fn value_end(&self, at: usize) -> Option<usize> {
+    pub(crate) fn value_end(&self, at: usize) -> Option<usize> {
         match self.byte(at)? {
             b'"' => self.string_end(at).map(|(end, _)| end),
             b'{' | b'[' => self.container_end(at),
@@ -138,7 +138,7 @@ impl<'a> Text<'a> {
     /// `value["type"].as_str()`: the last `type` member counts, its string
     /// decoded; `None` when the value is no object or that member is no
     /// string. Also the offset after the value.
-    pub fn type_of(&self, at: usize) -> Option<(Option<Cow<'a, str>>, usize)> {
+    pub(crate) fn type_of(&self, at: usize) -> Option<(Option<Cow<'a, str>>, usize)> {
         if self.byte(at)? != b'{' {
             return Some((None, self.value_end(at)?));
         }

@@ -38,7 +38,7 @@ enum Patch {
 }
 
 /// The walk over the schemas of one text, and its patches.
-pub struct Walk<'a> {
+pub(crate) struct Walk<'a> {
     text: Text<'a>,
     /// The member names of the objects being read, for the check of a name
     /// that comes twice; one stack for all, so that no object allocates.
@@ -56,18 +56,18 @@ enum Token<'a> {
 }
 
 impl<'a> Walk<'a> {
-    pub fn new(text: Text<'a>) -> Self {
+    pub(crate) fn new(text: Text<'a>) -> Self {
         Walk { text, names: Vec::new(), path: Vec::new(), edits: Vec::new() }
     }
 
-    pub fn text(&self) -> Text<'a> {
+    pub(crate) fn text(&self) -> Text<'a> {
         self.text
     }
 
     /// Reads the members of the object at `at` in order, with the check of
     /// a name that comes twice: `member` reads the value of each and gives
     /// the offset after it. The offset after the object.
-    pub fn members(
+    pub(crate) fn members(
         &mut self,
         at: usize,
         mut member: impl FnMut(&mut Self, &Cow<'a, str>, usize) -> Option<usize>,
@@ -113,7 +113,7 @@ impl<'a> Walk<'a> {
     /// R6 on the value at `at`, a schema at `depth` (0 for the root), and
     /// on each subschema within it; each repair noted in `notes`, without
     /// a tool. The offset after the value.
-    pub fn schema(&mut self, at: usize, depth: usize, notes: &mut Vec<Note>) -> Option<usize> {
+    pub(crate) fn schema(&mut self, at: usize, depth: usize, notes: &mut Vec<Note>) -> Option<usize> {
         if self.text.byte(at)? != b'{' {
             // A boolean schema, or a value that is no schema at all.
             return self.text.value_end(at);
@@ -243,12 +243,12 @@ impl<'a> Walk<'a> {
     }
 
     /// Whether a patch was made.
-    pub fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         !self.edits.is_empty()
     }
 
     /// The text up to `end`, with its patches.
-    pub fn patched(mut self, end: usize) -> Vec<u8> {
+    pub(crate) fn patched(mut self, end: usize) -> Vec<u8> {
         let bytes = self.text.bytes().get(..end).unwrap_or_default();
         // A repair is made at the end of its object, after those of its
         // subschemas; patches never overlap.

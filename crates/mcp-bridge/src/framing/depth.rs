@@ -4,7 +4,7 @@
 /// Whether the JSON text nests objects and arrays deeper than `max`.
 /// Brackets inside strings do not count. The text need not be valid: a
 /// broken line is found by the parser after this scan.
-pub fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
+pub(crate) fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
     let mut depth = 0usize;
     let mut at = 0;
     while let Some(&b) = bytes.get(at) {

@@ -13,18 +13,18 @@ mod sniff;
 mod spare;
 mod writer;
 
-pub use depth::exceeds_depth;
+pub(crate) use depth::exceeds_depth;
 pub(crate) use depth::skip_string;
-pub use reader::{Frame, LineReader, EDGE_BYTES};
+pub(crate) use reader::{Frame, LineReader};
 pub(crate) use request::{has_surrogate_escape, Envelope};
-pub use sniff::{sniff_id, sniff_id_at_end, sniff_id_at_start};
-pub use spare::Spare;
-pub use writer::{write_lines, Line};
+pub(crate) use sniff::{sniff_id, sniff_id_at_end, sniff_id_at_start};
+pub(crate) use spare::Spare;
+pub(crate) use writer::{write_lines, Line};
 
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
 
 /// The nesting limit of a message of the client.
-pub const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 /// The most levels `serde_json` parses: its recursion limit of 128 fails
 /// at the 128th level. A test below holds it to that.
@@ -32,9 +32,9 @@ pub(crate) const PARSER_MAX_DEPTH: usize = 127;
 
 /// The size the bridge asks for its pipes (Linux's `pipe-max-size` by
 /// default).
-pub const PIPE_BYTES: usize = 1 << 20;
+pub(crate) const PIPE_BYTES: usize = 1 << 20;
 
-/// Asks for a pipe of [`PIPE_BYTES`] instead of the 64 KiB default: a big
+/// Asks for a pipe of 1 MiB instead of the 64 KiB default: a big
 /// line then crosses with a sixteenth of the reads, writes and wake-ups.
 /// Linux only; a descriptor that is no pipe, or a refusal (a limit lower
 /// than 1 MiB), leaves the pipe as it was.
@@ -51,7 +51,7 @@ pub fn widen_pipe<T>(_fd: T) {}
 
 /// What one line of a peer is.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Decoded {
+pub(crate) enum Decoded {
     /// A message with a valid envelope.
     Message(Message),
     /// A line that failed a check. `id` is the sniffed id, when valid.
@@ -59,7 +59,7 @@ pub enum Decoded {
 }
 
 /// Decodes one frame; `None` for a blank line, which the framer skips.
-pub fn decode(frame: &Frame, max_line_bytes: usize, max_depth: usize) -> Option<Decoded> {
+pub(crate) fn decode(frame: &Frame, max_line_bytes: usize, max_depth: usize) -> Option<Decoded> {
     let line = match frame {
         Frame::TooLong { head, tail } => {
             let id = sniff_id_at_start(head).or_else(|| sniff_id_at_end(tail));

@@ -7,11 +7,11 @@ use std::io;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 /// The bytes kept at each end of a line that is too long.
-pub const EDGE_BYTES: usize = 256;
+pub(crate) const EDGE_BYTES: usize = 256;
 
 /// One line of input, without its `\n`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Frame {
+pub(crate) enum Frame {
     /// A line within the limit.
     Line(Vec<u8>),
     /// A line over the limit: only its two ends are kept.
@@ -19,7 +19,7 @@ pub enum Frame {
 }
 
 /// Reads newline-delimited frames with a limit on the line length.
-pub struct LineReader<R> {
+pub(crate) struct LineReader<R> {
     inner: BufReader<R>,
     max: usize,
     line: Vec<u8>,
@@ -31,7 +31,7 @@ pub struct LineReader<R> {
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
     /// A reader whose lines have at most `max` bytes, not counting `\n`.
-    pub fn new(inner: R, max: usize) -> Self {
+    pub(crate) fn new(inner: R, max: usize) -> Self {
         LineReader {
             inner: BufReader::with_capacity(64 * 1024, inner),
             max,
@@ -43,20 +43,21 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
     /// The same reader, whose big lines reuse the buffer that `spare`
     /// keeps, when it is larger than what the line has.
-    pub fn with_spare(mut self, spare: Spare) -> Self {
+    pub(crate) fn with_spare(mut self, spare: Spare) -> Self {
         self.spare = Some(spare);
         self
     }
 
     /// The next frame, or `None` at the end of the input. A last line
     /// without `\n` is still a frame: JSON needs no newline.
-    pub async fn next_frame(&mut self) -> io::Result<Option<Frame>> {
+    pub(crate) async fn next_frame(&mut self) -> io::Result<Option<Frame>> {
         self.read_frame().await
     }
 
     /// The buffered reader, with the bytes after the last frame still in
     /// its buffer (the embedded mode hands them to the path it chose).
-    pub fn into_inner(self) -> BufReader<R> {
+    #[cfg(feature = "embed")]
+    pub(crate) fn into_inner(self) -> BufReader<R> {
         self.inner
     }
 

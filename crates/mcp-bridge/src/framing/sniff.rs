@@ -8,7 +8,7 @@
 use crate::jsonrpc::Id;
 
 /// The id of a whole line: from its start, else from its end.
-pub fn sniff_id(line: &[u8]) -> Option<Id> {
+pub(crate) fn sniff_id(line: &[u8]) -> Option<Id> {
     sniff_id_at_start(line).or_else(|| sniff_id_at_end(line))
 }
 
@@ -16,7 +16,7 @@ pub fn sniff_id(line: &[u8]) -> Option<Id> {
 /// the parser (`serde_json`), the last of repeated `id` members wins, and
 /// a key written with escapes (`"\u0069d"`) is `id` too: on a valid object
 /// the sniffed id is the parsed id.
-pub fn sniff_id_at_start(bytes: &[u8]) -> Option<Id> {
+pub(crate) fn sniff_id_at_start(bytes: &[u8]) -> Option<Id> {
     let mut s = Scanner { bytes, pos: 0 };
     let mut last = None;
     // The walk ends at `}` or where the bytes break; either way, the id is
@@ -51,7 +51,7 @@ fn is_id_key(key: &[u8]) -> bool {
 
 /// The id when it is the last member of the top-level object: `"id": v }`
 /// at the end of the bytes.
-pub fn sniff_id_at_end(bytes: &[u8]) -> Option<Id> {
+pub(crate) fn sniff_id_at_end(bytes: &[u8]) -> Option<Id> {
     let mut end = trim_end(bytes, bytes.len());
     if end == 0 || bytes[end - 1] != b'}' {
         return None;

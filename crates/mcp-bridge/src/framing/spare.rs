@@ -16,16 +16,16 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 /// How long a buffer that came back is kept for the next big line.
-pub const KEEP: Duration = Duration::from_secs(1);
+pub(crate) const KEEP: Duration = Duration::from_secs(1);
 
 /// Buffers smaller than this are not worth keeping: a line this short
 /// faults in at most 16 pages, and the reader's own buffer is this size.
-pub const MIN_BYTES: usize = 64 * 1024;
+pub(crate) const MIN_BYTES: usize = 64 * 1024;
 
 /// The place of one kept buffer, shared by the reader that takes it and
 /// the lines that give it back.
 #[derive(Clone, Default)]
-pub struct Spare {
+pub(crate) struct Spare {
     slot: Arc<Mutex<Slot>>,
 }
 
@@ -41,7 +41,7 @@ struct Slot {
 
 impl Spare {
     /// The kept buffer, emptied, when it holds more than `capacity` bytes.
-    pub fn take_larger(&self, capacity: usize) -> Option<Vec<u8>> {
+    pub(crate) fn take_larger(&self, capacity: usize) -> Option<Vec<u8>> {
         let mut slot = lock(&self.slot);
         if slot.buffer.as_ref().is_some_and(|buffer| buffer.capacity() > capacity) {
             return slot.buffer.take();
@@ -54,7 +54,7 @@ impl Spare {
     /// `more` bytes: the kept buffer's pages are already there, and the
     /// growth would fault in fresh ones. Nothing moves for a message that
     /// would pass `max`, which is not kept.
-    pub fn grow(&self, message: &mut Vec<u8>, more: usize, max: usize) {
+    pub(crate) fn grow(&self, message: &mut Vec<u8>, more: usize, max: usize) {
         let needed = message.len() + more;
         if needed <= message.capacity() || needed < MIN_BYTES || needed > max {
             return;
@@ -69,7 +69,7 @@ impl Spare {
     /// larger than the one kept, and drops it [`KEEP`] after the last
     /// buffer came back. Outside a tokio runtime nothing could drop it
     /// later, so it is not kept.
-    pub fn give_back(&self, mut line: Vec<u8>) {
+    pub(crate) fn give_back(&self, mut line: Vec<u8>) {
         if line.capacity() < MIN_BYTES {
             return;
         }

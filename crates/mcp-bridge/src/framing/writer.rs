@@ -11,7 +11,7 @@ const BUFFER: usize = 64 * 1024;
 
 /// One message for a stream, without its `\n`.
 #[derive(Debug)]
-pub enum Line {
+pub(crate) enum Line {
     /// Its JSON text.
     Text(Vec<u8>),
     /// Its JSON text in pieces, one after the other: the fast path
@@ -25,7 +25,7 @@ pub enum Line {
 /// It flushes when nothing else waits, so a burst goes out in one write.
 /// An error is a write that failed: the far end is gone (a child that
 /// closed its stdin), and the lines still queued never go out.
-pub async fn write_lines<W: AsyncWrite + Unpin>(out: W, mut queue: mpsc::Receiver<Line>) -> std::io::Result<()> {
+pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(out: W, mut queue: mpsc::Receiver<Line>) -> std::io::Result<()> {
     let mut out = BufWriter::with_capacity(BUFFER, out);
     let written = write_all(&mut out, &mut queue).await;
     let _ = out.shutdown().await;

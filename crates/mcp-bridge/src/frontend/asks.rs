@@ -14,19 +14,19 @@ use std::sync::Mutex;
 use tokio::sync::oneshot;
 
 /// The table of questions without an answer.
-pub struct Asks {
+pub(crate) struct Asks {
     prefix: String,
     next: AtomicU64,
     entries: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
 }
 
 impl Asks {
-    pub fn new(prefix: &str) -> Self {
+    pub(crate) fn new(prefix: &str) -> Self {
         Asks { prefix: prefix.to_owned(), next: AtomicU64::new(1), entries: Mutex::default() }
     }
 
     /// Sends a question; the entry is in the table before the line goes out.
-    pub async fn ask(&self, out: &Output, method: &str, params: Value) -> (String, oneshot::Receiver<Answer>) {
+    pub(crate) async fn ask(&self, out: &Output, method: &str, params: Value) -> (String, oneshot::Receiver<Answer>) {
         let id = format!("{}{}", self.prefix, self.next.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         lock(&self.entries).insert(id.clone(), tx);
@@ -36,7 +36,7 @@ impl Asks {
 
     /// Delivers an answer; `false` for an id that is unknown or already
     /// resolved (the caller drops it with a debug line).
-    pub fn deliver(&self, id: &str, answer: Answer) -> bool {
+    pub(crate) fn deliver(&self, id: &str, answer: Answer) -> bool {
         match lock(&self.entries).remove(id) {
             Some(tx) => tx.send(answer).is_ok(),
             None => false,
@@ -45,7 +45,7 @@ impl Asks {
 
     /// Withdraws questions: the entries go first, then each question that
     /// had no answer gets `notifications/cancelled` with the reason.
-    pub async fn withdraw(&self, out: &Output, ids: &[String], reason: &str) {
+    pub(crate) async fn withdraw(&self, out: &Output, ids: &[String], reason: &str) {
         let unanswered: Vec<&String> = {
             let mut entries = lock(&self.entries);
             ids.iter().filter(|id| entries.remove(id.as_str()).is_some()).collect()

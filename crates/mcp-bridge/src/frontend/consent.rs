@@ -29,18 +29,18 @@ fn message(code: Option<&str>) -> String {
 
 /// The consent function of the upstream client of this connection. It
 /// holds the connection weakly: the connection owns the client.
-pub fn ask_fn(shared: &Arc<Shared>, declared_url: bool) -> ConsentFn {
+pub(crate) fn ask_fn(shared: &Arc<Shared>, declared_url: bool) -> ConsentFn {
     let weak: Weak<Shared> = Arc::downgrade(shared);
     let step: Arc<Mutex<Option<String>>> = Arc::default();
     Arc::new(move |request: ConsentStep| {
         let (weak, step) = (weak.clone(), step.clone());
         Box::pin(async move {
-            let Some(shared) = weak.upgrade() else { return Consent::NoConsent };
+            let Some(shared) = weak.upgrade() else { return Consent::CannotAsk };
             let can_ask = declared_url && shared.initialized.load(Ordering::Acquire);
             match request {
                 ConsentStep::CanAsk if can_ask => Consent::Accepted,
                 ConsentStep::Ask { url, code } if can_ask => ask(&shared, &step, url, code.as_deref()).await,
-                ConsentStep::CanAsk | ConsentStep::Ask { .. } => Consent::NoConsent,
+                ConsentStep::CanAsk | ConsentStep::Ask { .. } => Consent::CannotAsk,
                 ConsentStep::Done => {
                     // The sign-in is over: VS Code hides the URL.
                     let done = lock(&step).take();
@@ -48,7 +48,7 @@ pub fn ask_fn(shared: &Arc<Shared>, declared_url: bool) -> ConsentFn {
                         let params = json!({"elicitationId": id});
                         shared.out.send(&jsonrpc::notification("notifications/elicitation/complete", params)).await;
                     }
-                    Consent::NoConsent
+                    Consent::CannotAsk
                 }
             }
         })
@@ -64,7 +64,7 @@ async fn ask(shared: &Shared, step: &Mutex<Option<String>>, url: String, code: O
         Ok(answer) => answer.unwrap_or(Answer::Invalid),
         Err(_) => {
             shared.asks.withdraw(&shared.out, &[question], reason::NO_ANSWER).await;
-            return Consent::NoConsent;
+            return Consent::CannotAsk;
         }
     };
     let action = match &answer {
@@ -77,6 +77,6 @@ async fn ask(shared: &Shared, step: &Mutex<Option<String>>, url: String, code: O
             Consent::Accepted
         }
         Some("decline") => Consent::Declined,
-        _ => Consent::NoConsent,
+        _ => Consent::CannotAsk,
     }
 }

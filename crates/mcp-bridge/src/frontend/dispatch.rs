@@ -15,7 +15,7 @@ use std::sync::Arc;
 const SUBSCRIPTION_METHODS: [&str; 2] = ["resources/subscribe", "resources/unsubscribe"];
 
 /// Handles one line of the client.
-pub async fn frame(shared: &Arc<Shared>, frame: &Frame) {
+pub(crate) async fn frame(shared: &Arc<Shared>, frame: &Frame) {
     let Some(decoded) = framing::decode(frame, shared.config.max_line_bytes, MAX_DEPTH) else {
         return;
     };

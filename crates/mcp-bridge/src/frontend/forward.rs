@@ -20,7 +20,7 @@ use tracing::Instrument;
 /// Starts a forwarded request in its own task. The place among the
 /// requests in flight is taken here, in the reader, so that a request over
 /// the limit gets its error at once.
-pub async fn start(
+pub(crate) async fn start(
     shared: &Arc<Shared>,
     client: Client,
     declared: Declared,

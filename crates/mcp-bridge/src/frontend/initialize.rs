@@ -11,14 +11,14 @@ use crate::jsonrpc::{self, BridgeError, Cause, Id};
 use crate::support::format_limit;
 use crate::translate::capabilities::client_capabilities;
 use crate::translate::icons::IconRule;
-use crate::translate::initialize::initialize_result_with_notes;
+use crate::translate::initialize::initialize_result;
 use crate::upstream::{self, Call, CallError, Client, Hooks, Identity, LogSink};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// Step 1: the state becomes `initializing`, and the rest runs in a task
 /// that the client can cancel like any request.
-pub fn start(shared: &Arc<Shared>, id: Id, params: Option<Value>) {
+pub(crate) fn start(shared: &Arc<Shared>, id: Id, params: Option<Value>) {
     if !shared.transition(|p| matches!(p, Phase::AwaitingInitialize), Phase::Initializing) {
         return;
     }
@@ -108,8 +108,7 @@ async fn run(
         Err(CallError::Canceled) => return Err((Some(client), Cause::Canceled.into())),
     };
     let icons = IconRule::for_upstream(client.is_remote());
-    let (result, note) =
-        initialize_result_with_notes(&discover, &shared.config.profile, &shared.config.fallback_name, icons);
+    let (result, note) = initialize_result(&discover, &shared.config.profile, &shared.config.fallback_name, icons);
     if let Some(note) = &note {
         forward::report(shared, "initialize", note);
     }

@@ -16,14 +16,14 @@ mod rounds;
 mod state;
 mod subscriptions;
 
-pub use crate::output::Output;
-pub use state::Phase;
+pub(crate) use crate::output::Output;
+pub(crate) use state::Phase;
 
 use crate::framing::LineReader;
 use crate::jsonrpc::Cause;
 use crate::listener::ListenTimings;
 use crate::translate::note::Note;
-pub use crate::upstream::UpstreamSpec;
+pub(crate) use crate::upstream::UpstreamSpec;
 use crate::Profile;
 use state::Shared;
 use std::sync::Arc;

@@ -17,7 +17,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 /// One request has at most this many rounds (`mrtr_max_rounds_client`).
-pub const MAX_ROUNDS: usize = 10;
+pub(crate) const MAX_ROUNDS: usize = 10;
 
 /// A URL step: the elicitation id the client knows it by.
 struct Step {
@@ -28,7 +28,7 @@ struct Step {
 }
 
 /// What one request needs for its rounds.
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     pub shared: &'a Shared,
     pub client: &'a Client,
     pub method: &'a str,
@@ -42,7 +42,7 @@ pub struct Request<'a> {
 
 /// Runs the rounds from the first `InputRequiredResult` to a complete
 /// result or an error.
-pub async fn run(request: Request<'_>, first: Value) -> Result<Value, CallError> {
+pub(crate) async fn run(request: Request<'_>, first: Value) -> Result<Value, CallError> {
     let mut steps: Vec<Step> = Vec::new();
     let outcome = rounds(&request, first, &mut steps).await;
     // Each accepted URL that is not complete yet gets its notification now,

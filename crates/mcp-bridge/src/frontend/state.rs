@@ -17,7 +17,7 @@ use tokio_util::task::TaskTracker;
 
 /// The four states of the front end.
 #[derive(Clone)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// No initialize yet, or the last one failed.
     AwaitingInitialize,
     /// The first initialize runs: the upstream server starts.
@@ -33,7 +33,7 @@ pub enum Phase {
 
 /// What the front end knows in `ready`.
 #[derive(Clone)]
-pub struct Ready {
+pub(crate) struct Ready {
     pub client: Client,
     /// The capabilities of the initialize result.
     pub capabilities: Map<String, Value>,
@@ -44,14 +44,14 @@ pub struct Ready {
 /// The requests of the client in flight, each with its token. A sequence
 /// number tells a request from a later one that reused its id.
 #[derive(Default)]
-pub struct Inflight {
+pub(crate) struct Inflight {
     next: AtomicU64,
     entries: Mutex<HashMap<IdKey, (u64, CancellationToken)>>,
 }
 
 impl Inflight {
     /// Adds a request; returns its token and its sequence number.
-    pub fn insert(&self, id: &Id) -> (CancellationToken, u64) {
+    pub(crate) fn insert(&self, id: &Id) -> (CancellationToken, u64) {
         let seq = self.next.fetch_add(1, Ordering::Relaxed);
         let token = CancellationToken::new();
         lock(&self.entries).insert(id.key(), (seq, token.clone()));
@@ -60,7 +60,7 @@ impl Inflight {
 
     /// Removes a request that ended. `false` when it was canceled in the
     /// meantime: then it gets no response.
-    pub fn finish(&self, id: &Id, seq: u64) -> bool {
+    pub(crate) fn finish(&self, id: &Id, seq: u64) -> bool {
         let key = id.key();
         let mut entries = lock(&self.entries);
         match entries.get(&key) {
@@ -73,13 +73,13 @@ impl Inflight {
     }
 
     /// Cancels the request with this id, when it is in flight.
-    pub fn cancel(&self, id: &Id) -> bool {
+    pub(crate) fn cancel(&self, id: &Id) -> bool {
         let entry = lock(&self.entries).remove(&id.key());
         entry.map(|(_, token)| token.cancel()).is_some()
     }
 
     /// Cancels every request in flight.
-    pub fn cancel_all(&self) {
+    pub(crate) fn cancel_all(&self) {
         for (_, (_, token)) in lock(&self.entries).drain() {
             token.cancel();
         }
@@ -87,7 +87,7 @@ impl Inflight {
 }
 
 /// The state of one connection.
-pub struct Shared {
+pub(crate) struct Shared {
     pub config: Config,
     pub out: Output,
     phase: Mutex<Phase>,
@@ -114,7 +114,7 @@ pub struct Shared {
 }
 
 /// The listen stream of the connection.
-pub enum ListenSlot {
+pub(crate) enum ListenSlot {
     /// `notifications/initialized` did not come in `ready` yet.
     NotOpened,
     /// The initialize result declares no list change and no subscribe.
@@ -123,7 +123,7 @@ pub enum ListenSlot {
 }
 
 impl Shared {
-    pub fn new(config: Config, out: Output) -> Self {
+    pub(crate) fn new(config: Config, out: Output) -> Self {
         let config_prefix = config.profile.request_id_prefix.clone();
         Shared {
             config,
@@ -141,17 +141,17 @@ impl Shared {
         }
     }
 
-    pub fn phase(&self) -> Phase {
+    pub(crate) fn phase(&self) -> Phase {
         lock(&self.phase).clone()
     }
 
-    pub fn set_phase(&self, phase: Phase) {
+    pub(crate) fn set_phase(&self, phase: Phase) {
         *lock(&self.phase) = phase;
     }
 
     /// Moves from one state to another only when the state is still the
     /// expected one; returns whether it moved.
-    pub fn transition(&self, from: impl Fn(&Phase) -> bool, to: Phase) -> bool {
+    pub(crate) fn transition(&self, from: impl Fn(&Phase) -> bool, to: Phase) -> bool {
         let mut phase = lock(&self.phase);
         if !from(&phase) {
             return false;
@@ -161,7 +161,7 @@ impl Shared {
     }
 
     /// Stops the listener, when there is one.
-    pub fn stop_listener(&self) {
+    pub(crate) fn stop_listener(&self) {
         if let ListenSlot::Open(listener) = &*lock(&self.listener) {
             listener.stop();
         }
@@ -169,13 +169,13 @@ impl Shared {
 
     /// Step 7 of the first initialize: the state becomes `ready` with the
     /// upstream client.
-    pub fn set_ready(&self, ready: Ready) {
+    pub(crate) fn set_ready(&self, ready: Ready) {
         *lock(&self.upstream) = Some(ready.client.clone());
         self.set_phase(Phase::Ready(Arc::new(ready)));
     }
 
     /// The upstream client, for the end of the connection.
-    pub fn take_client(&self) -> Option<Client> {
+    pub(crate) fn take_client(&self) -> Option<Client> {
         lock(&self.upstream).take()
     }
 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 /// `notifications/initialized` in `ready` opens the listen stream one
 /// time, when the initialize result declares a list change or
 /// `resources.subscribe`. In another state it does nothing.
-pub fn initialized(shared: &Shared) {
+pub(crate) fn initialized(shared: &Shared) {
     let Phase::Ready(ready) = shared.phase() else {
         tracing::debug!("ignored notifications/initialized outside ready");
         return;
@@ -41,7 +41,7 @@ pub fn initialized(shared: &Shared) {
 /// `resources.subscribe` in the initialize result, or without a listen
 /// stream, `-32601`; params without a string `uri`, `-32602`; else the
 /// change goes to the owner of the streams, which answers it.
-pub async fn change(shared: &Arc<Shared>, ready: &Ready, id: Id, method: &str, params: Option<&Value>) {
+pub(crate) async fn change(shared: &Arc<Shared>, ready: &Ready, id: Id, method: &str, params: Option<&Value>) {
     let declared = events::declares_subscribe(&ready.capabilities);
     let has_stream = matches!(*lock(&shared.listener), ListenSlot::Open(_));
     if !declared || !has_stream {

@@ -18,7 +18,7 @@ const SCHEMAS: &str = include_str!("answers.schema.json");
 
 /// What a question asks of the client, for the shape of its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Elicitation,
     Sampling,
     Roots,
@@ -55,7 +55,7 @@ static VALIDATORS: LazyLock<Option<Vec<Validator>>> = LazyLock::new(|| {
 });
 
 /// Whether the answer has the shape of the schema of its kind's result.
-pub fn has_shape(kind: Kind, answer: &Value) -> bool {
+pub(crate) fn has_shape(kind: Kind, answer: &Value) -> bool {
     let index = Kind::ALL.iter().position(|k| *k == kind);
     let validator = VALIDATORS.as_ref().zip(index).and_then(|(all, i)| all.get(i));
     validator.is_some_and(|v| v.is_valid(answer))

@@ -6,11 +6,11 @@ use crate::jsonrpc::{BridgeError, Cause};
 use serde_json::{Map, Value};
 
 /// At most this many input requests in one round.
-pub const MAX_INPUT_REQUESTS: usize = 16;
+pub(crate) const MAX_INPUT_REQUESTS: usize = 16;
 
 /// What an input request asks for.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Ask {
+pub(crate) enum Ask {
     /// A form elicitation: its params without `task`.
     Form(Map<String, Value>),
     /// A URL elicitation: its params and its URL.
@@ -23,7 +23,7 @@ pub enum Ask {
 
 /// One checked input request, with the key the server gave it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct InputRequest {
+pub(crate) struct InputRequest {
     pub key: String,
     pub ask: Ask,
 }
@@ -31,14 +31,14 @@ pub struct InputRequest {
 /// One checked round: the input requests in the order of the server, and
 /// its `requestState`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Round {
+pub(crate) struct Round {
     pub requests: Vec<InputRequest>,
     pub request_state: Option<String>,
 }
 
 /// What the client declared, as the upstream server saw it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Declared {
+pub(crate) struct Declared {
     pub form: bool,
     pub url: bool,
     pub sampling: bool,
@@ -49,7 +49,7 @@ pub struct Declared {
 impl Declared {
     /// From the translated `clientCapabilities`. An empty `elicitation`
     /// object declares the form mode, in both revisions.
-    pub fn from_capabilities(capabilities: &Value) -> Declared {
+    pub(crate) fn from_capabilities(capabilities: &Value) -> Declared {
         let elicitation = capabilities.get("elicitation").and_then(Value::as_object);
         let sampling = capabilities.get("sampling").and_then(Value::as_object);
         Declared {
@@ -74,12 +74,12 @@ fn request_error(cause: Cause, key: &str, text: &str) -> BridgeError {
 /// result of a forwarded request takes it, complete or not: a result that
 /// is not an object is neither a complete result nor an input request, and
 /// never reaches the client.
-pub fn check_object(result: &Value) -> Result<&Map<String, Value>, BridgeError> {
+pub(crate) fn check_object(result: &Value) -> Result<&Map<String, Value>, BridgeError> {
     result.as_object().ok_or_else(|| round_error(Cause::InvalidInputRequest, "the result is not an object"))
 }
 
 /// Checks a whole round; `compiles` tells whether a form schema compiles.
-pub fn check_round(
+pub(crate) fn check_round(
     result: &Value,
     declared: Declared,
     compiles: impl Fn(&Value) -> bool,
@@ -245,7 +245,7 @@ fn uses_tools(params: &Map<String, Value>, messages: &[Value]) -> bool {
 /// with a tool result holds only tool results; each assistant message with
 /// tool uses is followed at once by a user message of only tool results
 /// that answers each tool use by its id.
-pub fn obeys_tool_result_rules(messages: &[Value]) -> bool {
+pub(crate) fn obeys_tool_result_rules(messages: &[Value]) -> bool {
     for (index, message) in messages.iter().enumerate() {
         let kinds: Vec<&str> = blocks(message).into_iter().map(block_type).collect();
         let has_results = kinds.contains(&"tool_result");

@@ -3,7 +3,7 @@
 //! bridge to a 2025-11-25 client.
 
 mod answers;
-pub mod checks;
-pub mod questions;
-pub mod schema;
-pub mod url;
+pub(crate) mod checks;
+pub(crate) mod questions;
+pub(crate) mod schema;
+pub(crate) mod url;

@@ -8,10 +8,10 @@ use crate::jsonrpc::{BridgeError, Cause};
 use serde_json::{json, Map, Value};
 
 /// The message of the Continue form for a URL that the user accepted.
-pub const CONTINUE_MESSAGE: &str = "Complete the step in the web browser. Then select Continue.";
+pub(crate) const CONTINUE_MESSAGE: &str = "Complete the step in the web browser. Then select Continue.";
 
 /// The form with one required choice, for what VS Code cannot show.
-pub fn continue_form(message: &str) -> Value {
+pub(crate) fn continue_form(message: &str) -> Value {
     json!({
         "mode": "form",
         "message": message,
@@ -27,7 +27,7 @@ pub fn continue_form(message: &str) -> Value {
 
 /// How an answer of the client becomes the value for the upstream server.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Expect {
+pub(crate) enum Expect {
     /// A form: the content must be valid against its schema.
     Form { schema: Value },
     /// The Continue form for a form without properties: accept gives
@@ -45,7 +45,7 @@ pub enum Expect {
 /// A question for the client: its method and params, and how to read the
 /// answer.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Question {
+pub(crate) struct Question {
     pub method: &'static str,
     pub params: Value,
     pub expect: Expect,
@@ -53,7 +53,7 @@ pub struct Question {
 
 /// The question of a form, a sampling or a roots request. URL questions
 /// are made by the rounds, which know the steps of the URLs.
-pub fn question(ask: &Ask) -> Option<Question> {
+pub(crate) fn question(ask: &Ask) -> Option<Question> {
     match ask {
         Ask::Form(params) => {
             let schema = params.get("requestedSchema").cloned().unwrap_or(Value::Null);
@@ -86,7 +86,7 @@ pub fn question(ask: &Ask) -> Option<Question> {
 
 /// The answer of the client to one question.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Answer {
+pub(crate) enum Answer {
     Result(Value),
     Error(Value),
     /// A line that is not valid.
@@ -100,7 +100,7 @@ fn invalid_answer(key: &str, text: &str) -> BridgeError {
 /// The value for the upstream server, or the failure of the original
 /// request. `Err(Ok(error))` is an error of the client that goes to the
 /// original request unchanged; `Err(Err(_))` is a bridge error.
-pub fn response(key: &str, expect: &Expect, answer: Answer) -> Result<Value, Result<Value, BridgeError>> {
+pub(crate) fn response(key: &str, expect: &Expect, answer: Answer) -> Result<Value, Result<Value, BridgeError>> {
     let not_valid = |text: &str| Err(Err(invalid_answer(key, text)));
     match (expect, answer) {
         (Expect::Form { .. } | Expect::EmptyForm | Expect::Url, Answer::Error(_) | Answer::Invalid) => {

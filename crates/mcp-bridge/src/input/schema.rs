@@ -5,13 +5,13 @@
 use serde_json::Value;
 
 /// Whether the schema compiles.
-pub fn compiles(schema: &Value) -> bool {
+pub(crate) fn compiles(schema: &Value) -> bool {
     jsonschema::validator_for(schema).is_ok()
 }
 
 /// Whether the content is valid against the schema; a schema that does not
 /// compile accepts nothing.
-pub fn accepts(schema: &Value, content: &Value) -> bool {
+pub(crate) fn accepts(schema: &Value, content: &Value) -> bool {
     jsonschema::validator_for(schema).is_ok_and(|validator| validator.is_valid(content))
 }
 

@@ -9,7 +9,7 @@ use fluent_uri::Uri;
 
 /// Whether the client may get this URL: a valid absolute URL that is
 /// https, or http to a loopback host without user information.
-pub fn is_allowed(url: &str) -> bool {
+pub(crate) fn is_allowed(url: &str) -> bool {
     if url.contains('\\') {
         return false;
     }

@@ -8,16 +8,16 @@
 use serde_json::{json, Map, Value};
 
 /// JSON-RPC error codes used by the bridge.
-pub mod code {
-    pub const PARSE_ERROR: i64 = -32700;
-    pub const INVALID_REQUEST: i64 = -32600;
-    pub const METHOD_NOT_FOUND: i64 = -32601;
-    pub const INVALID_PARAMS: i64 = -32602;
-    pub const INTERNAL_ERROR: i64 = -32603;
+pub(crate) mod code {
+    pub(crate) const PARSE_ERROR: i64 = -32700;
+    pub(crate) const INVALID_REQUEST: i64 = -32600;
+    pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
+    pub(crate) const INVALID_PARAMS: i64 = -32602;
+    pub(crate) const INTERNAL_ERROR: i64 = -32603;
     /// Reserved by revision 2026-07-28; VS Code opens each URL in its data.
-    pub const URL_ELICITATION_REQUIRED: i64 = -32042;
+    pub(crate) const URL_ELICITATION_REQUIRED: i64 = -32042;
     /// `UnsupportedProtocolVersionError` of revision 2026-07-28.
-    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+    pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
 
 macro_rules! causes {
@@ -37,7 +37,7 @@ macro_rules! causes {
 
             /// The JSON-RPC code. `canceled` has no response; its code is
             /// never written. `discover_failed` keeps the upstream code when
-            /// there is one (see [`crate::jsonrpc::discover_failed`]).
+            /// there is one.
             pub fn code(self) -> i64 {
                 match self { $(Cause::$variant => $code,)* }
             }
@@ -146,7 +146,8 @@ impl BridgeError {
     }
 
     /// The same error with a text of a server in `data.detail` (an upstream
-    /// message, an OAuth error code): see [`server_text`].
+    /// message, an OAuth error code), without its control characters and
+    /// cut to 200 characters.
     pub fn with_server_text(self, text: &str) -> Self {
         self.with_detail(server_text(text))
     }
@@ -164,13 +165,13 @@ impl BridgeError {
 }
 
 /// The most characters of a server's text that a detail keeps.
-pub const SERVER_TEXT_CHARS: usize = 200;
+pub(crate) const SERVER_TEXT_CHARS: usize = 200;
 
 /// A text of a server as a detail can show it: without control characters
 /// (a terminal escape, a line break that forges a log line) and cut to
 /// [`SERVER_TEXT_CHARS`] characters, with `…` where it was cut. The one way
 /// every server text enters a detail.
-pub fn server_text(text: &str) -> String {
+pub(crate) fn server_text(text: &str) -> String {
     let mut kept: String = text.chars().filter(|c| !c.is_control()).take(SERVER_TEXT_CHARS + 1).collect();
     if kept.chars().count() > SERVER_TEXT_CHARS {
         kept = kept.chars().take(SERVER_TEXT_CHARS).collect();

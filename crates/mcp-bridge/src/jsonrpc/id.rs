@@ -6,15 +6,15 @@ use serde_json::Value;
 /// it came, so `1` and `"1"` stay different and a 25-digit integer comes
 /// back with all its digits.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Id(Value);
+pub(crate) struct Id(Value);
 
 /// A hashable key of an id: its JSON text. `1` and `"1"` have different keys.
-pub type IdKey = String;
+pub(crate) type IdKey = String;
 
 impl Id {
     /// An id from a value, when the value is a string or an integer.
     /// A number with a fraction or an exponent is not an integer.
-    pub fn from_value(value: Value) -> Option<Id> {
+    pub(crate) fn from_value(value: Value) -> Option<Id> {
         match &value {
             Value::String(_) => Some(Id(value)),
             // `as_str` is the number's text as sent (`arbitrary_precision`):
@@ -25,22 +25,22 @@ impl Id {
     }
 
     /// A string id.
-    pub fn string(s: impl Into<String>) -> Id {
+    pub(crate) fn string(s: impl Into<String>) -> Id {
         Id(Value::String(s.into()))
     }
 
     /// An integer id.
-    pub fn number(n: u64) -> Id {
+    pub(crate) fn number(n: u64) -> Id {
         Id(Value::from(n))
     }
 
     /// The id as JSON.
-    pub fn as_value(&self) -> &Value {
+    pub(crate) fn as_value(&self) -> &Value {
         &self.0
     }
 
     /// The string, for a string id.
-    pub fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         self.0.as_str()
     }
 
@@ -48,7 +48,7 @@ impl Id {
     /// it.
     ///
     /// [`Display`]: std::fmt::Display
-    pub fn key(&self) -> IdKey {
+    pub(crate) fn key(&self) -> IdKey {
         self.to_string()
     }
 }
@@ -69,7 +69,7 @@ impl std::fmt::Display for Id {
 
 /// Whether the text of a JSON number is an integer: digits with an
 /// optional minus sign, no fraction and no exponent.
-pub fn is_integer_text(text: &str) -> bool {
+pub(crate) fn is_integer_text(text: &str) -> bool {
     let digits = text.strip_prefix('-').unwrap_or(text);
     !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }

@@ -8,16 +8,17 @@
 
 mod cause;
 mod id;
-pub mod reason;
+pub(crate) mod reason;
 
-pub use cause::{code, server_text, BridgeError, Cause};
-pub use id::{Id, IdKey};
+pub(crate) use cause::{code, server_text};
+pub use cause::{BridgeError, Cause};
+pub(crate) use id::{Id, IdKey};
 
 use serde_json::{Map, Value};
 
 /// One message of a peer, classified by its envelope.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Message {
+pub(crate) enum Message {
     /// A request: it has a `method` and a valid id.
     Request { id: Id, method: String, params: Option<Value> },
     /// A notification: it has a `method` and no `id` member.
@@ -34,7 +35,7 @@ pub enum Message {
 
 impl Message {
     /// Classifies a parsed value. Never fails: each shape has a class.
-    pub fn classify(value: Value) -> Message {
+    pub(crate) fn classify(value: Value) -> Message {
         let Value::Object(mut obj) = value else {
             return Message::Invalid { id: None };
         };
@@ -89,7 +90,7 @@ fn envelope<const N: usize>(members: [(&str, Value); N]) -> Value {
 }
 
 /// A result response.
-pub fn result_response(id: &Id, result: Value) -> Value {
+pub(crate) fn result_response(id: &Id, result: Value) -> Value {
     envelope([("id", id.as_value().clone()), ("result", result)])
 }
 
@@ -97,7 +98,7 @@ pub fn result_response(id: &Id, result: Value) -> Value {
 /// [`result_response`], written straight from the id and the result. The
 /// envelope as a `Map` cost six allocations on every response (its table,
 /// its keys, `"2.0"`, a copy of the id), only to be serialized (issue 15).
-pub fn result_line(id: &Id, result: &Value) -> Vec<u8> {
+pub(crate) fn result_line(id: &Id, result: &Value) -> Vec<u8> {
     let mut line = Vec::with_capacity(128);
     line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     crate::support::append_json(&mut line, id.as_value());
@@ -109,25 +110,25 @@ pub fn result_line(id: &Id, result: &Value) -> Vec<u8> {
 }
 
 /// An error response; `id` is `None` for the id `null`.
-pub fn error_response(id: Option<&Id>, error: Value) -> Value {
+pub(crate) fn error_response(id: Option<&Id>, error: Value) -> Value {
     let id = id.map_or(Value::Null, |id| id.as_value().clone());
     envelope([("id", id), ("error", error)])
 }
 
 /// A request.
-pub fn request(id: &Id, method: &str, params: Value) -> Value {
+pub(crate) fn request(id: &Id, method: &str, params: Value) -> Value {
     envelope([("id", id.as_value().clone()), ("method", Value::from(method)), ("params", params)])
 }
 
 /// A notification.
-pub fn notification(method: &str, params: Value) -> Value {
+pub(crate) fn notification(method: &str, params: Value) -> Value {
     envelope([("method", Value::from(method)), ("params", params)])
 }
 
 /// The error of `server/discover`: cause `discover_failed`, the upstream
 /// code (but `-32042` becomes `-32603`), and the upstream message or the
 /// time limit in `data.detail`.
-pub fn discover_failed(upstream_code: Option<i64>, detail: String) -> BridgeError {
+pub(crate) fn discover_failed(upstream_code: Option<i64>, detail: String) -> BridgeError {
     let mut err = BridgeError::new(Cause::DiscoverFailed).with_detail(detail);
     if let Some(c) = upstream_code.filter(|&c| c != code::URL_ELICITATION_REQUIRED) {
         err.code = c;
@@ -138,7 +139,7 @@ pub fn discover_failed(upstream_code: Option<i64>, detail: String) -> BridgeErro
 /// An upstream error on its way to the client: unchanged, except that
 /// `-32042` becomes `-32603` with the upstream message and without data
 /// (behaviour spec, "Error table").
-pub fn upstream_error_for_client(error: Value) -> Value {
+pub(crate) fn upstream_error_for_client(error: Value) -> Value {
     let is_url_required = error.get("code").and_then(Value::as_i64) == Some(code::URL_ELICITATION_REQUIRED);
     if !is_url_required {
         return error;

@@ -4,16 +4,16 @@
 //! that the same event always reads the same.
 
 /// The client canceled the original request.
-pub const CLIENT_CANCELED: &str = "the client canceled the request";
+pub(crate) const CLIENT_CANCELED: &str = "the client canceled the request";
 /// The input of the client ended.
-pub const INPUT_ENDED: &str = "the client closed the connection";
+pub(crate) const INPUT_ENDED: &str = "the client closed the connection";
 /// The upstream server stopped (a question of the bridge is withdrawn).
-pub const UPSTREAM_STOPPED: &str = "the upstream server stopped";
+pub(crate) const UPSTREAM_STOPPED: &str = "the upstream server stopped";
 /// The client did not answer the questions of a round in time.
-pub const NO_ANSWER: &str = "no answer in time";
+pub(crate) const NO_ANSWER: &str = "no answer in time";
 /// A request, or the acknowledgment of a listen stream, had no response
 /// in its time limit.
-pub const TIMED_OUT: &str = "the request timed out";
+pub(crate) const TIMED_OUT: &str = "the request timed out";
 /// A newer listen stream took the place of this one, or the last
 /// unsubscribe stopped it.
-pub const SUBSCRIPTIONS_CHANGED: &str = "the subscriptions changed";
+pub(crate) const SUBSCRIPTIONS_CHANGED: &str = "the subscriptions changed";

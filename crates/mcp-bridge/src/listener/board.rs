@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 /// The key of a stream of the owner, in the order the streams opened.
-pub type StreamKey = u64;
+pub(crate) type StreamKey = u64;
 
 /// One open stream.
 struct Stream {
@@ -31,7 +31,7 @@ struct Stream {
 
 /// What an event of a stream gives.
 #[derive(Default)]
-pub struct Effect {
+pub(crate) struct Effect {
     /// The messages for the client, in order.
     pub messages: Vec<Value>,
     /// The event made the stream active.
@@ -39,7 +39,7 @@ pub struct Effect {
 }
 
 /// What the owner learns at the end of a stream.
-pub struct Ended {
+pub(crate) struct Ended {
     /// The stream was the active one.
     pub was_active: bool,
     /// The time of its last acknowledgment, if any.
@@ -48,7 +48,7 @@ pub struct Ended {
     pub change: Option<Change>,
 }
 
-pub struct Board {
+pub(crate) struct Board {
     lists: Lists,
     /// The URIs of the client: those of the active stream.
     uris: Vec<String>,
@@ -60,37 +60,37 @@ pub struct Board {
 }
 
 impl Board {
-    pub fn new(lists: Lists) -> Board {
+    pub(crate) fn new(lists: Lists) -> Board {
         Board { lists, uris: Vec::new(), active: None, gap: true, streams: HashMap::new() }
     }
 
-    pub fn lists(&self) -> Lists {
+    pub(crate) fn lists(&self) -> Lists {
         self.lists
     }
 
-    pub fn uris(&self) -> &[String] {
+    pub(crate) fn uris(&self) -> &[String] {
         &self.uris
     }
 
-    pub fn active(&self) -> Option<StreamKey> {
+    pub(crate) fn active(&self) -> Option<StreamKey> {
         self.active
     }
 
     /// A stream that is about to open.
-    pub fn open(&mut self, key: StreamKey, uris: Vec<String>, change: Option<Change>) {
+    pub(crate) fn open(&mut self, key: StreamKey, uris: Vec<String>, change: Option<Change>) {
         self.streams.insert(key, Stream { uris, acks: 0, acked_at: None, change });
     }
 
     /// The last unsubscribe without a declared list: no URI, no active
     /// stream, and nothing missed from now on.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.uris.clear();
         self.active = None;
         self.gap = false;
     }
 
     /// Applies one event of the stream `key`.
-    pub fn on_event(&mut self, key: StreamKey, event: StreamEvent, now: Instant) -> Effect {
+    pub(crate) fn on_event(&mut self, key: StreamKey, event: StreamEvent, now: Instant) -> Effect {
         match event {
             StreamEvent::Acknowledged(params) => self.on_ack(key, &params, now),
             StreamEvent::Notification { method, params } if self.active == Some(key) => {
@@ -148,7 +148,7 @@ impl Board {
 
     /// Removes a stream that ended. The loss of the active stream by any
     /// end but a cancellation of the owner opens a gap.
-    pub fn on_end(&mut self, key: StreamKey, canceled: bool) -> Ended {
+    pub(crate) fn on_end(&mut self, key: StreamKey, canceled: bool) -> Ended {
         let stream = self.streams.remove(&key);
         let was_active = self.active == Some(key);
         if was_active {

@@ -7,7 +7,7 @@ use crate::upstream::SUBSCRIPTION_ID_KEY;
 use serde_json::{json, Map, Value};
 
 /// The four methods that reach the client.
-pub const EVENT_METHODS: [&str; 4] = [
+pub(crate) const EVENT_METHODS: [&str; 4] = [
     "notifications/tools/list_changed",
     "notifications/prompts/list_changed",
     "notifications/resources/list_changed",
@@ -16,7 +16,7 @@ pub const EVENT_METHODS: [&str; 4] = [
 
 /// The lists whose changes the initialize result declares.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Lists {
+pub(crate) struct Lists {
     pub tools: bool,
     pub prompts: bool,
     pub resources: bool,
@@ -25,14 +25,14 @@ pub struct Lists {
 impl Lists {
     /// The lists with `listChanged: true` in the capabilities of the
     /// initialize result.
-    pub fn declared(capabilities: &Map<String, Value>) -> Lists {
+    pub(crate) fn declared(capabilities: &Map<String, Value>) -> Lists {
         let declares =
             |kind: &str| capabilities.get(kind).and_then(|c| c.get("listChanged")) == Some(&Value::Bool(true));
         Lists { tools: declares("tools"), prompts: declares("prompts"), resources: declares("resources") }
     }
 
     /// Whether any list is declared.
-    pub fn any(self) -> bool {
+    pub(crate) fn any(self) -> bool {
         self.tools || self.prompts || self.resources
     }
 
@@ -50,14 +50,14 @@ impl Lists {
 }
 
 /// Whether the initialize result declares `resources.subscribe`.
-pub fn declares_subscribe(capabilities: &Map<String, Value>) -> bool {
+pub(crate) fn declares_subscribe(capabilities: &Map<String, Value>) -> bool {
     capabilities.get("resources").and_then(|r| r.get("subscribe")) == Some(&Value::Bool(true))
 }
 
 /// The `notifications` filter of a stream: the declared lists, and
 /// `resourceSubscriptions` when there is a URI (an empty list subscribes
 /// to nothing, and the filter omits it).
-pub fn filter(lists: Lists, uris: &[String]) -> Value {
+pub(crate) fn filter(lists: Lists, uris: &[String]) -> Value {
     let mut filter = Map::new();
     for (key, _) in lists.each() {
         filter.insert(key.into(), Value::Bool(true));
@@ -70,7 +70,7 @@ pub fn filter(lists: Lists, uris: &[String]) -> Value {
 
 /// The events after a gap: one list change for each declared list, then
 /// one `notifications/resources/updated` for each subscribed URI.
-pub fn gap_events(lists: Lists, uris: &[String]) -> Vec<Value> {
+pub(crate) fn gap_events(lists: Lists, uris: &[String]) -> Vec<Value> {
     let changes = lists.each().map(|(_, method)| jsonrpc::notification(method, json!({})));
     let updates = uris.iter().map(|uri| jsonrpc::notification(EVENT_METHODS[3], json!({ "uri": uri })));
     changes.chain(updates).collect()
@@ -81,7 +81,7 @@ pub fn gap_events(lists: Lists, uris: &[String]) -> Vec<Value> {
 /// without a string `uri`. The event loses its subscription id, and a
 /// `_meta` that is then empty or is not an object; every other member
 /// stays.
-pub fn for_client(method: &str, params: Value) -> Option<Value> {
+pub(crate) fn for_client(method: &str, params: Value) -> Option<Value> {
     if !EVENT_METHODS.contains(&method) {
         return None;
     }

@@ -15,9 +15,9 @@
 //!   the back-off) are pure.
 
 pub(crate) mod board;
-pub mod events;
+pub(crate) mod events;
 mod owner;
-pub mod policy;
+pub(crate) mod policy;
 
 use crate::jsonrpc::Id;
 use crate::output::Output;
@@ -61,10 +61,10 @@ impl Default for ListenTimings {
 /// Takes the request of a change out of the table of requests in flight;
 /// `false` when the client canceled it, or the input ended: then it gets
 /// no response.
-pub type Finish = Box<dyn FnOnce() -> bool + Send>;
+pub(crate) type Finish = Box<dyn FnOnce() -> bool + Send>;
 
 /// One `resources/subscribe` or `resources/unsubscribe` of the client.
-pub struct Change {
+pub(crate) struct Change {
     pub uri: String,
     /// `true` to add the URI, `false` to remove it.
     pub subscribe: bool,
@@ -76,7 +76,7 @@ pub struct Change {
 }
 
 /// What the listener needs from the front end.
-pub struct Setup {
+pub(crate) struct Setup {
     pub client: Client,
     pub out: Output,
     /// The capabilities of the initialize result.
@@ -86,12 +86,12 @@ pub struct Setup {
 
 /// Whether the initialize result asks for a listen stream: a declared
 /// list change or `resources.subscribe`.
-pub fn wanted(capabilities: &Map<String, Value>) -> bool {
+pub(crate) fn wanted(capabilities: &Map<String, Value>) -> bool {
     Lists::declared(capabilities).any() || events::declares_subscribe(capabilities)
 }
 
 /// The handle of the owner task.
-pub struct Listener {
+pub(crate) struct Listener {
     changes: mpsc::Sender<Change>,
     shutdown: CancellationToken,
 }
@@ -99,7 +99,7 @@ pub struct Listener {
 impl Listener {
     /// Starts the owner task on `tracker`; it opens the first stream at
     /// once.
-    pub fn start(setup: Setup, tracker: &TaskTracker) -> Listener {
+    pub(crate) fn start(setup: Setup, tracker: &TaskTracker) -> Listener {
         let (changes, queue) = mpsc::channel(CHANGE_QUEUE);
         let shutdown = CancellationToken::new();
         let owner = owner::Owner::new(setup, queue, shutdown.clone());
@@ -109,13 +109,13 @@ impl Listener {
 
     /// Queues a change; the owner does one at a time, in order. Gives the
     /// change back when the queue is full or the owner has stopped.
-    pub fn change(&self, change: Change) -> Result<(), Box<Change>> {
+    pub(crate) fn change(&self, change: Change) -> Result<(), Box<Change>> {
         self.changes.try_send(change).map_err(|err| Box::new(err.into_inner()))
     }
 
     /// The end of the input: the owner cancels each stream, waits for
     /// their tasks, and ends.
-    pub fn stop(&self) {
+    pub(crate) fn stop(&self) {
         self.shutdown.cancel();
     }
 }

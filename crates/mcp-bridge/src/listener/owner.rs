@@ -41,7 +41,7 @@ enum Step {
     Reopen,
 }
 
-pub struct Owner {
+pub(crate) struct Owner {
     board: Arc<Mutex<Board>>,
     client: Client,
     out: Output,
@@ -73,7 +73,7 @@ pub struct Owner {
 }
 
 impl Owner {
-    pub fn new(setup: Setup, changes: mpsc::Receiver<Change>, shutdown: CancellationToken) -> Owner {
+    pub(crate) fn new(setup: Setup, changes: mpsc::Receiver<Change>, shutdown: CancellationToken) -> Owner {
         let (signals, incoming) = mpsc::unbounded_channel();
         let timings = setup.timings;
         Owner {
@@ -96,7 +96,7 @@ impl Owner {
         }
     }
 
-    pub async fn run(mut self) {
+    pub(crate) async fn run(mut self) {
         self.open(Vec::new(), None);
         loop {
             match self.next_step().await {
@@ -335,7 +335,7 @@ fn change_error(end: &StreamEnd, timings: ListenTimings) -> Option<Value> {
     let error = match end {
         StreamEnd::Canceled => return None,
         StreamEnd::Error(error) => return Some(jsonrpc::upstream_error_for_client(error.clone())),
-        StreamEnd::Result(_) => {
+        StreamEnd::Result => {
             BridgeError::new(Cause::InvalidResponse).with_detail("the stream ended before its acknowledgment")
         }
         StreamEnd::Timeout => BridgeError::new(Cause::Timeout)
@@ -348,7 +348,7 @@ fn change_error(end: &StreamEnd, timings: ListenTimings) -> Option<Value> {
 fn describe(end: &StreamEnd) -> &'static str {
     match end {
         StreamEnd::Canceled => "canceled",
-        StreamEnd::Result(_) => "result",
+        StreamEnd::Result => "result",
         StreamEnd::Error(_) => "upstream error",
         StreamEnd::Timeout => "no acknowledgment in time",
         StreamEnd::Lost(_) => "lost",

@@ -8,11 +8,11 @@ use std::time::Duration;
 
 /// The upstream client opens a lost stream again at once at most this
 /// many times (`max_lost_stream_retries`) before it reports the loss.
-pub const MAX_LOST_STREAM_RETRIES: u32 = 3;
+pub(crate) const MAX_LOST_STREAM_RETRIES: u32 = 3;
 
 /// What follows the end of a stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum After {
+pub(crate) enum After {
     /// Open a new stream after the back-off wait.
     ReopenAfterWait,
     /// Open a new stream after the next sign-in of another request, never
@@ -29,7 +29,7 @@ pub enum After {
 /// Over HTTP, the status of the stream's request decides: 408, 429 and
 /// 5xx except 501 after a wait, 401 and 403 after the next sign-in, each
 /// other status never.
-pub fn after(end: &StreamEnd) -> After {
+pub(crate) fn after(end: &StreamEnd) -> After {
     match end {
         StreamEnd::Lost(error) => match error.status {
             None | Some(408 | 429) => After::ReopenAfterWait,
@@ -38,7 +38,7 @@ pub fn after(end: &StreamEnd) -> After {
             Some(401 | 403) => After::ReopenAfterSignIn,
             Some(_) => After::NoReopen,
         },
-        StreamEnd::Timeout | StreamEnd::Result(_) => After::ReopenAfterWait,
+        StreamEnd::Timeout | StreamEnd::Result => After::ReopenAfterWait,
         StreamEnd::Canceled | StreamEnd::Error(_) | StreamEnd::UpstreamEnded(_) | StreamEnd::Failed(_) => {
             After::NoReopen
         }
@@ -49,7 +49,7 @@ pub fn after(end: &StreamEnd) -> After {
 /// transport lost opens again at once, at most [`MAX_LOST_STREAM_RETRIES`]
 /// times; every other end, and the loss after the last retry, is the end.
 /// A later acknowledgment of the stream then gives the events of the gap.
-pub async fn retry_lost<F, Fut>(mut open: F) -> StreamEnd
+pub(crate) async fn retry_lost<F, Fut>(mut open: F) -> StreamEnd
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = StreamEnd>,
@@ -72,19 +72,19 @@ where
 /// `listen_backoff`), each later one twice the one before, up to `max`
 /// (30 s, the `listen_max_backoff`).
 #[derive(Debug, Clone)]
-pub struct Backoff {
+pub(crate) struct Backoff {
     first: Duration,
     max: Duration,
     next: Duration,
 }
 
 impl Backoff {
-    pub fn new(first: Duration, max: Duration) -> Backoff {
+    pub(crate) fn new(first: Duration, max: Duration) -> Backoff {
         Backoff { first, max, next: first.min(max) }
     }
 
     /// The next wait, and the one after it doubles.
-    pub fn next_wait(&mut self) -> Duration {
+    pub(crate) fn next_wait(&mut self) -> Duration {
         let wait = self.next;
         self.next = (wait * 2).min(self.max);
         wait
@@ -92,7 +92,7 @@ impl Backoff {
 
     /// Only a stream that lived long enough after its acknowledgment
     /// resets the wait.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.next = self.first.min(self.max);
     }
 }
@@ -109,7 +109,7 @@ mod tests {
             (StreamEnd::Timeout, After::ReopenAfterWait),
             (StreamEnd::Lost(BridgeError::new(Cause::Closed)), After::ReopenAfterWait),
             (StreamEnd::Lost(BridgeError::new(Cause::TransportFailed)), After::ReopenAfterWait),
-            (StreamEnd::Result(json!({})), After::ReopenAfterWait),
+            (StreamEnd::Result, After::ReopenAfterWait),
             (StreamEnd::Canceled, After::NoReopen),
             (StreamEnd::Error(json!({"code": -32603, "message": "no"})), After::NoReopen),
             (StreamEnd::Failed(BridgeError::new(Cause::InvalidResponse)), After::NoReopen),

@@ -18,7 +18,7 @@ use serde_json::{json, Map, Value};
 
 /// The body of one challenge of the model.
 #[derive(Debug, Clone)]
-pub enum Body {
+pub(crate) enum Body {
     None,
     /// `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`.
     Token68(String),
@@ -28,7 +28,7 @@ pub enum Body {
 }
 
 /// One challenge: a scheme and its body.
-pub type Model = (String, Body);
+pub(crate) type Model = (String, Body);
 
 fn is_token(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
@@ -83,7 +83,7 @@ fn expected(challenges: &[Model]) -> Challenge {
 /// challenge's parameters, whatever the optional whitespace, and the same
 /// whether the challenges come in one header value or in several (RFC 9110
 /// section 5.3: field lines combine with commas).
-pub fn challenge(challenges: &[Model], style: u8, split: usize) -> Checked {
+pub(crate) fn challenge(challenges: &[Model], style: u8, split: usize) -> Checked {
     let whole = write(challenges, style);
     let want = expected(challenges);
     let got = Challenge::parse([whole.as_str()]);
@@ -98,7 +98,7 @@ pub fn challenge(challenges: &[Model], style: u8, split: usize) -> Checked {
 
 /// Header values of any text: no challenge without a `bearer` in them, and
 /// every value found is text of the header, unescaped.
-pub fn challenge_text(values: &[&str]) -> Checked {
+pub(crate) fn challenge_text(values: &[&str]) -> Checked {
     let got = Challenge::parse(values.iter().copied());
     let all = values.concat();
     if !all.to_ascii_lowercase().contains("bearer") {
@@ -182,7 +182,7 @@ fn strings(value: Option<&Value>) -> Option<Vec<String>> {
 /// member is the document's, a flag only when it is `true`. A failure
 /// names a rule that the document breaks; an authorization endpoint that
 /// is not a secure URL is `sign_in_invalid_url`, without a detail.
-pub fn metadata(document: &Value, issuer: &str) -> Checked {
+pub(crate) fn metadata(document: &Value, issuer: &str) -> Checked {
     let endpoint = |name: &str| document.get(name).and_then(Value::as_str);
     let ok_endpoint = |name: &str| endpoint(name).is_some_and(secure);
     let pkce = strings(document.get("code_challenge_methods_supported")).is_some_and(|m| m.iter().any(|m| m == "S256"));
@@ -243,7 +243,7 @@ pub fn metadata(document: &Value, issuer: &str) -> Checked {
 /// of the server, no query, no fragment (RFC 8707), and a path that is the server's or a parent
 /// of it at a segment boundary; the server URL itself (without query and
 /// fragment) and its origin always do.
-pub fn resource(resource: &str, server: &Url) -> Checked {
+pub(crate) fn resource(resource: &str, server: &Url) -> Checked {
     let got = covers(resource, server);
     let expected = Url::parse(resource).is_ok_and(|r| {
         let (outer, inner) = (r.path().trim_end_matches('/'), server.path().trim_end_matches('/'));
@@ -365,7 +365,7 @@ pub fn metadata_bytes(data: &[u8]) -> Checked {
 /// token yet. Anything else is `registration_failed` with the status, the
 /// redirect URI in the message, and a detail `HTTP status <n>, ` then the
 /// error code (a plain one as it is, `no error code` without one).
-pub fn registration_response(status: u16, body: &Value) -> Checked {
+pub(crate) fn registration_response(status: u16, body: &Value) -> Checked {
     let redirect_uri = "http://127.0.0.1:49152/callback";
     let string = |name: &str| body.get(name).and_then(Value::as_str).map(str::to_owned);
     match registration(status, body, redirect_uri) {

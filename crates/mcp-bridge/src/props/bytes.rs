@@ -4,17 +4,17 @@
 
 /// A cursor over fuzz input that never fails: past the end, each option
 /// reads as zero.
-pub struct Bytes<'a> {
+pub(crate) struct Bytes<'a> {
     data: &'a [u8],
 }
 
 impl<'a> Bytes<'a> {
-    pub fn new(data: &'a [u8]) -> Self {
+    pub(crate) fn new(data: &'a [u8]) -> Self {
         Bytes { data }
     }
 
     /// The next byte, or 0 at the end.
-    pub fn byte(&mut self) -> u8 {
+    pub(crate) fn byte(&mut self) -> u8 {
         match self.data.split_first() {
             Some((&first, rest)) => {
                 self.data = rest;
@@ -25,24 +25,24 @@ impl<'a> Bytes<'a> {
     }
 
     /// The next two bytes as a little-endian number.
-    pub fn u16(&mut self) -> u16 {
+    pub(crate) fn u16(&mut self) -> u16 {
         u16::from_le_bytes([self.byte(), self.byte()])
     }
 
     /// The next `n` bytes (fewer at the end).
-    pub fn take(&mut self, n: usize) -> &'a [u8] {
+    pub(crate) fn take(&mut self, n: usize) -> &'a [u8] {
         let (head, rest) = self.data.split_at(n.min(self.data.len()));
         self.data = rest;
         head
     }
 
     /// All the bytes left.
-    pub fn rest(self) -> &'a [u8] {
+    pub(crate) fn rest(self) -> &'a [u8] {
         self.data
     }
 
     /// The bytes left as JSON, when they parse.
-    pub fn json(self) -> Option<serde_json::Value> {
+    pub(crate) fn json(self) -> Option<serde_json::Value> {
         serde_json::from_slice(self.data).ok()
     }
 }

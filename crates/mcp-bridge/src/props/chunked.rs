@@ -9,7 +9,7 @@ use std::pin::{pin, Pin};
 use std::task::{Context, Poll, Waker};
 use tokio::io::{AsyncRead, ReadBuf};
 
-pub struct Chunked<'a> {
+pub(crate) struct Chunked<'a> {
     data: &'a [u8],
     sizes: &'a [usize],
     turn: usize,
@@ -17,7 +17,7 @@ pub struct Chunked<'a> {
 
 impl<'a> Chunked<'a> {
     /// Reads of `sizes` in turn (each at least 1); all at once when empty.
-    pub fn new(data: &'a [u8], sizes: &'a [usize]) -> Self {
+    pub(crate) fn new(data: &'a [u8], sizes: &'a [usize]) -> Self {
         Chunked { data, sizes, turn: 0 }
     }
 }
@@ -39,7 +39,7 @@ impl AsyncRead for Chunked<'_> {
 
 /// The output of a future that completes without waiting (one over
 /// [`Chunked`]); `None` when it would wait.
-pub fn ready<F: Future>(future: F) -> Option<F::Output> {
+pub(crate) fn ready<F: Future>(future: F) -> Option<F::Output> {
     match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(output) => Some(output),
         Poll::Pending => None,

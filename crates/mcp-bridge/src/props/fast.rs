@@ -29,7 +29,7 @@ pub fn fast_path_bytes(data: &[u8]) -> Checked {
 
 /// The cursor of a request in [`fast_path_bytes`] (a result's `nextCursor`
 /// equal to it gets a warning).
-pub const CURSOR: &str = "next";
+pub(crate) const CURSOR: &str = "next";
 
 /// For one line of the upstream server, the answer to a request of
 /// `method`:
@@ -39,7 +39,7 @@ pub const CURSOR: &str = "next";
 /// - a response line that `fast::result` gives is, once parsed, the line
 ///   that the full path writes (the rules, the icon rule `icons`, the
 ///   envelope), with the notes that the full path gives, in the same order.
-pub fn fast_path(
+pub(crate) fn fast_path(
     (method, cursor): (&str, Option<&Value>),
     (quirks, icons): (Quirks, IconRule),
     line: &[u8],

@@ -3,7 +3,11 @@
 //! (`jsonrpc::Message::classify`).
 
 use super::{ensure, text, Checked};
-use crate::framing::{decode, exceeds_depth, sniff_id, sniff_id_at_end, sniff_id_at_start, Decoded, Frame, EDGE_BYTES};
+use crate::framing::{decode, exceeds_depth, sniff_id, sniff_id_at_end, sniff_id_at_start, Decoded, Frame};
+
+/// "The line reader keeps the first 256 bytes and the last 256 bytes of a
+/// line that is too long" (behaviour spec, "Lines that are not valid").
+const EDGE_BYTES: usize = 256;
 use crate::jsonrpc::{Cause, Id, Message};
 use crate::props::bytes::Bytes;
 use crate::props::chunked::Chunked;
@@ -15,7 +19,7 @@ use std::task::{Context, Poll, Waker};
 /// Every frame of `input`, read by [`crate::framing::LineReader`] with the
 /// limit `max` through reads of the sizes `chunks`. The reader is polled
 /// by hand: an in-memory reader is always ready, so no runtime is needed.
-pub fn read_frames(input: &[u8], max: usize, chunks: &[usize]) -> Result<Vec<Frame>, String> {
+pub(crate) fn read_frames(input: &[u8], max: usize, chunks: &[usize]) -> Result<Vec<Frame>, String> {
     let mut reader = crate::framing::LineReader::new(Chunked::new(input, chunks), max);
     let mut cx = Context::from_waker(Waker::noop());
     let mut frames = Vec::new();
@@ -36,7 +40,7 @@ pub fn read_frames(input: &[u8], max: usize, chunks: &[usize]) -> Result<Vec<Fra
 /// The frames the spec asks for: one per `\n`, and one for a last line
 /// without `\n` unless it is empty; a line over the limit keeps only its
 /// first and last [`EDGE_BYTES`] bytes.
-pub fn model_frames(input: &[u8], max: usize) -> Vec<Frame> {
+pub(crate) fn model_frames(input: &[u8], max: usize) -> Vec<Frame> {
     let mut lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
     if lines.last().is_some_and(|last| last.is_empty()) {
         lines.pop();
@@ -69,7 +73,7 @@ fn show(frame: &Frame) -> String {
 /// The line reader never yields a line longer than the limit, keeps at
 /// most [`EDGE_BYTES`] bytes at each end of a line that is too long, and
 /// gives the frames of the model whatever the sizes of the reads.
-pub fn line_reader(input: &[u8], max: usize, chunks: &[usize]) -> Checked {
+pub(crate) fn line_reader(input: &[u8], max: usize, chunks: &[usize]) -> Checked {
     let frames = read_frames(input, max, chunks)?;
     for (index, frame) in frames.iter().enumerate() {
         match frame {
@@ -110,7 +114,7 @@ pub fn line_reader_bytes(data: &[u8]) -> Checked {
 
 /// The levels of nesting of a value: arrays and objects count, scalars
 /// do not.
-pub fn nesting(value: &Value) -> usize {
+pub(crate) fn nesting(value: &Value) -> usize {
     match value {
         Value::Array(items) => 1 + items.iter().map(nesting).max().unwrap_or(0),
         Value::Object(members) => 1 + members.values().map(nesting).max().unwrap_or(0),
@@ -120,7 +124,7 @@ pub fn nesting(value: &Value) -> usize {
 
 /// The depth pre-scan agrees with the nesting of `serde_json`'s parse for
 /// valid JSON, and is monotone in the limit for any bytes.
-pub fn depth(bytes: &[u8], max: usize) -> Checked {
+pub(crate) fn depth(bytes: &[u8], max: usize) -> Checked {
     let exceeds = exceeds_depth(bytes, max);
     if exceeds {
         ensure!(max == 0 || exceeds_depth(bytes, max - 1), "over the limit {max} but not over {}", max - 1);
@@ -156,7 +160,7 @@ fn parsed_id(line: &[u8]) -> Option<Option<Id>> {
 /// Id sniffing: `sniff_id` is the start, else the end; on a valid JSON
 /// object the sniffed id is the parsed id, and the walk from the start
 /// finds it whenever it is valid; an id found in a bad line is valid.
-pub fn sniff(line: &[u8]) -> Checked {
+pub(crate) fn sniff(line: &[u8]) -> Checked {
     let start = sniff_id_at_start(line);
     let end = sniff_id_at_end(line);
     let id = sniff_id(line);
@@ -184,7 +188,7 @@ pub fn sniff_bytes(data: &[u8]) -> Checked {
 /// `decode` applies the checks in the order of the spec: blank, depth,
 /// parse, envelope; a bad line carries the sniffed id; a valid envelope
 /// is classified as [`classified`] says.
-pub fn decode_line(line: &[u8], max_depth: usize) -> Checked {
+pub(crate) fn decode_line(line: &[u8], max_depth: usize) -> Checked {
     let limit = line.len();
     let got = decode(&Frame::Line(line.to_vec()), limit, max_depth);
     if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
@@ -224,7 +228,7 @@ pub fn decode_line(line: &[u8], max_depth: usize) -> Checked {
 /// The message that the envelope rules of JSON-RPC 2.0 and of the spec
 /// ("Lines that are not valid") give for a parsed value, written as a
 /// table of cases rather than as the steps of `classify`.
-pub fn classified(value: &Value) -> Message {
+pub(crate) fn classified(value: &Value) -> Message {
     let Value::Object(obj) = value else { return Message::Invalid { id: None } };
     let id = obj.get("id").cloned().and_then(Id::from_value);
     let has_id = obj.contains_key("id");
@@ -290,7 +294,7 @@ fn round_trip(message: &Message) -> Checked {
 
 /// A line that is too long goes out as `line_too_long` with the id of its
 /// start, else of its end.
-pub fn decode_too_long(head: &[u8], tail: &[u8]) -> Checked {
+pub(crate) fn decode_too_long(head: &[u8], tail: &[u8]) -> Checked {
     let got = decode(&Frame::TooLong { head: head.to_vec(), tail: tail.to_vec() }, 7, 64);
     let id = sniff_id_at_start(head).or_else(|| sniff_id_at_end(tail));
     match got {

@@ -55,7 +55,7 @@ fn model_over(input: &[u8], max: usize) -> Option<usize> {
 /// `chunks`: it refuses the piece that holds the first byte past `max` of
 /// an event, and no piece before it, whatever the sizes; its flag tells
 /// the reader so.
-pub fn event_limit(input: &[u8], max: usize, chunks: &[usize]) -> Checked {
+pub(crate) fn event_limit(input: &[u8], max: usize, chunks: &[usize]) -> Checked {
     let over = Arc::new(AtomicBool::new(false));
     let mut limit = EventLimit::new(max, over.clone());
     let mut rest = input;
@@ -154,7 +154,7 @@ fn header_text(text: &str, header: &str) -> Checked {
 /// an argument it provides, with its text (a string's text or its Base64
 /// sentinel, `true`/`false`, an integer's decimal text); every string,
 /// boolean and integer written as one gets its header.
-pub fn mcp_headers(tool: &Value, arguments: &Value) -> Checked {
+pub(crate) fn mcp_headers(tool: &Value, arguments: &Value) -> Checked {
     let schema = tool.get("inputSchema");
     let headers = match tool_headers(tool) {
         Ok(headers) => headers,
@@ -215,7 +215,7 @@ pub fn mcp_headers(tool: &Value, arguments: &Value) -> Checked {
 /// The Base64 sentinel: a text is sent as it is exactly when it is plain
 /// header text that does not look encoded; anything else is its sentinel,
 /// and both decode back to the text.
-pub fn header_value(text: &str) -> Checked {
+pub(crate) fn header_value(text: &str) -> Checked {
     let header = encode_value(text);
     header_text(text, &header)?;
     let visible = text.bytes().all(|b| (0x20..=0x7e).contains(&b));

@@ -12,10 +12,10 @@ use crate::props::bytes::Bytes;
 use serde_json::{json, Map, Value};
 
 /// Every capability declared.
-pub const ALL: Declared = Declared { form: true, url: true, sampling: true, sampling_tools: true, roots: true };
+pub(crate) const ALL: Declared = Declared { form: true, url: true, sampling: true, sampling_tools: true, roots: true };
 
 /// What the client declared, from the low five bits of a byte.
-pub fn declared_from(bits: u8) -> Declared {
+pub(crate) fn declared_from(bits: u8) -> Declared {
     Declared {
         form: bits & 1 != 0,
         url: bits & 2 != 0,
@@ -58,7 +58,7 @@ fn blocks(message: &Value) -> Vec<&Value> {
 /// spec's tables, with its code and exact detail; declaring more never
 /// fails a round that passed, nor changes a failure that is not about
 /// what was declared.
-pub fn round(result: &Value, declared: Declared) -> Checked {
+pub(crate) fn round(result: &Value, declared: Declared) -> Checked {
     let got = check_round(result, declared, schema::compiles);
     let requests = result.get("inputRequests").and_then(Value::as_object);
     match &got {
@@ -289,7 +289,7 @@ fn loopback(host: &str) -> bool {
 /// character, the scheme `https`, or `http` to a loopback host without
 /// user information; the scheme's case does not matter; a backslash
 /// anywhere refuses the URL.
-pub fn url(url: &str) -> Checked {
+pub(crate) fn url(url: &str) -> Checked {
     let allowed = is_allowed(url);
     if allowed {
         ensure!(!url.contains('\\'), "{url:?} has a backslash");
@@ -334,7 +334,7 @@ pub fn url_bytes(data: &[u8]) -> Checked {
 
 /// The expectations of a question, for the fuzz glue: a form with a
 /// property, the Continue cases, sampling and roots.
-pub fn expectations() -> [Expect; 5] {
+pub(crate) fn expectations() -> [Expect; 5] {
     let schema =
         json!({"type": "object", "properties": {"name": {"type": "string", "minLength": 2}}, "required": ["name"]});
     [Expect::Form { schema }, Expect::EmptyForm, Expect::Url, Expect::Sampling, Expect::Roots]
@@ -347,7 +347,7 @@ pub fn expectations() -> [Expect; 5] {
 /// as it came when it has the shape; roots keep only the `file://` roots,
 /// in order; every other answer fails with invalid_client_answer and the
 /// key in the detail.
-pub fn answer(key: &str, expect: &Expect, answer: &Answer) -> Checked {
+pub(crate) fn answer(key: &str, expect: &Expect, answer: &Answer) -> Checked {
     let got = response(key, expect, answer.clone());
     let elicitation = matches!(expect, Expect::Form { .. } | Expect::EmptyForm | Expect::Url);
     if let Err(Err(error)) = &got {

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 /// update without a string `uri`; else the notification of the method
 /// with every member of the params in its place, but `_meta` without the
 /// subscription id (gone when then empty, or when it is not an object).
-pub fn event(method: &str, params: &Value) -> Checked {
+pub(crate) fn event(method: &str, params: &Value) -> Checked {
     let got = for_client(method, params.clone());
     let members = params.as_object().cloned().unwrap_or_default();
     let updated = method == EVENT_METHODS[3];
@@ -96,7 +96,7 @@ const URIS: [&str; 3] = ["file:///a", "file:///b", "mem://c"];
 /// client can have missed some (before the first stream, after the loss of
 /// the active one); a later acknowledgment of the active stream gives
 /// those events again; an older stream never takes the place of a newer.
-pub fn board(lists: Lists, steps: &[u8]) -> Checked {
+pub(crate) fn board(lists: Lists, steps: &[u8]) -> Checked {
     let mut board = Board::new(lists);
     let now = Instant::now();
     let mut streams: HashMap<u64, Stream> = HashMap::new();

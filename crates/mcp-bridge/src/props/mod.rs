@@ -15,8 +15,8 @@
 //! not name).
 
 pub mod auth;
-pub mod bytes;
-pub mod chunked;
+pub(crate) mod bytes;
+pub(crate) mod chunked;
 pub mod fast;
 pub mod framing;
 pub mod http;
@@ -41,6 +41,6 @@ pub(crate) use ensure;
 /// The JSON text of a value, with member order and number text: the way
 /// to compare two values exactly, because `Value`'s `==` ignores the order
 /// of members.
-pub fn text(value: &serde_json::Value) -> String {
+pub(crate) fn text(value: &serde_json::Value) -> String {
     value.to_string()
 }

@@ -31,7 +31,7 @@ fn model_end(input: &[u8]) -> Option<usize> {
 /// fit in the limit, else `TooLarge` once the limit is read, else `Ended`;
 /// a target of the head is a `GET`'s, visible ASCII, no longer than the
 /// limit, and written back it gives the request line.
-pub fn request(input: &[u8], limit: usize, chunks: &[usize]) -> Checked {
+pub(crate) fn request(input: &[u8], limit: usize, chunks: &[usize]) -> Checked {
     let mut reader = Chunked::new(input, chunks);
     let Some(got) = ready(read_head(&mut reader, limit)) else {
         return Err("the reader of a head waits on a reader that is always ready".into());
@@ -82,7 +82,7 @@ fn target_of(head: &[u8], limit: usize) -> Checked {
 
 /// The query of the redirect: for pairs written by a form serializer, each
 /// of the four names gets the last value written for it, the others none.
-pub fn query(pairs: &[(String, String)]) -> Checked {
+pub(crate) fn query(pairs: &[(String, String)]) -> Checked {
     let mut serializer = url::form_urlencoded::Serializer::new(String::new());
     for (name, value) in pairs {
         serializer.append_pair(name, value);
@@ -121,7 +121,7 @@ pub fn request_bytes(data: &[u8]) -> Checked {
 
 /// One request of a sequence for the gate.
 #[derive(Debug, Clone, Copy)]
-pub enum Step {
+pub(crate) enum Step {
     /// A GET of the start URL.
     Start,
     /// A GET of the redirect URI, with the sign-in's state or not.
@@ -139,7 +139,7 @@ const ROUTE: Route<'static> =
 /// the sign-in with `sign_in_start_reused`; the redirect ends it only with
 /// the state, after the start URL, with the query's values; nothing ends
 /// it twice, and every request after the end gets `410`.
-pub fn gate(targets: &[(String, Step)]) -> Checked {
+pub(crate) fn gate(targets: &[(String, Step)]) -> Checked {
     let mut gate = Gate::default();
     let (mut started, mut over) = (false, false);
     for (target, step) in targets {

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
 /// A profile with the vscode values and the given quirks and passthrough.
-pub fn profile(quirks: Quirks, meta_passthrough: MetaPassthrough) -> Profile {
+pub(crate) fn profile(quirks: Quirks, meta_passthrough: MetaPassthrough) -> Profile {
     Profile {
         name: "mcp-bridge-vscode".into(),
         version: "0.1.0".into(),
@@ -29,12 +29,12 @@ pub fn profile(quirks: Quirks, meta_passthrough: MetaPassthrough) -> Profile {
 }
 
 /// The meta passthrough of the vscode profile.
-pub fn vscode_passthrough() -> MetaPassthrough {
+pub(crate) fn vscode_passthrough() -> MetaPassthrough {
     MetaPassthrough { keys: vec!["traceparent".into(), "tracestate".into()], prefixes: vec!["vscode.".into()] }
 }
 
 /// Quirks from the low three bits of a byte.
-pub fn quirks_from(bits: u8) -> Quirks {
+pub(crate) fn quirks_from(bits: u8) -> Quirks {
     Quirks {
         normalize_array_items: bits & 1 != 0,
         drop_non_object_output_schema: bits & 2 != 0,
@@ -43,7 +43,7 @@ pub fn quirks_from(bits: u8) -> Quirks {
 }
 
 /// The methods whose results have rules, and one without.
-pub const METHODS: [&str; 10] = [
+pub(crate) const METHODS: [&str; 10] = [
     "tools/list",
     "tools/call",
     "prompts/list",
@@ -80,7 +80,7 @@ fn in_order(sub: &[&String], full: &[&String]) -> bool {
 /// array and, with a structuredContent, a text block that parses back to
 /// it; tools keep every member but their schemas, which follow R6 and the
 /// outputSchema rule; and the rules are idempotent.
-pub fn result_rules(method: &str, cursor: Option<&Value>, result: &Value, quirks: Quirks) -> Checked {
+pub(crate) fn result_rules(method: &str, cursor: Option<&Value>, result: &Value, quirks: Quirks) -> Checked {
     let profile = profile(quirks, MetaPassthrough::default());
     let (out, notes) = translate_result(method, cursor, result.clone(), &profile);
     let Some(input) = result.as_object() else {
@@ -323,7 +323,7 @@ fn needs_items(schema: &Value) -> bool {
 }
 
 /// R6 on one schema: see [`items_outcome`].
-pub fn items(schema: &Value, tool: Option<&str>) -> Checked {
+pub(crate) fn items(schema: &Value, tool: Option<&str>) -> Checked {
     let mut out = schema.clone();
     let mut notes = Vec::new();
     normalize_input_schema(&mut out, tool, &mut notes);
@@ -336,7 +336,7 @@ pub fn items(schema: &Value, tool: Option<&str>) -> Checked {
 /// array schema the walk reaches keeps a false `items`; the depth notes are
 /// the objects at the depth limit; `items: false` gets the `maxItems` of
 /// its `prefixItems`; and R6 is idempotent.
-pub fn items_outcome(before: &Value, after: &Value, notes: &[Note], tool: Option<&str>) -> Checked {
+pub(crate) fn items_outcome(before: &Value, after: &Value, notes: &[Note], tool: Option<&str>) -> Checked {
     let mut undone = after.clone();
     let mut depth_notes = Vec::new();
     for note in notes {
@@ -462,7 +462,7 @@ fn object_members(map: &Map<String, Value>, without: Option<&str>) -> Value {
 /// 2026-07-28 schema, only the five known members, each present exactly
 /// when the client's is an object, with the content the table gives, and
 /// the translation is idempotent.
-pub fn capabilities(client: &Value) -> Checked {
+pub(crate) fn capabilities(client: &Value) -> Checked {
     let out = client_capabilities(client);
     let validator = capabilities_validator()?;
     ensure!(validator.is_valid(&out), "{out} is not valid against the ClientCapabilities schema");
@@ -520,9 +520,9 @@ const SERVER_CAPABILITIES: [&str; 7] =
 /// discover result when it is valid with a name, with only its members of
 /// the right type, else the fallback; and the instructions when they are a
 /// string.
-pub fn initialize(discover: &Value, fallback: &str) -> Checked {
+pub(crate) fn initialize(discover: &Value, fallback: &str) -> Checked {
     let profile = profile(Quirks::default(), MetaPassthrough::default());
-    let out = initialize_result(discover, &profile, fallback, crate::translate::icons::IconRule::All);
+    let (out, _) = initialize_result(discover, &profile, fallback, crate::translate::icons::IconRule::All);
     let Some(output) = out.as_object() else { return Err(format!("{out} is not an object")) };
     let instructions = discover.get("instructions").filter(|v| v.is_string());
     let mut keys = vec!["protocolVersion", "capabilities", "serverInfo"];
@@ -606,7 +606,7 @@ pub fn initialize_bytes(data: &[u8]) -> Checked {
 
 /// The grammar of a `_meta` key, read from the 2026-07-28 base protocol
 /// page ("Key name format") one segment at a time.
-pub fn spec_key(key: &str) -> bool {
+pub(crate) fn spec_key(key: &str) -> bool {
     let label = |l: &str| {
         let b = l.as_bytes();
         !b.is_empty()
@@ -640,7 +640,7 @@ fn spec_reserved(key: &str) -> bool {
 /// `task` and `_meta`, in order; the progress token is the client's when
 /// it is a token; `_meta` keys pass exactly when the profile allows them,
 /// they obey the grammar and they are not reserved, with their values.
-pub fn params(params: Option<&Value>, allowed: &MetaPassthrough) -> Checked {
+pub(crate) fn params(params: Option<&Value>, allowed: &MetaPassthrough) -> Checked {
     let profile = profile(Quirks::default(), allowed.clone());
     let got = forwarded(params.cloned(), &profile);
     let input = params.and_then(Value::as_object).cloned().unwrap_or_default();

@@ -7,10 +7,10 @@
 use serde_json::{Map, Value};
 
 /// The key of the Tasks extension, which the bridge never declares.
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// Translates the `capabilities` of a 2025-11-25 initialize request.
-pub fn client_capabilities(client: &Value) -> Value {
+pub(crate) fn client_capabilities(client: &Value) -> Value {
     let mut out = Map::new();
     let Some(client) = client.as_object() else {
         return Value::Object(out);

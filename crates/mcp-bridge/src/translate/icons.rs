@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 /// Which icons of the upstream server the client gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IconRule {
+pub(crate) enum IconRule {
     /// Every icon (a stdio upstream, the memory link).
     All,
     /// Only the icons with a `data:` URI (an upstream at a URL).
@@ -22,7 +22,7 @@ pub enum IconRule {
 
 impl IconRule {
     /// The rule of an upstream that is remote or not.
-    pub fn for_upstream(remote: bool) -> IconRule {
+    pub(crate) fn for_upstream(remote: bool) -> IconRule {
         if remote {
             IconRule::DataOnly
         } else {
@@ -34,7 +34,7 @@ impl IconRule {
     /// four lists, the resource links of a `tools/call` result's content
     /// and of a `prompts/get` result's messages. [`filter_icons`] leaves
     /// every other result alone, and so can the fast path of results.
-    pub fn applies_to(self, method: &str) -> bool {
+    pub(crate) fn applies_to(self, method: &str) -> bool {
         self == IconRule::DataOnly && (list_items(method).is_some() || matches!(method, "tools/call" | "prompts/get"))
     }
 }
@@ -54,7 +54,7 @@ fn list_items(method: &str) -> Option<&'static str> {
 /// four lists, the resource links in the content of a `tools/call` result
 /// and in the messages of a `prompts/get` result. Returns how many icons it
 /// removed, for [`removal_note`].
-pub fn filter_icons(method: &str, result: &mut Value, rule: IconRule) -> usize {
+pub(crate) fn filter_icons(method: &str, result: &mut Value, rule: IconRule) -> usize {
     if !rule.applies_to(method) {
         return 0;
     }
@@ -83,7 +83,7 @@ pub fn filter_icons(method: &str, result: &mut Value, rule: IconRule) -> usize {
 /// The note of a result whose icons the rule removed: one per result, not
 /// one per item, so that a long list gives one line. A person reading the
 /// log or the `check` report then knows why an icon is missing in VS Code.
-pub fn removal_note(removed: usize) -> Option<Note> {
+pub(crate) fn removal_note(removed: usize) -> Option<Note> {
     (removed > 0).then(|| {
         let (icons, are) = if removed == 1 { ("icon", "is") } else { ("icons", "are") };
         Note::info(format!(
@@ -94,7 +94,7 @@ pub fn removal_note(removed: usize) -> Option<Note> {
 
 /// The `serverInfo` of the initialize result under the rule; returns how
 /// many icons it removed.
-pub fn filter_server_info(info: &mut Map<String, Value>, rule: IconRule) -> usize {
+pub(crate) fn filter_server_info(info: &mut Map<String, Value>, rule: IconRule) -> usize {
     if rule == IconRule::DataOnly {
         keep_data_icons_of(info)
     } else {

@@ -8,22 +8,18 @@ use crate::Profile;
 use serde_json::{Map, Value};
 
 /// The key of the server information in the `_meta` of a result.
-pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+pub(crate) const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
 /// The capabilities of the upstream server that a 2025-11-25 client can use.
 const SERVER_CAPABILITIES: [&str; 7] =
     ["tools", "prompts", "resources", "completions", "logging", "experimental", "extensions"];
 
-/// Makes the initialize result. `fallback_name` names the server when the
-/// discover result has no valid server information; `icons` is the icon
-/// rule of the upstream (remote or not).
-pub fn initialize_result(discover: &Value, profile: &Profile, fallback_name: &str, icons: IconRule) -> Value {
-    initialize_result_with_notes(discover, profile, fallback_name, icons).0
-}
-
-/// [`initialize_result`] and the note of the icons that the rule removed
-/// from the server information, if it removed any.
-pub fn initialize_result_with_notes(
+/// Makes the initialize result, and the note of the icons that the rule
+/// removed from the server information, if it removed any.
+/// `fallback_name` names the server when the discover result has no valid
+/// server information; `icons` is the icon rule of the upstream (remote or
+/// not).
+pub(crate) fn initialize_result(
     discover: &Value,
     profile: &Profile,
     fallback_name: &str,
@@ -49,7 +45,7 @@ pub fn initialize_result_with_notes(
 /// The capabilities of the initialize result: the listed members when they
 /// are objects, as the upstream server declared them; never `tasks`, and
 /// never the Tasks extension.
-pub fn server_capabilities(upstream: Option<&Value>) -> Map<String, Value> {
+pub(crate) fn server_capabilities(upstream: Option<&Value>) -> Map<String, Value> {
     let mut out = Map::new();
     let Some(upstream) = upstream.and_then(Value::as_object) else {
         return out;
@@ -71,7 +67,7 @@ pub fn server_capabilities(upstream: Option<&Value>) -> Map<String, Value> {
 /// The server information when it is valid with a non-empty name: the
 /// members `name`, `title`, `version`, `icons`, `description` and
 /// `websiteUrl`. An optional member of the wrong type is left out.
-pub fn server_info(info: &Value) -> Option<Map<String, Value>> {
+pub(crate) fn server_info(info: &Value) -> Option<Map<String, Value>> {
     let info = info.as_object()?;
     let name = info.get("name")?.as_str().filter(|n| !n.is_empty())?;
     let version = info.get("version")?.as_str()?;
@@ -147,7 +143,7 @@ mod tests {
             ),
         ];
         for (discover, expected) in cases {
-            assert_eq!(initialize_result(&discover, &profile(), "fallback", IconRule::All), expected, "{discover}");
+            assert_eq!(initialize_result(&discover, &profile(), "fallback", IconRule::All).0, expected, "{discover}");
         }
     }
 }

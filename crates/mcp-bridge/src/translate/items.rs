@@ -14,7 +14,7 @@ use std::fmt;
 /// The number of schema levels the walk examines; the root is the first.
 /// A schema below them gets a note and no change. The limit also bounds
 /// the recursion, whatever the input.
-pub const MAX_SCHEMA_DEPTH: usize = 64;
+pub(crate) const MAX_SCHEMA_DEPTH: usize = 64;
 
 /// Where a keyword keeps its subschemas.
 #[derive(Clone, Copy)]
@@ -47,7 +47,7 @@ pub(crate) fn holds(keyword: &str) -> Option<Holds> {
 
 /// Repairs every array schema within the `inputSchema` of one tool, and
 /// appends one note per repair. Pointers are relative to `schema`.
-pub fn normalize_input_schema(schema: &mut Value, tool: Option<&str>, notes: &mut Vec<Note>) {
+pub(crate) fn normalize_input_schema(schema: &mut Value, tool: Option<&str>, notes: &mut Vec<Note>) {
     let mut walk = Walk { trail: Trail::new(tool, notes) };
     walk.schema(schema, 0);
 }

@@ -12,7 +12,7 @@ const CLIENT_KEYS: [&str; 5] = ["protocolVersion", "clientInfo", "clientCapabili
 /// allows the key, the key obeys the grammar, it is not a key of the
 /// upstream client, and its prefix is not reserved. Each other key is
 /// dropped, so one bad key never makes a request fail.
-pub fn passthrough(meta: &Map<String, Value>, profile: &Profile) -> Map<String, Value> {
+pub(crate) fn passthrough(meta: &Map<String, Value>, profile: &Profile) -> Map<String, Value> {
     meta.iter()
         .filter(|(key, _)| {
             profile.meta_passthrough.allows(key)
@@ -30,7 +30,7 @@ fn is_client_key(key: &str) -> bool {
 }
 
 /// A prefix whose second label is `modelcontextprotocol` or `mcp`.
-pub fn has_reserved_prefix(key: &str) -> bool {
+pub(crate) fn has_reserved_prefix(key: &str) -> bool {
     let Some((prefix, _)) = key.split_once('/') else {
         return false;
     };
@@ -39,7 +39,7 @@ pub fn has_reserved_prefix(key: &str) -> bool {
 
 /// The grammar of a `_meta` key: an optional prefix of dot-separated
 /// labels ending in `/`, then a name.
-pub fn is_valid_key(key: &str) -> bool {
+pub(crate) fn is_valid_key(key: &str) -> bool {
     let (prefix, name) = match key.rsplit_once('/') {
         Some((prefix, name)) => (Some(prefix), name),
         None => (None, key),

@@ -1,11 +1,11 @@
 //! Pure `Value -> Value` rules. No I/O, no async: each function changes only
 //! the members its rule names and keeps every other member as it came.
 
-pub mod capabilities;
-pub mod icons;
-pub mod initialize;
-pub mod items;
-pub mod meta;
-pub mod note;
-pub mod params;
-pub mod result;
+pub(crate) mod capabilities;
+pub(crate) mod icons;
+pub(crate) mod initialize;
+pub(crate) mod items;
+pub(crate) mod meta;
+pub(crate) mod note;
+pub(crate) mod params;
+pub(crate) mod result;

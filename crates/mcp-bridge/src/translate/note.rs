@@ -91,13 +91,13 @@ impl fmt::Display for Note {
 }
 
 /// Appends `/` and the reference token of a member name to a pointer.
-pub fn push_name(pointer: &mut String, name: &str) {
+pub(crate) fn push_name(pointer: &mut String, name: &str) {
     pointer.push('/');
     push_token(pointer, name);
 }
 
 /// Appends `/` and the reference token of an array index to a pointer.
-pub fn push_index(pointer: &mut String, index: usize) {
+pub(crate) fn push_index(pointer: &mut String, index: usize) {
     use std::fmt::Write;
     // Writing to a `String` cannot fail.
     let _ = write!(pointer, "/{index}");
@@ -106,7 +106,7 @@ pub fn push_index(pointer: &mut String, index: usize) {
 /// Appends the RFC 6901 reference token of `token` to `out`: `~` becomes
 /// `~0`, `/` becomes `~1` (one pass, so a `/` never turns into `~01`). No
 /// `String` of its own: the R6 walk does it at each step.
-pub fn push_token(out: &mut String, token: &str) {
+pub(crate) fn push_token(out: &mut String, token: &str) {
     // Most tokens (property names, indexes) need no escape.
     if !token.bytes().any(|byte| byte == b'~' || byte == b'/') {
         return out.push_str(token);

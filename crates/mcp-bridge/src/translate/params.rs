@@ -6,7 +6,7 @@ use crate::Profile;
 use serde_json::{Map, Value};
 
 /// The eight methods that both revisions have with the same name.
-pub const FORWARDED_METHODS: [&str; 8] = [
+pub(crate) const FORWARDED_METHODS: [&str; 8] = [
     "tools/list",
     "tools/call",
     "prompts/list",
@@ -19,7 +19,7 @@ pub const FORWARDED_METHODS: [&str; 8] = [
 
 /// A forwarded request after the params rules.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Forwarded {
+pub(crate) struct Forwarded {
     /// The params without `task` and `_meta`; `{}` when they were missing
     /// or not an object.
     pub params: Map<String, Value>,
@@ -31,7 +31,7 @@ pub struct Forwarded {
 }
 
 /// Applies the params rules; every other member stays as it came.
-pub fn forwarded(params: Option<Value>, profile: &Profile) -> Forwarded {
+pub(crate) fn forwarded(params: Option<Value>, profile: &Profile) -> Forwarded {
     let mut params = match params {
         Some(Value::Object(map)) => map,
         _ => Map::new(),
@@ -46,7 +46,7 @@ pub fn forwarded(params: Option<Value>, profile: &Profile) -> Forwarded {
 }
 
 /// Whether a value can be a progress token.
-pub fn is_progress_token(value: &Value) -> bool {
+pub(crate) fn is_progress_token(value: &Value) -> bool {
     !matches!(value, Value::Null | Value::Array(_) | Value::Object(_))
 }
 

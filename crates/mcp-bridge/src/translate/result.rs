@@ -19,7 +19,7 @@ pub(crate) const MODERN_MEMBERS: [&str; 3] = ["resultType", "ttlMs", "cacheScope
 /// Whether a result asks for input (an `InputRequiredResult`). Such a
 /// result never goes to the client: the caller does the rounds of the
 /// section "Input requests" instead of calling [`translate_result`].
-pub fn is_input_required(result: &Value) -> bool {
+pub(crate) fn is_input_required(result: &Value) -> bool {
     result.get("resultType").and_then(Value::as_str) == Some("input_required")
 }
 
@@ -31,7 +31,7 @@ pub fn is_input_required(result: &Value) -> bool {
 /// method the bridge does not know) only loses the modern members. A
 /// result that is not an object has no members to change, and comes back
 /// as it came (the front end refuses it before: `check_object`).
-pub fn translate_result(
+pub(crate) fn translate_result(
     method: &str,
     request_cursor: Option<&Value>,
     result: Value,

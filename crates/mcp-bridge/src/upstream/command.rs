@@ -37,7 +37,7 @@ const STARTABLE: [&str; 4] = [".com", ".exe", ".bat", ".cmd"];
 /// The program to pass to the spawn: on Windows, the resolved file of a
 /// program found through `PATH` and `PATHEXT`; elsewhere, and when
 /// nothing is found, the program as given.
-pub fn spawnable(program: &OsStr) -> Cow<'_, OsStr> {
+pub(crate) fn spawnable(program: &OsStr) -> Cow<'_, OsStr> {
     #[cfg(windows)]
     {
         let path = std::env::var_os("PATH");

@@ -8,8 +8,8 @@
 //! before the reader hands over the next message, so they keep their order
 //! relative to the responses.
 
-pub mod command;
-pub mod http;
+pub(crate) mod command;
+pub(crate) mod http;
 mod lines;
 mod pending;
 mod receive;
@@ -18,12 +18,9 @@ mod stdio;
 mod stream;
 mod transport;
 
-pub use pending::{ProgressSink, Reply, PROGRESS_PER_SECOND};
+pub(crate) use pending::{ProgressSink, Reply};
 pub use stdio::StdioCommand;
-pub use stream::{
-    Listen, SinkFuture, StreamEnd, StreamEvent, StreamSink, StreamStop, ACKNOWLEDGED, LISTEN_METHOD,
-    SUBSCRIPTION_ID_KEY,
-};
+pub(crate) use stream::{Listen, StreamEnd, StreamEvent, StreamSink, StreamStop, LISTEN_METHOD, SUBSCRIPTION_ID_KEY};
 
 use crate::fast::RawResult;
 use crate::jsonrpc::{self, reason, BridgeError, Cause};
@@ -38,15 +35,15 @@ use tokio_util::sync::CancellationToken;
 use transport::Transport;
 
 /// The revision the upstream client speaks.
-pub const PROTOCOL_VERSION: &str = "2026-07-28";
+pub(crate) const PROTOCOL_VERSION: &str = "2026-07-28";
 /// The upstream depth limit. Results can nest deeper than a request of the
 /// client (schemas do); this is the recursion limit of `serde_json`.
-pub const UPSTREAM_MAX_DEPTH: usize = 128;
+pub(crate) const UPSTREAM_MAX_DEPTH: usize = 128;
 /// At most this many requests in flight, as `max_in_flight_requests`.
-pub const MAX_IN_FLIGHT: usize = 256;
+pub(crate) const MAX_IN_FLIGHT: usize = 256;
 
 /// Receives each valid `notifications/message` of the upstream server.
-pub type LogSink = Arc<dyn Fn(Value) + Send + Sync>;
+pub(crate) type LogSink = Arc<dyn Fn(Value) + Send + Sync>;
 
 /// The log level that the client chose with `logging/setLevel`, shared by
 /// the front end (which sets it in every state) and the upstream client
@@ -54,35 +51,35 @@ pub type LogSink = Arc<dyn Fn(Value) + Send + Sync>;
 /// level set during `initializing` reaches every later request. Cheap to
 /// clone.
 #[derive(Clone, Default)]
-pub struct LogLevel(Arc<Mutex<Option<&'static str>>>);
+pub(crate) struct LogLevel(Arc<Mutex<Option<&'static str>>>);
 
 impl LogLevel {
-    pub fn set(&self, level: &'static str) {
+    pub(crate) fn set(&self, level: &'static str) {
         *lock(&self.0) = Some(level);
     }
 
     /// The level now; `None` until the client chose one.
-    pub fn get(&self) -> Option<&'static str> {
+    pub(crate) fn get(&self) -> Option<&'static str> {
         *lock(&self.0)
     }
 }
 
 /// The answer of the client when a later sign-in asks it to open a URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Consent {
+pub(crate) enum Consent {
     /// The user opened the URL: the sign-in waits for its redirect.
     Accepted,
     /// The user declined.
     Declined,
     /// The client cannot ask (no `elicitation.url`, not initialized yet,
     /// no answer, an error).
-    NoConsent,
+    CannotAsk,
 }
 
 /// What a later sign-in asks of the client.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ConsentStep {
-    /// Whether the client can be asked at all (`Accepted` or `NoConsent`),
+pub(crate) enum ConsentStep {
+    /// Whether the client can be asked at all (`Accepted` or `CannotAsk`),
     /// before the sign-in sends anything.
     CanAsk,
     /// Open this URL; with a code, the user enters it there (the device
@@ -93,14 +90,14 @@ pub enum ConsentStep {
 }
 
 /// The future of a consent.
-pub type ConsentFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Consent> + Send>>;
+pub(crate) type ConsentFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Consent> + Send>>;
 /// Asks the client about a later sign-in.
-pub type ConsentFn = Arc<dyn Fn(ConsentStep) -> ConsentFuture + Send + Sync>;
+pub(crate) type ConsentFn = Arc<dyn Fn(ConsentStep) -> ConsentFuture + Send + Sync>;
 
 /// What the upstream client needs from the layer above it, without
 /// importing that layer.
 #[derive(Clone)]
-pub struct Hooks {
+pub(crate) struct Hooks {
     /// Where the log messages of the upstream server go.
     pub on_log: LogSink,
     /// The level each request and listen stream carries in its `_meta`.
@@ -111,7 +108,7 @@ pub struct Hooks {
 
 /// Who the client is, as the 2025-11-25 client told the bridge.
 #[derive(Debug, Clone)]
-pub struct Identity {
+pub(crate) struct Identity {
     /// The `clientInfo` of the client.
     pub client_info: Value,
     /// The translated `clientCapabilities`.
@@ -121,7 +118,7 @@ pub struct Identity {
 /// The result of a call that takes results as their bytes
 /// ([`Client::call_raw`]).
 #[derive(Debug)]
-pub enum Payload {
+pub(crate) enum Payload {
     Value(Value),
     /// A result as its bytes, for the fast path (`crate::fast`).
     Raw(RawResult),
@@ -129,7 +126,7 @@ pub enum Payload {
 
 impl Payload {
     /// The result as a `Value`, as [`Client::call`] gives it.
-    pub fn into_value(self) -> Result<Value, CallError> {
+    pub(crate) fn into_value(self) -> Result<Value, CallError> {
         match self {
             Payload::Value(value) => Ok(value),
             Payload::Raw(raw) => pending::parse_raw(&raw).map_err(CallError::Bridge),
@@ -139,7 +136,7 @@ impl Payload {
 
 /// How a call failed.
 #[derive(Debug)]
-pub enum CallError {
+pub(crate) enum CallError {
     /// The upstream server answered with an error: its `error` object, and
     /// the HTTP status that it came with when that was not a success
     /// (`discover_failed` names it).
@@ -163,7 +160,7 @@ impl From<Cause> for CallError {
 }
 
 /// One request to the upstream server.
-pub struct Call<'a> {
+pub(crate) struct Call<'a> {
     pub method: &'a str,
     /// Borrowed: the caller keeps them for the next round, and the line
     /// needs one copy only.
@@ -182,7 +179,7 @@ pub struct Call<'a> {
 /// the client takes it before the request's task starts, so a request over
 /// the limit is refused at once and in order; the place is free again when
 /// the slot drops.
-pub struct Slot {
+pub(crate) struct Slot {
     inner: Arc<Inner>,
     /// The place was given back already (a canceled request).
     released: AtomicBool,
@@ -233,7 +230,7 @@ impl std::fmt::Debug for MemoryLink {
 /// Makes the client for an upstream server (steps 3 and 4 of the first
 /// initialize): starts the command, or makes the HTTP client for the URL.
 /// `max_line_bytes` bounds each line of a pipe.
-pub fn connect(
+pub(crate) fn connect(
     spec: &UpstreamSpec,
     identity: Identity,
     hooks: Hooks,
@@ -277,7 +274,7 @@ struct Inner {
 
 /// The 2026-07-28 client. Cheap to clone.
 #[derive(Clone)]
-pub struct Client {
+pub(crate) struct Client {
     inner: Arc<Inner>,
 }
 
@@ -300,19 +297,19 @@ impl Client {
 
     /// Whether a request now could start a sign-in: then the discover limit
     /// grows by the sign-in limit.
-    pub fn needs_sign_in(&self) -> bool {
+    pub(crate) fn needs_sign_in(&self) -> bool {
         self.inner.transport.needs_sign_in()
     }
 
     /// The `sign_in_timeout` error when a sign-in runs now (a time limit
     /// that stops it names the sign-in, not the request).
-    pub fn sign_in_timeout(&self) -> Option<BridgeError> {
+    pub(crate) fn sign_in_timeout(&self) -> Option<BridgeError> {
         self.inner.transport.sign_in_timeout()
     }
 
     /// Resolves at the next completed sign-in; never for an upstream
     /// without a sign-in.
-    pub async fn next_sign_in(&self) {
+    pub(crate) async fn next_sign_in(&self) {
         let Some(mut sign_ins) = self.inner.transport.sign_ins() else {
             return std::future::pending().await;
         };
@@ -323,18 +320,18 @@ impl Client {
 
     /// The first initialize is over: a later sign-in needs the consent of
     /// the client.
-    pub fn end_interactive_sign_in(&self) {
+    pub(crate) fn end_interactive_sign_in(&self) {
         self.inner.transport.end_interactive();
     }
 
     /// Whether the upstream server is remote: it selects the icon rule.
-    pub fn is_remote(&self) -> bool {
+    pub(crate) fn is_remote(&self) -> bool {
         self.inner.transport.is_remote()
     }
 
     /// Takes a place among the requests in flight, or fails with
     /// `too_many_requests`.
-    pub fn reserve(&self) -> Result<Slot, BridgeError> {
+    pub(crate) fn reserve(&self) -> Result<Slot, BridgeError> {
         let taken = self
             .inner
             .in_flight
@@ -346,7 +343,7 @@ impl Client {
     }
 
     /// Resolves when the connection is lost, with its error.
-    pub async fn lost(&self) -> BridgeError {
+    pub(crate) async fn lost(&self) -> BridgeError {
         let mut rx = self.inner.lost.subscribe();
         loop {
             if let Some(err) = rx.borrow_and_update().clone() {
@@ -367,14 +364,14 @@ impl Client {
     /// has our revision is retried once, as 2026-07-28 `basic/versioning`
     /// asks of a client (a server can send it for a version it supports,
     /// as the conformance suite's mock does).
-    pub async fn call(&self, call: Call<'_>) -> Result<Value, CallError> {
+    pub(crate) async fn call(&self, call: Call<'_>) -> Result<Value, CallError> {
         self.call_with(call, false).await?.into_value()
     }
 
     /// [`Client::call`], but a result comes as its bytes
     /// ([`Payload::Raw`]) when `fast::envelope` takes its response, for the
     /// fast path of the result rules.
-    pub async fn call_raw(&self, call: Call<'_>) -> Result<Payload, CallError> {
+    pub(crate) async fn call_raw(&self, call: Call<'_>) -> Result<Payload, CallError> {
         self.call_with(call, true).await
     }
 
@@ -539,7 +536,7 @@ impl Client {
 
     /// Closes the connection: the child's stdin closes, the child gets
     /// `grace` to exit, then it is killed.
-    pub async fn shutdown(&self, grace: Duration) {
+    pub(crate) async fn shutdown(&self, grace: Duration) {
         self.inner.transport.close(grace).await;
         // The connection is closed: whatever waits for its loss (the watch of
         // the front end, which holds the client and so the output) ends now.

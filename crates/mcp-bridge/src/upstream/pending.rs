@@ -12,14 +12,14 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 /// At most this many progress notifications per second for one request.
-pub const PROGRESS_PER_SECOND: u32 = 50;
+pub(crate) const PROGRESS_PER_SECOND: u32 = 50;
 
 /// Receives the params of each progress notification of a request.
-pub type ProgressSink = Arc<dyn Fn(Value) + Send + Sync>;
+pub(crate) type ProgressSink = Arc<dyn Fn(Value) + Send + Sync>;
 
 /// How one upstream request ended.
 #[derive(Debug)]
-pub enum Reply {
+pub(crate) enum Reply {
     /// A result response.
     Result(Value),
     /// A result response, as its bytes (the fast path); only for a
@@ -34,7 +34,7 @@ pub enum Reply {
 
 impl Reply {
     /// A raw result as a caller of the full path gets it.
-    pub fn parsed(raw: &RawResult) -> Reply {
+    pub(crate) fn parsed(raw: &RawResult) -> Reply {
         match parse_raw(raw) {
             Ok(result) => Reply::Result(result),
             Err(error) => Reply::Failed(error),
@@ -45,12 +45,12 @@ impl Reply {
 /// A raw result as the full path gives it: its `Value`, or the error of a
 /// response line that does not parse (which `fast::envelope` lets through
 /// only if it failed to check something the parser checks).
-pub fn parse_raw(raw: &RawResult) -> Result<Value, BridgeError> {
+pub(crate) fn parse_raw(raw: &RawResult) -> Result<Value, BridgeError> {
     raw.to_value().map_err(|_| BridgeError::new(Cause::InvalidResponse).with_detail(Cause::ParseError.name()))
 }
 
 /// One request in flight.
-pub struct Entry {
+pub(crate) struct Entry {
     pub reply: oneshot::Sender<Reply>,
     pub progress: Option<Throttle>,
     /// The caller takes a result as its bytes ([`Reply::Raw`]).
@@ -60,19 +60,19 @@ pub struct Entry {
 /// Drops the progress above [`PROGRESS_PER_SECOND`] in each second of a
 /// request (behaviour spec, "Progress (M1)"). A dropped notification is
 /// gone: none is kept for later, so no second carries more than the limit.
-pub struct Throttle {
+pub(crate) struct Throttle {
     sink: ProgressSink,
     window: Instant,
     sent: u32,
 }
 
 impl Throttle {
-    pub fn new(sink: ProgressSink) -> Self {
+    pub(crate) fn new(sink: ProgressSink) -> Self {
         Throttle { sink, window: Instant::now(), sent: 0 }
     }
 
     /// Sends the progress now, or drops it when the second is full.
-    pub fn offer(&mut self, params: Value, now: Instant) {
+    pub(crate) fn offer(&mut self, params: Value, now: Instant) {
         if now.duration_since(self.window) >= Duration::from_secs(1) {
             self.window = now;
             self.sent = 0;
@@ -86,7 +86,7 @@ impl Throttle {
 
 /// The requests in flight, keyed by the upstream id.
 #[derive(Default)]
-pub struct Table {
+pub(crate) struct Table {
     entries: HashMap<u64, Entry>,
     /// The entries that take a raw result: while there is none, a line is
     /// not worth the fast path's look at its envelope.
@@ -94,37 +94,37 @@ pub struct Table {
 }
 
 impl Table {
-    pub fn insert(&mut self, id: u64, entry: Entry) {
+    pub(crate) fn insert(&mut self, id: u64, entry: Entry) {
         self.raw += usize::from(entry.raw);
         if let Some(old) = self.entries.insert(id, entry) {
             self.raw -= usize::from(old.raw);
         }
     }
 
-    pub fn remove(&mut self, id: u64) -> Option<Entry> {
+    pub(crate) fn remove(&mut self, id: u64) -> Option<Entry> {
         let entry = self.entries.remove(&id)?;
         self.raw -= usize::from(entry.raw);
         Some(entry)
     }
 
     /// Whether a request in flight takes a raw result.
-    pub fn takes_raw(&self) -> bool {
+    pub(crate) fn takes_raw(&self) -> bool {
         self.raw > 0
     }
 
-    pub fn contains(&self, id: u64) -> bool {
+    pub(crate) fn contains(&self, id: u64) -> bool {
         self.entries.contains_key(&id)
     }
 
     /// Progress for the request with this id; dropped when unknown.
-    pub fn progress(&mut self, id: u64, params: Value) {
+    pub(crate) fn progress(&mut self, id: u64, params: Value) {
         if let Some(throttle) = self.entries.get_mut(&id).and_then(|e| e.progress.as_mut()) {
             throttle.offer(params, Instant::now());
         }
     }
 
     /// Resolves the request with this id; `false` when it is unknown.
-    pub fn resolve(&mut self, id: u64, reply: Reply) -> bool {
+    pub(crate) fn resolve(&mut self, id: u64, reply: Reply) -> bool {
         let Some(entry) = self.remove(id) else {
             return false;
         };
@@ -133,7 +133,7 @@ impl Table {
     }
 
     /// Fails every request in flight with the same error.
-    pub fn fail_all(&mut self, error: &BridgeError) {
+    pub(crate) fn fail_all(&mut self, error: &BridgeError) {
         self.raw = 0;
         for (_, entry) in self.entries.drain() {
             let _ = entry.reply.send(Reply::Failed(error.clone()));

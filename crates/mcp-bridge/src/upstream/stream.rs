@@ -25,15 +25,15 @@ use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 /// The method that opens a stream.
-pub const LISTEN_METHOD: &str = "subscriptions/listen";
+pub(crate) const LISTEN_METHOD: &str = "subscriptions/listen";
 /// The `_meta` key that ties a message to its stream.
-pub const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
+pub(crate) const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 /// The first message of each stream.
-pub const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+pub(crate) const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 /// One message of a stream, as the sink receives it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum StreamEvent {
+pub(crate) enum StreamEvent {
     /// `notifications/subscriptions/acknowledged`, with its params.
     Acknowledged(Value),
     /// Any other notification of the stream, with its params.
@@ -41,19 +41,19 @@ pub enum StreamEvent {
 }
 
 /// The future of a sink: the reader awaits it before the next line.
-pub type SinkFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
+pub(crate) type SinkFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
 /// Receives each message of one stream, inline in the reader.
-pub type StreamSink = Arc<dyn Fn(StreamEvent) -> SinkFuture + Send + Sync>;
+pub(crate) type StreamSink = Arc<dyn Fn(StreamEvent) -> SinkFuture + Send + Sync>;
 
 /// How a stream ended.
 #[derive(Debug, Clone)]
-pub enum StreamEnd {
+pub(crate) enum StreamEnd {
     /// The owner stopped the stream; the upstream server got
     /// `notifications/cancelled`.
     Canceled,
     /// The upstream server ended the stream with a result (graceful
     /// closure, for example at its stop).
-    Result(Value),
+    Result,
     /// The upstream server answered with a JSON-RPC error object.
     Error(Value),
     /// No acknowledgment in the time limit (zig-sdk's `Timeout`).
@@ -72,14 +72,14 @@ pub enum StreamEnd {
 
 /// Stops a stream with a reason for the upstream server. Cheap to clone.
 #[derive(Clone, Default)]
-pub struct StreamStop {
+pub(crate) struct StreamStop {
     token: CancellationToken,
     reason: Arc<OnceLock<&'static str>>,
 }
 
 impl StreamStop {
     /// Stops the stream; the first reason wins.
-    pub fn stop(&self, reason: &'static str) {
+    pub(crate) fn stop(&self, reason: &'static str) {
         let _ = self.reason.set(reason);
         self.token.cancel();
     }
@@ -90,7 +90,7 @@ impl StreamStop {
 }
 
 /// One stream to open.
-pub struct Listen<'a> {
+pub(crate) struct Listen<'a> {
     /// The `notifications` filter of the request.
     pub notifications: Value,
     pub sink: StreamSink,
@@ -147,7 +147,7 @@ impl Client {
     /// Opens a stream and serves it until it ends. Listen streams do not
     /// take a place among the requests in flight: they live as long as the
     /// connection.
-    pub async fn listen(&self, listen: Listen<'_>) -> StreamEnd {
+    pub(crate) async fn listen(&self, listen: Listen<'_>) -> StreamEnd {
         if let Some(err) = self.inner.lost.borrow().clone() {
             return StreamEnd::UpstreamEnded(err);
         }
@@ -224,7 +224,7 @@ impl Client {
 
 fn ended(reply: Reply) -> StreamEnd {
     match reply {
-        Reply::Result(result) => StreamEnd::Result(result),
+        Reply::Result(_) => StreamEnd::Result,
         Reply::Raw(raw) => ended(Reply::parsed(&raw)),
         Reply::Error(error, _) => StreamEnd::Error(error),
         Reply::Failed(error) if error.cause == Cause::UpstreamExited => StreamEnd::UpstreamEnded(error),

@@ -17,7 +17,7 @@ const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 /// the Base64 sentinel of its UTF-8 bytes. Plain means visible ASCII and
 /// spaces, no leading or trailing whitespace, and not of the sentinel's
 /// shape (which would be read as encoded).
-pub fn encode_value(text: &str) -> String {
+pub(crate) fn encode_value(text: &str) -> String {
     let visible = text.bytes().all(|b| (0x20..=0x7e).contains(&b));
     let padded = text.starts_with(' ') || text.ends_with(' ');
     let sentinel = text.starts_with(SENTINEL_PREFIX) && text.ends_with(SENTINEL_SUFFIX);
@@ -31,7 +31,7 @@ pub fn encode_value(text: &str) -> String {
 
 /// The source of `Mcp-Name`: `params.name` of `tools/call` and
 /// `prompts/get`, `params.uri` of `resources/read`.
-pub fn name_of(method: &str, params: Option<&Map<String, Value>>) -> Option<String> {
+pub(crate) fn name_of(method: &str, params: Option<&Map<String, Value>>) -> Option<String> {
     let member = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
@@ -43,7 +43,7 @@ pub fn name_of(method: &str, params: Option<&Map<String, Value>>) -> Option<Stri
 /// One argument of a tool mirrored into a header: the `x-mcp-header` name
 /// and the chain of `properties` keys that leads to the argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParamHeader {
+pub(crate) struct ParamHeader {
     pub name: String,
     pub path: Vec<String>,
 }
@@ -51,7 +51,7 @@ pub struct ParamHeader {
 /// The `Mcp-Param-*` headers of one tool, from its `inputSchema`; `Err`
 /// with the reason when an annotation breaks a constraint of the page, so
 /// that the tool is left out of `tools/list`.
-pub fn tool_headers(tool: &Value) -> Result<Vec<ParamHeader>, String> {
+pub(crate) fn tool_headers(tool: &Value) -> Result<Vec<ParamHeader>, String> {
     let mut found = Vec::new();
     if let Some(schema) = tool.get("inputSchema") {
         walk(schema, &mut Vec::new(), true, &mut found)?;
@@ -129,7 +129,7 @@ fn is_tchar(b: u8) -> bool {
 /// The `Mcp-Param-{Name}` headers of a `tools/call`: the value at each
 /// annotated path of the arguments, as header text; no header for a value
 /// that is absent, `null`, or of another type than the page allows.
-pub fn param_values(arguments: Option<&Value>, headers: &[ParamHeader]) -> Vec<(String, String)> {
+pub(crate) fn param_values(arguments: Option<&Value>, headers: &[ParamHeader]) -> Vec<(String, String)> {
     headers
         .iter()
         .filter_map(|header| {

@@ -14,7 +14,7 @@
 //! hold keys): logs name the origin only, and reqwest's errors lose their
 //! URL before they are written.
 
-pub mod auth;
+pub(crate) mod auth;
 pub(crate) mod body;
 pub(crate) mod headers;
 
@@ -121,7 +121,7 @@ pub(super) struct Outgoing<'a> {
 
 impl<'a> Outgoing<'a> {
     /// A message built as a `Value`.
-    pub fn of(message: &'a Value) -> Outgoing<'a> {
+    pub(crate) fn of(message: &'a Value) -> Outgoing<'a> {
         Outgoing {
             method: message.get("method").and_then(Value::as_str).unwrap_or(""),
             params: message.get("params").and_then(Value::as_object),
@@ -131,7 +131,7 @@ impl<'a> Outgoing<'a> {
 }
 
 /// The origin of a URL, the only part of it that logs may name.
-pub fn origin(url: &Url) -> String {
+pub(crate) fn origin(url: &Url) -> String {
     url.origin().ascii_serialization()
 }
 

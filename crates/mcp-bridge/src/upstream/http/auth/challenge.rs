@@ -4,7 +4,7 @@
 
 /// What a Bearer challenge asks.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Challenge {
+pub(crate) struct Challenge {
     /// The URL of the protected resource metadata, when the server gave it.
     pub resource_metadata: Option<String>,
     /// The scopes the request needs (space-separated).
@@ -16,12 +16,12 @@ pub struct Challenge {
 impl Challenge {
     /// The Bearer challenge among the values of the header; an empty one
     /// when there is none (a 401 without a header still asks for a token).
-    pub fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> Challenge {
+    pub(crate) fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> Challenge {
         values.into_iter().find_map(bearer).unwrap_or_default()
     }
 
     /// `insufficient_scope`: the token is valid but lacks a scope.
-    pub fn is_insufficient_scope(&self) -> bool {
+    pub(crate) fn is_insufficient_scope(&self) -> bool {
         self.error.as_deref() == Some("insufficient_scope")
     }
 }

@@ -22,10 +22,10 @@ use oauth2::{
 };
 
 /// The grant type of RFC 8628, asked for in a dynamic registration.
-pub const GRANT_TYPE: &str = "urn:ietf:params:oauth:grant-type:device_code";
+pub(crate) const GRANT_TYPE: &str = "urn:ietf:params:oauth:grant-type:device_code";
 
 /// What one device sign-in needs.
-pub struct DeviceSignIn<'a> {
+pub(crate) struct DeviceSignIn<'a> {
     pub http: &'a Fetcher,
     pub server: &'a ServerMetadata,
     pub grant: &'a Grant,
@@ -41,7 +41,7 @@ pub struct DeviceSignIn<'a> {
 /// What the user must do: open `url`, and enter `code` unless the URL
 /// carries it already.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verification {
+pub(crate) struct Verification {
     pub url: String,
     pub code: String,
     /// Whether the URL holds the code (`verification_uri_complete`).
@@ -66,7 +66,7 @@ impl Verification {
 
     /// The sign-in line of the log, which VS Code shows in the Output
     /// channel of the server.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         if self.complete {
             format!(
                 "sign-in: open {} in a web browser to sign in to the upstream server (the code is {})",
@@ -82,7 +82,7 @@ impl Verification {
 }
 
 /// Runs one device sign-in to its tokens.
-pub async fn sign_in(flow: DeviceSignIn<'_>) -> Result<BasicTokenResponse, BridgeError> {
+pub(crate) async fn sign_in(flow: DeviceSignIn<'_>) -> Result<BasicTokenResponse, BridgeError> {
     let endpoint =
         flow.server.device_authorization_endpoint.clone().ok_or_else(|| {
             fail(Cause::SignInFailed, "device authorization: the authorization server does not offer it")

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 /// The well-known URIs of the protected resource metadata of a server, in
 /// the page's order: at the path of the MCP endpoint, then at the root.
-pub fn resource_metadata_urls(server: &Url) -> Vec<Url> {
+pub(crate) fn resource_metadata_urls(server: &Url) -> Vec<Url> {
     let path = server.path().trim_end_matches('/');
     let mut urls = Vec::new();
     if !path.is_empty() {
@@ -25,7 +25,7 @@ pub fn resource_metadata_urls(server: &Url) -> Vec<Url> {
 }
 
 /// The metadata URIs of an issuer, in the page's order.
-pub fn authorization_server_metadata_urls(issuer: &Url) -> Vec<Url> {
+pub(crate) fn authorization_server_metadata_urls(issuer: &Url) -> Vec<Url> {
     let path = issuer.path().trim_end_matches('/');
     if path.is_empty() {
         vec![
@@ -55,7 +55,7 @@ fn well_known(base: &Url, path: &str) -> Url {
 
 /// The authorization server metadata that the flow needs.
 #[derive(Debug, Clone)]
-pub struct ServerMetadata {
+pub(crate) struct ServerMetadata {
     pub issuer: String,
     pub authorization_endpoint: Url,
     pub token_endpoint: Url,
@@ -70,7 +70,7 @@ pub struct ServerMetadata {
 
 /// What the protected resource metadata gives.
 #[derive(Debug, Clone)]
-pub struct ResourceMetadata {
+pub(crate) struct ResourceMetadata {
     /// The resource identifier the metadata publishes, when it has one.
     pub resource: Option<String>,
     pub authorization_servers: Vec<String>,
@@ -80,7 +80,7 @@ pub struct ResourceMetadata {
 /// Reads the protected resource metadata: the URL of the challenge, else
 /// the well-known URIs in order; the first document with at least one
 /// authorization server wins.
-pub async fn resource_metadata(
+pub(crate) async fn resource_metadata(
     http: &Fetcher,
     server: &Url,
     from_challenge: Option<&str>,
@@ -118,7 +118,7 @@ pub async fn resource_metadata(
 /// origin, and a path that is the server's path or a parent of it at a
 /// segment boundary (RFC 9728 section 3.3 asks the identifier to match the
 /// URL the metadata was found for; the root document names the origin).
-pub fn covers(resource: &str, server: &Url) -> bool {
+pub(crate) fn covers(resource: &str, server: &Url) -> bool {
     let Ok(resource) = Url::parse(resource) else { return false };
     // RFC 8707: a resource indicator has no fragment (nor a query here).
     if resource.origin() != server.origin() || resource.query().is_some() || resource.fragment().is_some() {
@@ -132,7 +132,7 @@ pub fn covers(resource: &str, server: &Url) -> bool {
 /// issuer itself, the endpoints must be secure URLs, and PKCE with S256
 /// must be supported (the security page: without
 /// `code_challenge_methods_supported` the client refuses to go on).
-pub async fn server_metadata(http: &Fetcher, issuer: &str) -> Result<ServerMetadata, AuthError> {
+pub(crate) async fn server_metadata(http: &Fetcher, issuer: &str) -> Result<ServerMetadata, AuthError> {
     let issuer_url = Url::parse(issuer).map_err(|_| fail(Cause::SignInFailed, "discovery: the issuer is not a URL"))?;
     secure(&issuer_url)?;
     for url in authorization_server_metadata_urls(&issuer_url) {
@@ -143,7 +143,7 @@ pub async fn server_metadata(http: &Fetcher, issuer: &str) -> Result<ServerMetad
 }
 
 /// RFC 8414 section 3.3 and the PKCE rule, on a metadata document.
-pub fn check_metadata(document: &Value, issuer: &str) -> Result<ServerMetadata, AuthError> {
+pub(crate) fn check_metadata(document: &Value, issuer: &str) -> Result<ServerMetadata, AuthError> {
     if document.get("issuer").and_then(Value::as_str) != Some(issuer) {
         return Err(fail(Cause::SignInFailed, "discovery: the issuer of the metadata is not the authorization server"));
     }
@@ -188,7 +188,7 @@ pub fn check_metadata(document: &Value, issuer: &str) -> Result<ServerMetadata, 
 }
 
 /// `sign_in_invalid_url`: the error has no detail; the log says why.
-pub fn invalid_authorization_url(why: &str) -> AuthError {
+pub(crate) fn invalid_authorization_url(why: &str) -> AuthError {
     tracing::warn!(why, "the authorization URL failed a check of the bridge; it is not opened");
     BridgeError::new(Cause::SignInInvalidUrl)
 }

@@ -11,20 +11,20 @@ use std::time::Duration;
 /// The most bytes of one response. Metadata, registration and token
 /// responses are a few KiB; a token response with large JWTs stays far
 /// below this.
-pub const MAX_BYTES: usize = 128 * 1024;
+pub(crate) const MAX_BYTES: usize = 128 * 1024;
 /// The longest one request may take, by default.
 pub const TIME_LIMIT: Duration = Duration::from_secs(30);
 
 /// The HTTP client of the sign-in, with the time limit of each request.
 #[derive(Clone)]
-pub struct Fetcher {
+pub(crate) struct Fetcher {
     client: reqwest::Client,
     limit: Duration,
 }
 
 /// A response read whole.
 #[derive(Debug)]
-pub struct Fetched {
+pub(crate) struct Fetched {
     pub status: u16,
     pub headers: reqwest::header::HeaderMap,
     pub body: Vec<u8>,
@@ -32,7 +32,7 @@ pub struct Fetched {
 
 /// Why a request has no response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// The connection failed, or the body broke off.
     Unreachable,
     /// The body is longer than [`MAX_BYTES`].
@@ -43,7 +43,7 @@ pub enum Failure {
 
 impl Failure {
     /// The text of a detail, after the step (`token request: ...`).
-    pub fn text(self) -> String {
+    pub(crate) fn text(self) -> String {
         match self {
             Failure::Unreachable => "the server cannot be reached".into(),
             Failure::TooLarge => format!("the response is larger than {} KiB", MAX_BYTES / 1024),
@@ -53,17 +53,17 @@ impl Failure {
 }
 
 impl Fetcher {
-    pub fn new(client: reqwest::Client, limit: Duration) -> Fetcher {
+    pub(crate) fn new(client: reqwest::Client, limit: Duration) -> Fetcher {
         Fetcher { client, limit }
     }
 
     /// The client, to build a request with.
-    pub fn client(&self) -> &reqwest::Client {
+    pub(crate) fn client(&self) -> &reqwest::Client {
         &self.client
     }
 
     /// Sends the request and reads its response within the limits.
-    pub async fn send(&self, request: reqwest::RequestBuilder) -> Result<Fetched, Failure> {
+    pub(crate) async fn send(&self, request: reqwest::RequestBuilder) -> Result<Fetched, Failure> {
         match tokio::time::timeout(self.limit, exchange(request)).await {
             Ok(outcome) => outcome,
             Err(_) => Err(Failure::TimedOut(self.limit)),

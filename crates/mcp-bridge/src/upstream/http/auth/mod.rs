@@ -30,7 +30,7 @@ mod vault;
 pub use fetch::TIME_LIMIT as REQUEST_TIME_LIMIT;
 pub use place::{Place, Remote};
 pub use register::ClientOptions;
-pub use store::Store;
+pub use store::{Store, StoreError};
 
 use crate::jsonrpc::{BridgeError, Cause};
 use crate::upstream::{Consent, ConsentFn, ConsentStep};
@@ -95,7 +95,7 @@ pub enum SignInMode {
 }
 
 /// The errors of the sign-in are errors of the bridge.
-pub type AuthError = BridgeError;
+pub(crate) type AuthError = BridgeError;
 
 /// An error of a cause with a detail.
 pub(crate) fn fail(cause: Cause, detail: impl Into<String>) -> BridgeError {
@@ -494,7 +494,7 @@ impl Auth {
                 *crate::support::lock(&self.declined_at) = Some(std::time::Instant::now());
                 Err(BridgeError::new(Cause::ReauthorizationRequired).with_detail("declined"))
             }
-            Consent::NoConsent => Err(BridgeError::new(Cause::ReauthorizationRequired).with_detail("no_consent")),
+            Consent::CannotAsk => Err(BridgeError::new(Cause::ReauthorizationRequired).with_detail("no_consent")),
         }
     }
 

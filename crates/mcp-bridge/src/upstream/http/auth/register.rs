@@ -28,7 +28,7 @@ pub struct ClientOptions {
 
 /// Checks `--client-metadata-url`: an https URL with a path, else
 /// `invalid_client_metadata_url`.
-pub fn check_metadata_url(text: &str) -> Result<Url, BridgeError> {
+pub(crate) fn check_metadata_url(text: &str) -> Result<Url, BridgeError> {
     Url::parse(text)
         .ok()
         .filter(|u| u.scheme() == "https" && u.path() != "/" && !u.path().is_empty())
@@ -37,7 +37,7 @@ pub fn check_metadata_url(text: &str) -> Result<Url, BridgeError> {
 
 /// The registration for this authorization server: the one of the store
 /// when it has one for this issuer, else a new one.
-pub async fn register(
+pub(crate) async fn register(
     http: &Fetcher,
     options: &ClientOptions,
     server: &ServerMetadata,

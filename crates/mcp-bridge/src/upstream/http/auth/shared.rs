@@ -10,7 +10,7 @@ use std::time::Duration;
 
 /// Takes the lock of the record, waiting at most `wait` for another bridge
 /// that holds it.
-pub async fn lock(store: &Store, resource: &str, wait: Duration) -> Result<Locked, BridgeError> {
+pub(crate) async fn lock(store: &Store, resource: &str, wait: Duration) -> Result<Locked, BridgeError> {
     store.lock(resource, wait).await.map_err(|err| {
         tracing::warn!(error = %err, "the record of the server in the token store cannot be locked");
         BridgeError::new(Cause::SignInFailed).with_detail("the token store: the record of the server is busy")
@@ -20,7 +20,7 @@ pub async fn lock(store: &Store, resource: &str, wait: Duration) -> Result<Locke
 /// The record as the last save of any bridge left it, with the lock
 /// still held; `None` when the read did not complete (the lock is gone
 /// with it).
-pub async fn read(locked: Locked) -> Option<(Locked, Record)> {
+pub(crate) async fn read(locked: Locked) -> Option<(Locked, Record)> {
     tokio::task::spawn_blocking(move || {
         let record = locked.load();
         (locked, record)
@@ -30,7 +30,7 @@ pub async fn read(locked: Locked) -> Option<(Locked, Record)> {
 }
 
 /// Saves the record under the lock; it comes back with its new revision.
-pub async fn write(locked: Locked, mut record: Record) -> Result<Record, String> {
+pub(crate) async fn write(locked: Locked, mut record: Record) -> Result<Record, String> {
     let outcome = tokio::task::spawn_blocking(move || locked.save(&mut record).map(|()| record)).await;
     match outcome {
         Ok(Ok(record)) => Ok(record),

@@ -19,7 +19,7 @@ use reqwest::Url;
 use tokio::net::TcpListener;
 
 /// What one interactive sign-in needs.
-pub struct SignIn<'a> {
+pub(crate) struct SignIn<'a> {
     pub http: &'a Fetcher,
     pub server: &'a ServerMetadata,
     pub grant: &'a Grant,
@@ -32,7 +32,7 @@ pub struct SignIn<'a> {
 }
 
 /// How the URL of a sign-in reaches the user.
-pub enum Present<'a> {
+pub(crate) enum Present<'a> {
     /// During initialize: the sign-in line on stderr, and the browser when
     /// `true` (not `--no-browser`, and not on a remote host).
     Browser(bool),
@@ -43,7 +43,7 @@ pub enum Present<'a> {
 /// Runs one sign-in: the browser goes to the one-time start URL of the
 /// listener, which redirects it to the authorization URL; the redirect
 /// brings the code, which becomes the tokens.
-pub async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, BridgeError> {
+pub(crate) async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, BridgeError> {
     let redirect_url = RedirectUrl::new(flow.redirect_uri.to_owned())
         .map_err(|_| fail(Cause::SignInFailed, "the redirect URI is not valid"))?;
     let client = BasicClient::new(ClientId::new(flow.grant.client_id.clone()))
@@ -97,7 +97,7 @@ pub async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, BridgeError
 /// host, without user information or a fragment, with exactly one `state`,
 /// ours, and one `redirect_uri`, ours. An authorization endpoint whose
 /// query brings its own `state` or `redirect_uri` fails here.
-pub fn check_authorization_url(url: &Url, state: &str, redirect_uri: &str) -> Result<(), BridgeError> {
+pub(crate) fn check_authorization_url(url: &Url, state: &str, redirect_uri: &str) -> Result<(), BridgeError> {
     let invalid = super::discovery::invalid_authorization_url;
     super::secure(url).map_err(|_| invalid("not https and not on a loopback host"))?;
     if !url.username().is_empty() || url.password().is_some() || url.fragment().is_some() {
@@ -148,7 +148,7 @@ pub(super) async fn open_browser(url: &str) {
 /// The checks of the redirect, in order: the `iss` table of the page
 /// (before the code goes anywhere; on a mismatch the error of the response
 /// is not acted on), then the error, then the code.
-pub fn check_redirect(redirect: &Redirect, server: &ServerMetadata) -> Result<String, BridgeError> {
+pub(crate) fn check_redirect(redirect: &Redirect, server: &ServerMetadata) -> Result<String, BridgeError> {
     match (&redirect.iss, server.iss_parameter_supported) {
         (Some(iss), _) if iss != &server.issuer => {
             return Err(fail(Cause::SignInFailed, "redirect: the iss of the response is not the authorization server"));
@@ -167,7 +167,7 @@ pub fn check_redirect(redirect: &Redirect, server: &ServerMetadata) -> Result<St
 }
 
 /// Refreshes the tokens; a rotated refresh token replaces the old one.
-pub async fn refresh(
+pub(crate) async fn refresh(
     http: &Fetcher,
     server: &ServerMetadata,
     grant: &Grant,
@@ -196,13 +196,13 @@ pub async fn refresh(
 /// Whether a refresh failed because the authorization server refused the
 /// refresh token (`invalid_grant`): spent, rotated by another bridge, or
 /// revoked.
-pub fn rejected_grant(error: &BridgeError) -> bool {
+pub(crate) fn rejected_grant(error: &BridgeError) -> bool {
     error.detail.as_deref().is_some_and(|d| d.starts_with("refresh request: invalid_grant"))
 }
 
 /// Puts a token response into the grant: the access token, its expiry,
 /// a new refresh token (rotation), the granted scope.
-pub fn store_tokens(grant: &mut Grant, token: &BasicTokenResponse, requested_scope: Option<&str>) {
+pub(crate) fn store_tokens(grant: &mut Grant, token: &BasicTokenResponse, requested_scope: Option<&str>) {
     grant.access_token = Some(token.access_token().secret().clone());
     grant.expires_at = token.expires_in().map(|d| now_secs() + d.as_secs());
     if let Some(refresh) = token.refresh_token() {
@@ -284,7 +284,7 @@ async fn send(http: &Fetcher, request: oauth2::HttpRequest) -> Result<oauth2::Ht
 /// A token request that did not complete; its cause is in the log only.
 #[derive(Debug, thiserror::Error)]
 #[error("the request to the authorization server did not complete")]
-pub struct HttpError;
+pub(crate) struct HttpError;
 
 #[cfg(test)]
 mod tests {

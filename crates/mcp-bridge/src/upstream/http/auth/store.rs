@@ -37,7 +37,7 @@ use std::time::Duration;
 
 /// How long [`Store::save`] and [`Store::forget`] wait for the lock of a
 /// record that another bridge holds.
-pub const LOCK_WAIT: Duration = Duration::from_secs(5);
+pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(5);
 /// Reads of a record and its entry without the lock before the newer of
 /// the two is taken as it is: a save of another bridge between the two
 /// reads shows as an entry newer than the file.
@@ -45,7 +45,7 @@ const LOAD_TRIES: usize = 3;
 
 /// A client registration and the tokens of one authorization server.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Grant {
+pub(crate) struct Grant {
     pub client_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
@@ -75,14 +75,14 @@ impl Grant {
     /// Whether the client may sign in with the device grant: a dynamic
     /// registration must allow it; of another one the bridge cannot know,
     /// and the authorization server says so if it does not.
-    pub fn allows_device(&self) -> bool {
+    pub(crate) fn allows_device(&self) -> bool {
         self.registration != "dynamic" || self.grant_types.iter().any(|g| g == super::device::GRANT_TYPE)
     }
 }
 
 /// The record of one upstream server.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Record {
+pub(crate) struct Record {
     /// The server URL (without query). Not written to the file: the file's
     /// name is its digest, and a path can hold a key.
     #[serde(skip)]
@@ -124,7 +124,7 @@ impl Store {
         Store::open_at(&base.join("mcp-bridge").join("auth"), Vault::choose())
     }
 
-    pub fn open_at(dir: &Path, vault: Vault) -> Result<Store, String> {
+    pub(crate) fn open_at(dir: &Path, vault: Vault) -> Result<Store, String> {
         let mut builder = std::fs::DirBuilder::new();
         builder.recursive(true);
         #[cfg(unix)]
@@ -152,7 +152,7 @@ impl Store {
     /// The record of a resource, without the lock (a record is only ever
     /// replaced whole); an empty one when there is none or it cannot be
     /// read.
-    pub fn load(&self, resource: &str) -> Record {
+    pub(crate) fn load(&self, resource: &str) -> Record {
         self.read(resource, LOAD_TRIES)
     }
 
@@ -160,22 +160,24 @@ impl Store {
     /// for another bridge to release it (`StoreError::Busy` then). The
     /// wait sleeps the task, never a worker of the runtime. See [`Locked`]
     /// for the sequence of a read-modify-write.
-    pub async fn lock(&self, resource: &str, wait: Duration) -> Result<Locked, StoreError> {
+    pub(crate) async fn lock(&self, resource: &str, wait: Duration) -> Result<Locked, StoreError> {
         let lock = RecordLock::waiting(&self.lock_path(resource), wait).await?;
         Ok(Locked { store: self.clone(), resource: resource.to_owned(), _lock: lock })
     }
 
     /// [`Store::lock`] for code outside the runtime (`logout`): the wait
     /// sleeps the thread.
-    pub fn lock_blocking(&self, resource: &str, wait: Duration) -> Result<Locked, StoreError> {
+    pub(crate) fn lock_blocking(&self, resource: &str, wait: Duration) -> Result<Locked, StoreError> {
         let lock = RecordLock::blocking(&self.lock_path(resource), wait)?;
         Ok(Locked { store: self.clone(), resource: resource.to_owned(), _lock: lock })
     }
 
     /// Saves a record under its lock, taken for this save alone (waiting
-    /// at most [`LOCK_WAIT`], sleeping the thread). A save that follows a
-    /// read of its own should hold the lock across both: [`Store::lock`].
-    pub fn save(&self, record: &mut Record) -> Result<(), StoreError> {
+    /// at most [`LOCK_WAIT`], sleeping the thread); the tests' way to write
+    /// a record. The bridge always reads under the lock first
+    /// ([`Store::lock`], `auth::shared`).
+    #[cfg(test)]
+    pub(crate) fn save(&self, record: &mut Record) -> Result<(), StoreError> {
         self.lock_blocking(&record.resource, LOCK_WAIT)?.save(record)
     }
 
@@ -193,7 +195,7 @@ impl Store {
 
     /// The redirect ports that the records of other servers keep, so that a
     /// new port never collides with one of them.
-    pub fn ports_in_use(&self) -> Vec<u16> {
+    pub(crate) fn ports_in_use(&self) -> Vec<u16> {
         let Ok(entries) = std::fs::read_dir(&self.dir) else { return Vec::new() };
         entries
             .take(disk::MAX_ENTRIES)
@@ -293,7 +295,7 @@ fn is_record_name(name: &str) -> bool {
 /// credential store (each bounded by 3 s); `Locked` is `Send + 'static`, so
 /// async code can move it into `spawn_blocking` for them.
 #[derive(Debug)]
-pub struct Locked {
+pub(crate) struct Locked {
     store: Store,
     resource: String,
     _lock: RecordLock,
@@ -302,7 +304,7 @@ pub struct Locked {
 impl Locked {
     /// The record as the last save left it (no other bridge saves while
     /// the lock is held).
-    pub fn load(&self) -> Record {
+    pub(crate) fn load(&self) -> Record {
         self.store.read(&self.resource, 1)
     }
 
@@ -310,7 +312,7 @@ impl Locked {
     /// revision (set in `record`): the secrets to the credential store
     /// first, then the file, which keeps the secrets itself when the
     /// credential store did not take them.
-    pub fn save(&self, record: &mut Record) -> Result<(), StoreError> {
+    pub(crate) fn save(&self, record: &mut Record) -> Result<(), StoreError> {
         let digest = Store::digest(&self.resource);
         record.revision = self.store.revision(&self.resource).saturating_add(1);
         let mut public = record.clone();

@@ -23,7 +23,7 @@ const LIMIT: Duration = Duration::from_secs(3);
 
 /// The secrets of one grant.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Secrets {
+pub(crate) struct Secrets {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access_token: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -34,7 +34,7 @@ pub struct Secrets {
 
 impl Secrets {
     /// Takes the secrets out of a grant.
-    pub fn take(grant: &mut Grant) -> Secrets {
+    pub(crate) fn take(grant: &mut Grant) -> Secrets {
         Secrets {
             access_token: grant.access_token.take(),
             refresh_token: grant.refresh_token.take(),
@@ -43,7 +43,7 @@ impl Secrets {
     }
 
     /// Puts them back.
-    pub fn restore(self, grant: &mut Grant) {
+    pub(crate) fn restore(self, grant: &mut Grant) {
         grant.access_token = self.access_token;
         grant.refresh_token = self.refresh_token;
         grant.client_secret = self.client_secret;
@@ -53,20 +53,20 @@ impl Secrets {
 /// The entry of one server: the secrets of each issuer, and the revision
 /// of the save that wrote them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Sealed {
+pub(crate) struct Sealed {
     pub revision: u64,
     pub grants: BTreeMap<String, Secrets>,
 }
 
 impl Sealed {
     /// Takes the secrets out of every grant of a record.
-    pub fn take(record: &mut Record) -> Sealed {
+    pub(crate) fn take(record: &mut Record) -> Sealed {
         let grants = record.grants.iter_mut().map(|(issuer, grant)| (issuer.clone(), Secrets::take(grant))).collect();
         Sealed { revision: record.revision, grants }
     }
 
     /// Puts the secrets back into the grants that the record has.
-    pub fn restore(self, record: &mut Record) {
+    pub(crate) fn restore(self, record: &mut Record) {
         for (issuer, secrets) in self.grants {
             if let Some(grant) = record.grants.get_mut(&issuer) {
                 secrets.restore(grant);
@@ -85,7 +85,7 @@ enum Stored {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Vault {
+pub(crate) enum Vault {
     /// The OS credential store.
     Keyring,
     /// The record file.
@@ -96,7 +96,7 @@ impl Vault {
     /// The OS credential store when it answers within [`LIMIT`], else the
     /// file. `MCP_BRIDGE_TOKEN_STORE=file` chooses the file; any other
     /// value (`keyring`, which the tests set) or none asks first.
-    pub fn choose() -> Vault {
+    pub(crate) fn choose() -> Vault {
         if std::env::var("MCP_BRIDGE_TOKEN_STORE").is_ok_and(|v| v == "file") {
             return Vault::File;
         }
@@ -106,7 +106,7 @@ impl Vault {
     /// The OS credential store when it answers within [`LIMIT`], else the
     /// file. On Linux without a session bus there is no Secret Service to
     /// ask.
-    pub fn probe() -> Vault {
+    pub(crate) fn probe() -> Vault {
         if cfg!(all(unix, not(target_os = "macos"))) && std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
             return Vault::File;
         }
@@ -125,7 +125,7 @@ impl Vault {
 
     /// The entry of the server with this digest; `None` when there is
     /// none, or it cannot be read.
-    pub fn load(self, digest: &str) -> Option<Sealed> {
+    pub(crate) fn load(self, digest: &str) -> Option<Sealed> {
         if self == Vault::File {
             return None;
         }
@@ -152,7 +152,7 @@ impl Vault {
     /// Keeps the entry; `false` when the credential store refused it or
     /// did not answer in time (the caller then keeps the secrets in the
     /// file, with the same revision, so the file wins over the entry).
-    pub fn save(self, digest: &str, sealed: &Sealed) -> bool {
+    pub(crate) fn save(self, digest: &str, sealed: &Sealed) -> bool {
         if self == Vault::File {
             return false;
         }
@@ -174,7 +174,7 @@ impl Vault {
     }
 
     /// Removes the entry of the server with this digest.
-    pub fn forget(self, digest: &str) {
+    pub(crate) fn forget(self, digest: &str) {
         if self == Vault::File {
             return;
         }

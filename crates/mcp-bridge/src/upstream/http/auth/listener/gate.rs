@@ -20,11 +20,11 @@
 use crate::jsonrpc::{BridgeError, Cause};
 
 /// The path of the redirect URI.
-pub const CALLBACK_PATH: &str = "/callback";
+pub(crate) const CALLBACK_PATH: &str = "/callback";
 
 /// The answer of the authorization server, from the query of the redirect.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Redirect {
+pub(crate) struct Redirect {
     pub code: Option<String>,
     pub state: Option<String>,
     pub iss: Option<String>,
@@ -33,7 +33,7 @@ pub struct Redirect {
 
 /// The query of the redirect, decoded (`application/x-www-form-urlencoded`);
 /// the last of a repeated name wins.
-pub fn parse_redirect(query: &str) -> Redirect {
+pub(crate) fn parse_redirect(query: &str) -> Redirect {
     let mut redirect = Redirect::default();
     for (name, value) in url::form_urlencoded::parse(query.as_bytes()) {
         let slot = match name.as_ref() {
@@ -50,7 +50,7 @@ pub fn parse_redirect(query: &str) -> Redirect {
 
 /// The routes of one sign-in.
 #[derive(Debug, Clone, Copy)]
-pub struct Route<'a> {
+pub(crate) struct Route<'a> {
     /// `/start/<nonce>`.
     pub start_path: &'a str,
     /// Where the start URL sends the browser.
@@ -61,7 +61,7 @@ pub struct Route<'a> {
 
 /// One page of the listener.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Answer<'a> {
+pub(crate) struct Answer<'a> {
     pub status: &'static str,
     pub location: Option<&'a str>,
     pub text: &'static str,
@@ -74,7 +74,7 @@ impl Answer<'_> {
 }
 
 /// How the sign-in ends, when a request ends it.
-pub type Outcome = Result<Redirect, BridgeError>;
+pub(crate) type Outcome = Result<Redirect, BridgeError>;
 
 const NOT_FOUND: Answer<'static> = Answer::page("404 Not Found", "Not found.");
 const REUSED: Answer<'static> = Answer::page("410 Gone", "This sign-in link was used already.");
@@ -85,7 +85,7 @@ const RECEIVED: Answer<'static> =
 
 /// Where the sign-in is.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Gate {
+pub(crate) enum Gate {
     /// Waiting for the first GET of the start URL.
     #[default]
     Waiting,
@@ -98,7 +98,7 @@ pub enum Gate {
 impl Gate {
     /// The answer to a `GET` of `target`, and the end of the sign-in when
     /// this request ends it.
-    pub fn decide<'a>(&mut self, target: &str, route: Route<'a>) -> (Answer<'a>, Option<Outcome>) {
+    pub(crate) fn decide<'a>(&mut self, target: &str, route: Route<'a>) -> (Answer<'a>, Option<Outcome>) {
         let (path, query) = super::head::split_target(target);
         match (*self, path) {
             (Gate::Over, _) => (OVER, None),

@@ -8,7 +8,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 
 /// Why a request gets no route; each is a status of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// Not a request line `<method> /<target> HTTP/1.x`.
     Malformed,
     /// A request line of another method than `GET`.
@@ -21,7 +21,7 @@ pub enum Refusal {
 
 impl Refusal {
     /// The status line and the text of the page.
-    pub fn answer(self) -> (&'static str, &'static str) {
+    pub(crate) fn answer(self) -> (&'static str, &'static str) {
         match self {
             Refusal::Malformed | Refusal::Ended => ("400 Bad Request", "Bad request."),
             Refusal::Method => ("405 Method Not Allowed", "Only GET is served here."),
@@ -32,7 +32,7 @@ impl Refusal {
 
 /// The index just after the blank line that ends a head (LF or CRLF line
 /// ends), or `None` when `bytes` holds no such line.
-pub fn end_of_head(bytes: &[u8]) -> Option<usize> {
+pub(crate) fn end_of_head(bytes: &[u8]) -> Option<usize> {
     memchr::memchr_iter(b'\n', bytes).find_map(|at| match bytes.get(at + 1..) {
         Some([b'\n', ..]) => Some(at + 2),
         Some([b'\r', b'\n', ..]) => Some(at + 3),
@@ -43,7 +43,7 @@ pub fn end_of_head(bytes: &[u8]) -> Option<usize> {
 /// Reads a head: the bytes up to and with its blank line, at most `limit`
 /// bytes in all (a read never asks for more than the room left). Bytes
 /// after the blank line are not kept: the routes have no body.
-pub async fn read_head<R: AsyncRead + Unpin>(reader: &mut R, limit: usize) -> Result<Vec<u8>, Refusal> {
+pub(crate) async fn read_head<R: AsyncRead + Unpin>(reader: &mut R, limit: usize) -> Result<Vec<u8>, Refusal> {
     let mut head = Vec::new();
     let mut chunk = [0u8; 2048];
     loop {
@@ -69,7 +69,7 @@ pub async fn read_head<R: AsyncRead + Unpin>(reader: &mut R, limit: usize) -> Re
 /// The target of the request line of a head: `GET /<target> HTTP/1.0` or
 /// `HTTP/1.1`, single spaces, then a line end. The target is visible ASCII
 /// (RFC 9112 `origin-form`); anything else is refused.
-pub fn parse(head: &[u8]) -> Result<&str, Refusal> {
+pub(crate) fn parse(head: &[u8]) -> Result<&str, Refusal> {
     let Some(at) = memchr::memchr(b'\n', head) else { return Err(Refusal::Malformed) };
     let line = head.get(..at).unwrap_or_default();
     let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -89,7 +89,7 @@ pub fn parse(head: &[u8]) -> Result<&str, Refusal> {
 }
 
 /// The path and the query of a target (the query without its `?`).
-pub fn split_target(target: &str) -> (&str, &str) {
+pub(crate) fn split_target(target: &str) -> (&str, &str) {
     target.split_once('?').unwrap_or((target, ""))
 }
 

@@ -20,7 +20,7 @@
 pub(crate) mod gate;
 pub(crate) mod head;
 
-pub use gate::{Redirect, CALLBACK_PATH};
+pub(crate) use gate::{Redirect, CALLBACK_PATH};
 
 use crate::jsonrpc::{BridgeError, Cause};
 use gate::{Answer, Gate, Outcome, Route};
@@ -49,7 +49,7 @@ const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
 /// Binds the listener on 127.0.0.1:`port`; a port in use is
 /// `redirect_port_unavailable` with the port in the message, never a walk
 /// to another port.
-pub async fn bind(port: u16) -> Result<TcpListener, BridgeError> {
+pub(crate) async fn bind(port: u16) -> Result<TcpListener, BridgeError> {
     TcpListener::bind(("127.0.0.1", port)).await.map_err(|err| {
         tracing::warn!(port, error = %err, "cannot listen on the redirect port");
         let mut error = BridgeError::new(Cause::RedirectPortUnavailable);
@@ -96,7 +96,7 @@ impl Connection {
 /// redirect with the right `state` comes. A second GET of the start URL
 /// before it stops the sign-in with `sign_in_start_reused`. The caller's
 /// time limit ends the wait; the connections still open close with it.
-pub async fn serve(
+pub(crate) async fn serve(
     listener: &TcpListener,
     start_path: &str,
     auth_url: &Url,

@@ -13,9 +13,9 @@ use std::time::Duration;
 
 /// The largest record read: a record holds a few grants of a few hundred
 /// bytes; a bigger file is not one of ours.
-pub const MAX_RECORD_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_RECORD_BYTES: u64 = 1 << 20;
 /// The most entries of the folder looked at by one walk of it.
-pub const MAX_ENTRIES: usize = 4096;
+pub(crate) const MAX_ENTRIES: usize = 4096;
 /// A temporary file older than this was left by a crash: a write lives
 /// for milliseconds between the creation of its file and the rename.
 const STALE: Duration = Duration::from_secs(10 * 60);
@@ -27,7 +27,7 @@ const ATTEMPTS: usize = 16;
 /// The contents of a record file; `None` when there is none, or when it
 /// is a symbolic link, not a regular file, or larger than
 /// [`MAX_RECORD_BYTES`] (each logged: the file is ignored, never followed).
-pub fn read(path: &Path) -> Option<Vec<u8>> {
+pub(crate) fn read(path: &Path) -> Option<Vec<u8>> {
     let mut options = OpenOptions::new();
     options.read(true);
     no_follow(&mut options);
@@ -63,7 +63,7 @@ pub fn read(path: &Path) -> Option<Vec<u8>> {
 /// this write alone in the same folder, mode 0600, synced before the
 /// rename, and the folder synced after it. A symbolic link at `path` is
 /// replaced, never followed.
-pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("record");
     let (temporary, mut file) = create_temporary(dir, stem)?;
@@ -78,7 +78,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// Whether the folder takes a new file: makes a temporary one and
 /// removes it.
-pub fn probe(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn probe(dir: &Path) -> std::io::Result<()> {
     let (temporary, file) = create_temporary(dir, "probe")?;
     drop(file);
     std::fs::remove_file(temporary)
@@ -86,7 +86,7 @@ pub fn probe(dir: &Path) -> std::io::Result<()> {
 
 /// Removes the temporary files that crashes left (older than [`STALE`]);
 /// a younger one can be the write of another bridge, and stays.
-pub fn sweep(dir: &Path) {
+pub(crate) fn sweep(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for entry in entries.take(MAX_ENTRIES).filter_map(Result::ok) {
         let name = entry.file_name();
@@ -102,7 +102,7 @@ pub fn sweep(dir: &Path) {
 }
 
 /// Opens a lock file, made when missing, never through a link.
-pub fn open_lock(path: &Path) -> std::io::Result<File> {
+pub(crate) fn open_lock(path: &Path) -> std::io::Result<File> {
     let mut options = OpenOptions::new();
     options.read(true).write(true).create(true).truncate(false);
     no_follow(&mut options);

@@ -25,14 +25,14 @@ const POLL: Duration = Duration::from_millis(10);
 
 /// A held lock; released on drop.
 #[derive(Debug)]
-pub struct RecordLock {
+pub(crate) struct RecordLock {
     path: PathBuf,
     file: File,
 }
 
 impl RecordLock {
     /// Waits at most `wait` for the lock at `path`, sleeping the thread.
-    pub fn blocking(path: &Path, wait: Duration) -> Result<RecordLock, StoreError> {
+    pub(crate) fn blocking(path: &Path, wait: Duration) -> Result<RecordLock, StoreError> {
         let deadline = Instant::now() + wait;
         let mut attempt = Attempt { path: path.to_owned(), file: None };
         loop {
@@ -47,7 +47,7 @@ impl RecordLock {
     }
 
     /// Waits at most `wait` for the lock at `path`, sleeping the task.
-    pub async fn waiting(path: &Path, wait: Duration) -> Result<RecordLock, StoreError> {
+    pub(crate) async fn waiting(path: &Path, wait: Duration) -> Result<RecordLock, StoreError> {
         let deadline = Instant::now() + wait;
         let mut attempt = Attempt { path: path.to_owned(), file: None };
         loop {

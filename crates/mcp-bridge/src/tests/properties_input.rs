@@ -1,17 +1,15 @@
 //! Property tests of the input requests (behaviour spec, "Input requests
 //! (M2)": the checks of a round, the URL rule, the questions and the
 //! answers of the client). The properties are those of the fuzz targets
-//! `input_round`, `url` and `answers` (`mcp_bridge::props::input`).
+//! `input_round`, `url` and `answers` (`crate::props::input`).
 
-mod strategies;
-
-use mcp_bridge::input::questions::{Answer, Expect};
-use mcp_bridge::input::url::is_allowed;
-use mcp_bridge::props::input as props;
+use super::strategies::{json, member, members_weighted, scalar};
+use crate::input::questions::{Answer, Expect};
+use crate::input::url::is_allowed;
+use crate::props::input as props;
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{json, Value};
-use strategies::{json, member, members_weighted, scalar};
 
 fn cases(n: u32) -> ProptestConfig {
     ProptestConfig { cases: n, failure_persistence: None, ..ProptestConfig::default() }
@@ -102,7 +100,7 @@ fn input_request() -> impl Strategy<Value = Value> {
 fn round() -> impl Strategy<Value = Value> {
     let requests = prop_oneof![
         8 => prop::collection::vec((select(&["a", "b", "c", "d", "it's"][..]).prop_map(str::to_owned), input_request()), 0..4)
-            .prop_map(strategies::object_of),
+            .prop_map(super::strategies::object_of),
         1 => (17usize..20).prop_map(|n| Value::Object((0..n).map(|i| (format!("k{i}"), json!({"method": "roots/list"}))).collect())),
         1 => scalar(),
     ];

@@ -1,15 +1,13 @@
 //! Property tests of framing and of the envelope (behaviour spec, limits of
 //! "Forwarded requests (M1)", "Lines that are not valid"). The properties
 //! are those of the fuzz targets `line_reader`, `depth`, `sniff` and
-//! `decode` (`mcp_bridge::props::framing`); here they run on stable Rust
+//! `decode` (`crate::props::framing`); here they run on stable Rust
 //! with proptest, so CI checks them on every run.
 
-mod strategies;
-
-use mcp_bridge::props::framing as props;
+use super::strategies::{json, number, word};
+use crate::props::framing as props;
 use proptest::prelude::*;
 use proptest::sample::select;
-use strategies::{json, number, word};
 
 fn cases(n: u32) -> ProptestConfig {
     ProptestConfig { cases: n, failure_persistence: None, ..ProptestConfig::default() }

@@ -1,18 +1,16 @@
 //! Property tests of the fast path of results against the full path
 //! (issue 15): the property of the fuzz target `fast_path`
-//! (`mcp_bridge::props::fast`), on response lines written the ways a
+//! (`crate::props::fast`), on response lines written the ways a
 //! server can write them: members in any order or twice, whitespace,
 //! escapes, and each member that a result rule names.
 
-mod strategies;
-
-use mcp_bridge::props::fast::{fast_path, CURSOR};
-use mcp_bridge::props::translate::{quirks_from, METHODS};
-use mcp_bridge::translate::icons::IconRule;
+use super::strategies::{deep_schema, json, member, members, scalar, schema, word};
+use crate::props::fast::{fast_path, CURSOR};
+use crate::props::translate::{quirks_from, METHODS};
+use crate::translate::icons::IconRule;
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{json, Value};
-use strategies::{deep_schema, json, member, members, scalar, schema, word};
 
 fn cases(n: u32) -> ProptestConfig {
     ProptestConfig { cases: n, failure_persistence: None, ..ProptestConfig::default() }

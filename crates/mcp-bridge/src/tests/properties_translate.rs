@@ -3,17 +3,15 @@
 //! "Forwarded requests (M1)", "Meta passthrough (M3)", "Result rules
 //! (M1)", R6). The properties are those of the fuzz targets
 //! `translate_result`, `items`, `capabilities`, `initialize_result` and
-//! `forwarded` (`mcp_bridge::props::translate`).
+//! `forwarded` (`crate::props::translate`).
 
-mod strategies;
-
-use mcp_bridge::props::translate as props;
-use mcp_bridge::translate::meta::is_valid_key;
-use mcp_bridge::MetaPassthrough;
+use super::strategies::{json, json_with, member, members, number, scalar, schema, word};
+use crate::props::translate as props;
+use crate::translate::meta::is_valid_key;
+use crate::MetaPassthrough;
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{json, Value};
-use strategies::{json, json_with, member, members, number, scalar, schema, word};
 
 fn cases(n: u32) -> ProptestConfig {
     ProptestConfig { cases: n, failure_persistence: None, ..ProptestConfig::default() }
@@ -49,7 +47,7 @@ fn server_info() -> impl Strategy<Value = Value> {
 fn meta() -> impl Strategy<Value = Value> {
     prop_oneof![
         4 => prop::collection::vec((select(&META_KEYS[..]).prop_map(str::to_owned), prop_oneof![server_info(), json()]), 0..4)
-            .prop_map(strategies::object_of),
+            .prop_map(super::strategies::object_of),
         1 => scalar(),
     ]
 }
@@ -160,7 +158,7 @@ const CLIENT_META_KEYS: [&str; 16] = [
 fn params() -> impl Strategy<Value = Option<Value>> {
     let client_meta = prop_oneof![
         4 => prop::collection::vec((prop_oneof![4 => select(&CLIENT_META_KEYS[..]).prop_map(str::to_owned), 1 => word()], json()), 0..5)
-            .prop_map(strategies::object_of),
+            .prop_map(super::strategies::object_of),
         1 => scalar(),
     ];
     prop::option::weighted(
@@ -252,7 +250,7 @@ proptest! {
 #[test]
 fn r6_depth_limit_notes_the_schemas_below_and_keeps_them() {
     for levels in [62, 63, 64, 65, 70] {
-        let schema = strategies::deep_schema(levels);
+        let schema = super::strategies::deep_schema(levels);
         assert_eq!(props::items(&schema, None), Ok(()), "{levels} levels");
     }
 }

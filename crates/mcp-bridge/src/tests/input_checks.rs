@@ -1,8 +1,8 @@
 //! Every row of both check tables of "Input requests (M2)": the cause and
 //! the exact `data.detail`.
 
-use mcp_bridge::input::checks::{check_round, Ask, Declared};
-use mcp_bridge::input::schema::compiles;
+use crate::input::checks::{check_round, Ask, Declared};
+use crate::input::schema::compiles;
 use serde_json::{json, Value};
 
 const ALL: Declared = Declared { form: true, url: true, sampling: true, sampling_tools: true, roots: true };

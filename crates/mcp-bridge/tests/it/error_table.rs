@@ -8,7 +8,7 @@
 //! (`../shared/spec/`), the fixture must also equal its table, so that a
 //! change of the spec cannot pass unseen.
 
-use mcp_bridge::jsonrpc::Cause;
+use mcp_bridge::Cause;
 use std::path::PathBuf;
 
 const HEADER: &str = "Cause\tCode\tMessage\tWhen";

@@ -4,16 +4,14 @@
 //! limit, the `x-mcp-header` walk, the listen events). The properties are
 //! those of the fuzz targets `challenge`, `redirect_request`,
 //! `redirect_gate`, `metadata`, `registration`, `sse_limit`, `mcp_headers`
-//! and `listen_events` (`mcp_bridge::props::{auth, redirect, http,
+//! and `listen_events` (`crate::props::{auth, redirect, http,
 //! listen}`); here they run on stable Rust with proptest.
 
-mod strategies;
-
-use mcp_bridge::props::{auth, http, listen, redirect};
+use super::strategies::{json, schema};
+use crate::props::{auth, http, listen, redirect};
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::json;
-use strategies::{json, schema};
 
 fn cases(n: u32) -> ProptestConfig {
     ProptestConfig { cases: n, failure_persistence: None, ..ProptestConfig::default() }

@@ -2,7 +2,6 @@
 //! the members and the edge values the rules name, so that a few hundred
 //! cases reach every rule (a uniform JSON generator would almost never
 //! write `"type":"array"` or `"jsonrpc":"2.0"`).
-#![allow(dead_code)] // Each test file uses some of them.
 
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -10,7 +9,7 @@ use serde_json::{Map, Value};
 
 /// Number texts that are hard for an id or a rule: `-0`, beyond i64 and
 /// u64, beyond f64, fractions and exponents that are 0 in JavaScript.
-pub const NUMBERS: [&str; 14] = [
+pub(super) const NUMBERS: [&str; 14] = [
     "0",
     "-0",
     "7",
@@ -29,7 +28,7 @@ pub const NUMBERS: [&str; 14] = [
 
 /// Strings that are keys or values of the rules, and ones that are hard to
 /// escape.
-pub const WORDS: [&str; 16] = [
+pub(super) const WORDS: [&str; 16] = [
     "",
     "id",
     "type",
@@ -48,21 +47,21 @@ pub const WORDS: [&str; 16] = [
     "x",
 ];
 
-pub fn number() -> impl Strategy<Value = Value> {
+pub(super) fn number() -> impl Strategy<Value = Value> {
     select(&NUMBERS[..]).prop_map(|t| serde_json::from_str(t).unwrap_or(Value::Null))
 }
 
-pub fn word() -> BoxedStrategy<String> {
+pub(super) fn word() -> BoxedStrategy<String> {
     prop_oneof![4 => select(&WORDS[..]).prop_map(str::to_owned), 1 => "\\PC{0,6}"].boxed()
 }
 
-pub fn scalar() -> impl Strategy<Value = Value> {
+pub(super) fn scalar() -> impl Strategy<Value = Value> {
     prop_oneof![Just(Value::Null), any::<bool>().prop_map(Value::Bool), number(), word().prop_map(Value::String),]
 }
 
 /// An object from members; a repeated key keeps its last value, as in
 /// `serde_json`, at the place of its first.
-pub fn object_of(members: Vec<(String, Value)>) -> Value {
+pub(super) fn object_of(members: Vec<(String, Value)>) -> Value {
     let mut map = Map::new();
     for (key, value) in members {
         map.insert(key, value);
@@ -71,7 +70,7 @@ pub fn object_of(members: Vec<(String, Value)>) -> Value {
 }
 
 /// Any JSON value, keys from `keys`, up to `depth` levels.
-pub fn json_with(keys: &'static [&'static str], depth: u32) -> impl Strategy<Value = Value> {
+pub(super) fn json_with(keys: &'static [&'static str], depth: u32) -> impl Strategy<Value = Value> {
     let key = prop_oneof![4 => select(keys).prop_map(str::to_owned), 1 => word()];
     scalar().prop_recursive(depth, 48, 6, move |inner| {
         prop_oneof![
@@ -82,19 +81,19 @@ pub fn json_with(keys: &'static [&'static str], depth: u32) -> impl Strategy<Val
 }
 
 /// Any JSON value with the common keys.
-pub fn json() -> impl Strategy<Value = Value> {
+pub(super) fn json() -> impl Strategy<Value = Value> {
     json_with(&WORDS, 4)
 }
 
 /// An object whose members come from the given strategies, each present
 /// or not, in a random order, with extra members of other names.
-pub fn members(parts: Vec<BoxedStrategy<(String, Value)>>) -> impl Strategy<Value = Value> {
+pub(super) fn members(parts: Vec<BoxedStrategy<(String, Value)>>) -> impl Strategy<Value = Value> {
     members_weighted(parts.into_iter().map(|p| (0.6, p)).collect())
 }
 
 /// Like [`members`], each member present with its own probability: a
 /// member a rule requires is present most of the time.
-pub fn members_weighted(parts: Vec<(f64, BoxedStrategy<(String, Value)>)>) -> impl Strategy<Value = Value> {
+pub(super) fn members_weighted(parts: Vec<(f64, BoxedStrategy<(String, Value)>)>) -> impl Strategy<Value = Value> {
     let present: Vec<BoxedStrategy<Option<(String, Value)>>> =
         parts.into_iter().map(|(p, s)| prop::option::weighted(p, s).boxed()).collect();
     (present, prop::collection::vec((word(), json()), 0..3), any::<prop::sample::Index>()).prop_map(
@@ -110,13 +109,16 @@ pub fn members_weighted(parts: Vec<(f64, BoxedStrategy<(String, Value)>)>) -> im
 }
 
 /// One named member with a value of the strategy.
-pub fn member(name: &'static str, value: impl Strategy<Value = Value> + 'static) -> BoxedStrategy<(String, Value)> {
+pub(super) fn member(
+    name: &'static str,
+    value: impl Strategy<Value = Value> + 'static,
+) -> BoxedStrategy<(String, Value)> {
     value.prop_map(move |v| (name.to_owned(), v)).boxed()
 }
 
 /// A JSON Schema that leans toward array schemas with false `items`, in
 /// every keyword the R6 walk goes through (and some it must not).
-pub fn schema(depth: u32) -> impl Strategy<Value = Value> {
+pub(super) fn schema(depth: u32) -> impl Strategy<Value = Value> {
     let falsy = prop_oneof![
         Just(Value::Null),
         Just(Value::Bool(false)),
@@ -159,7 +161,7 @@ pub fn schema(depth: u32) -> impl Strategy<Value = Value> {
 
 /// An array schema nested `levels` deep through `properties`, without
 /// items at the bottom: the depth limit of R6.
-pub fn deep_schema(levels: usize) -> Value {
+pub(super) fn deep_schema(levels: usize) -> Value {
     let mut schema = serde_json::json!({"type": "array"});
     for _ in 0..levels {
         schema = serde_json::json!({"type": "object", "properties": {"p": schema}});

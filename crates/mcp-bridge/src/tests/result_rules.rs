@@ -12,9 +12,9 @@
 //! `UPDATE_FIXTURES=1` rewrites the expected files from the code; the review
 //! of their diff is then the test.
 
-use mcp_bridge::translate::note::{push_token, Level, Note};
-use mcp_bridge::translate::result::{is_input_required, translate_result};
-use mcp_bridge::{MetaPassthrough, Profile, Quirks};
+use crate::translate::note::{push_token, Level, Note};
+use crate::translate::result::{is_input_required, translate_result};
+use crate::{MetaPassthrough, Profile, Quirks};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
