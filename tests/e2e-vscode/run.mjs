@@ -2,7 +2,7 @@
 // installs what it needs and runs this file on Node 24:
 //
 //   node run.mjs --bridge <mcp-bridge-vscode> --cache <.cache/e2e-vscode> --python <python3>
-//                [--readme-shots <folder>]
+//                [--readme-shots <folder>] [--user-ns <name> --remote-ip <address>]
 //
 // It starts code-server (VS Code 1.139.1) on 127.0.0.1 without authentication,
 // with no extension gallery, a fresh user-data folder and a workspace whose
@@ -19,7 +19,23 @@
 //   remote-bridged   mcp-bridge-vscode <URL> of tests/fake/auth_upstream.py on 127.0.0.1,
 //                    a Streamable HTTP server with its own OAuth authorization server
 //
-// Everything goes to <cache>/run: screenshots, each server's Output channel (read
+// With --user-ns and --remote-ip it is the remote-host run instead (issue 30):
+// scripts/e2e-vscode starts it inside the network namespace of a "remote host",
+// which a veth pair joins to the "user's machine", the namespace --user-ns;
+// --remote-ip is the remote host's address on that pair. code-server, the
+// bridges and the fake server run on the remote host (code-server listens on
+// the veth address, the fake on every address of the host, and the bridges
+// reach it on 127.0.0.1), and Chromium runs on the user's machine, as in a
+// browser-based window (code-server, Codespaces). Its servers:
+//
+//   remote-browser   mcp-bridge-vscode --sign-in browser <URL> of auth_upstream.py --device:
+//                    the loopback redirect forced; its start URL on 127.0.0.1 of the remote
+//                    host does not open in the user's browser, and the sign-in times out
+//   remote-device    mcp-bridge-vscode <URL> (--sign-in auto): the device grant, the first
+//                    sign-in from the URL of the Output channel, a later one (a step-up)
+//                    through VS Code's URL elicitation, both approved in the user's browser
+//
+// Everything goes to <cache>/run (the remote-host run: <cache>/run-remote): screenshots, each server's Output channel (read
 // through the workbench: VS Code keeps them in the browser), report.md (the result of
 // each check; for a failure what VS Code showed, the screenshot and the Output
 // channel). It ends only the process groups it started (their ids are in
@@ -46,20 +62,24 @@ function parseArgs(argv) {
         else if (k === "--cache") (out.cache = path.resolve(v)), i++;
         else if (k === "--python") (out.python = v), i++;
         else if (k === "--readme-shots") (out.readmeShots = path.resolve(v)), i++;
+        else if (k === "--user-ns") (out.userNs = v), i++;
+        else if (k === "--remote-ip") (out.remoteIp = v), i++;
         else {
             console.error(`run.mjs: unknown argument ${k}`);
             process.exit(2);
         }
     }
-    if (!out.bridge || !out.cache || !out.python) {
-        console.error("usage: run.mjs --bridge <mcp-bridge-vscode> --cache <dir> --python <python3> [--readme-shots <dir>]");
+    if (!out.bridge || !out.cache || !out.python || !out.userNs !== !out.remoteIp) {
+        console.error("usage: run.mjs --bridge <mcp-bridge-vscode> --cache <dir> --python <python3> [--readme-shots <dir>] [--user-ns <name> --remote-ip <address>]");
         process.exit(2);
     }
     return out;
 }
 
 const opts = parseArgs(process.argv.slice(2));
-const runDir = path.join(opts.cache, "run");
+// The remote-host run: VS Code on a remote host, the browser on the user's machine.
+const remoteHost = Boolean(opts.userNs);
+const runDir = path.join(opts.cache, remoteHost ? "run-remote" : "run");
 const node24 = process.execPath;
 const codeServer = path.join(opts.cache, "vscode/node_modules/code-server/out/node/entry.js");
 // One id per run: the marker in the environment of every MCP server process,
@@ -233,16 +253,24 @@ const authSecret = `E2E${crypto.randomBytes(8).toString("hex")}`;
 
 // --- set-up ---------------------------------------------------------------------------
 
+// The port of the auth server, once it listens.
+let authPort;
+
 async function setUp() {
     // The auth server: its own process group; it exits when its stdin closes.
+    // On the remote host it listens on every address of the host and offers the
+    // device grant, whose verification URL names the host's veth address (where
+    // the user's machine reaches it); the bridges reach it on 127.0.0.1.
+    const hostArgs = remoteHost ? ["--device", "--bind", "0.0.0.0", "--public-host", opts.remoteIp] : [];
     const auth = startGroup("auth_upstream.py", opts.python, [
         path.join(root, "tests/fake/auth_upstream.py"),
         "--step-up", "mcp:write",
         "--secret", authSecret,
         "--record", path.join(runDir, "auth-record.jsonl"),
+        ...hostArgs,
     ]);
     auth.stderr.pipe(fs.createWriteStream(path.join(runDir, "auth_upstream.stderr")));
-    const authPort = await bounded("the auth server's port", 15000, firstMatch(auth.stdout, /PORT (\d+)/));
+    authPort = await bounded("the auth server's port", 15000, firstMatch(auth.stdout, /PORT (\d+)/));
     const remoteUrl = `http://127.0.0.1:${authPort}/mcp`;
     log(`remote server at ${remoteUrl}`);
 
@@ -259,7 +287,8 @@ async function setUp() {
     const cs = startGroup("code-server", node24, [
         codeServer,
         "--config", path.join(runDir, "code-server.yaml"),
-        "--bind-addr", "127.0.0.1:0",
+        // On the remote host: its veth address, which the user's machine reaches.
+        "--bind-addr", `${remoteHost ? opts.remoteIp : "127.0.0.1"}:0`,
         "--auth", "none",
         "--disable-telemetry",
         "--disable-update-check",
@@ -270,22 +299,36 @@ async function setUp() {
     ], { env, stdio: ["ignore", "pipe", "pipe"] });
     const csLog = fs.createWriteStream(path.join(runDir, "code-server.log"));
     cs.stderr.pipe(csLog);
-    const port = await bounded("code-server's port", 30000, firstMatch(cs.stdout, /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/, csLog));
-    const origin = `http://127.0.0.1:${port}`;
+    const origin = await bounded("code-server's address", 30000, firstMatch(cs.stdout, /HTTP server listening on (http:\/\/[0-9.]+:\d+)/, csLog));
     log(`code-server at ${origin}`);
 
+    const browserArgs = [
+        "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run",
+    ];
+    if (remoteHost) {
+        // Plain http on an address other than localhost is no secure context,
+        // and VS Code's web workbench needs one (the clipboard that reads the
+        // Output channels, service workers). A real remote code-server is
+        // served over https for that reason; this flag stands for its certificate.
+        browserArgs.push(`--unsafely-treat-insecure-origin-as-secure=${origin}`);
+    }
     browserServer = await bounded("starting Chromium", 30000, chromium.launchServer({
-        executablePath: "/usr/bin/chromium",
+        // On the user's machine: Chromium through `ip netns exec`, which execs it
+        // (same process, its pipes to Playwright kept).
+        executablePath: remoteHost ? userMachineChromium() : "/usr/bin/chromium",
         headless: true,
-        args: [
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run",
-        ],
+        args: browserArgs,
         env: homeEnv(),
         // Playwright gives Chromium a new empty profile folder of its own.
     }));
     // Playwright starts Chromium as the leader of a process group of its own.
     remember(browserServer.process().pid, "chromium");
+    if (remoteHost) {
+        // Each side in its own namespace, or the run proves nothing.
+        expectEqual("the network namespace of Chromium", namespaceOf(browserServer.process().pid), opts.userNs);
+        expectEqual("the network namespace of code-server", namespaceOf(cs.pid), remoteNs());
+    }
     browser = await bounded("connecting to Chromium", 15000, chromium.connect(browserServer.wsEndpoint()));
     context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     // The Output channel is read with VS Code's own copy command.
@@ -300,6 +343,31 @@ async function setUp() {
     await page.waitForSelector(".monaco-workbench .part.editor", { timeout: 60000 });
     await until("the test extension's control port", 60000, () => fs.existsSync(control));
     await openMcpJson();
+}
+
+// The remote-host run: a script that runs Chromium on the user's machine.
+function userMachineChromium() {
+    const file = path.join(runDir, "chromium-on-the-users-machine");
+    fs.writeFileSync(file, `#!/bin/sh\nexec ip netns exec '${opts.userNs}' /usr/bin/chromium "$@"\n`, { mode: 0o755 });
+    return file;
+}
+
+// The name of the network namespace (under /run/netns) that a process is in,
+// else "none of /run/netns".
+function namespaceOf(pid) {
+    const ns = fs.statSync(`/proc/${pid}/ns/net`);
+    for (const name of fs.readdirSync("/run/netns")) {
+        const named = fs.statSync(path.join("/run/netns", name));
+        if (named.ino === ns.ino && named.dev === ns.dev) return name;
+    }
+    return "none of /run/netns";
+}
+
+// The namespace of this run: the remote host, where scripts/e2e-vscode starts it.
+function remoteNs() {
+    const ns = namespaceOf(process.pid);
+    if (ns === "none of /run/netns" || ns === opts.userNs) throw new Error(`run.mjs runs in ${ns}, not on a remote host of its own (scripts/e2e-vscode starts it in one)`);
+    return ns;
 }
 
 function homeEnv() {
@@ -324,6 +392,12 @@ function firstMatch(stream, re, copy) {
 // bin/ (VS Code takes PATH from a login shell, so a PATH of ours would not
 // reach it); the scripted server is in the workspace folder, where VS Code
 // starts the servers.
+// The servers of mcp.json, in order.
+let serverKeys = [];
+// The sign-in limit of remote-browser: room for the user's browser to fail and
+// for the check that the listener answers on the remote host.
+const BROWSER_SIGN_IN_S = 20;
+
 function writeWorkspace(remoteUrl) {
     const ws = dirs.workspace;
     fs.mkdirSync(path.join(ws, ".vscode"), { recursive: true });
@@ -334,7 +408,13 @@ function writeWorkspace(remoteUrl) {
     const env = (key) => ({ [MARK]: `${runId}:${key}`, XDG_CONFIG_HOME: dirs.config });
     const bridge = "${workspaceFolder}/bin/mcp-bridge-vscode";
     const python = "${workspaceFolder}/bin/python3";
-    const servers = {
+    const servers = remoteHost ? {
+        // The loopback redirect, forced: nothing on the user's machine reaches it.
+        "remote-browser": { type: "stdio", command: bridge, args: ["--sign-in", "browser", "--sign-in-timeout", String(BROWSER_SIGN_IN_S), remoteUrl], env: env("remote-browser") },
+        // As users write it: --sign-in auto, and no --no-browser (on a remote host
+        // the bridge must not try to open a browser by itself).
+        "remote-device": { type: "stdio", command: bridge, args: [remoteUrl], env: env("remote-device") },
+    } : {
         "modern-direct": { type: "stdio", command: python, args: ["modern_upstream.py"], env: env("modern-direct") },
         "schema-control": { type: "stdio", command: python, args: ["modern_upstream.py", "--legacy"], env: env("schema-control") },
         "modern-bridged": { type: "stdio", command: bridge, args: ["--", python, "modern_upstream.py"], env: env("modern-bridged") },
@@ -342,6 +422,7 @@ function writeWorkspace(remoteUrl) {
         // --no-browser: the bridge logs its start URL, which the run opens as a person would.
         "remote-bridged": { type: "stdio", command: bridge, args: ["--no-browser", remoteUrl], env: env("remote-bridged") },
     };
+    serverKeys = Object.keys(servers);
     // One server a line: every CodeLens fits on the screen.
     const lines = Object.entries(servers).map(([k, v]) => `    ${JSON.stringify(k)}: ${JSON.stringify(v)}`);
     fs.writeFileSync(path.join(ws, ".vscode/mcp.json"), `{\n  "servers": {\n${lines.join(",\n")}\n  }\n}\n`);
@@ -422,7 +503,7 @@ async function openMcpJson() {
         await page.locator(".quick-input-widget .monaco-list-row", { hasText: "mcp.json" }).first().waitFor();
         await page.keyboard.press("Enter");
     }
-    await until("mcp.json in the editor with its CodeLens", 20000, async () => (await lensStates())["modern-direct"]);
+    await until("mcp.json in the editor with its CodeLens", 20000, async () => (await lensStates())[serverKeys[0]]);
 }
 
 // What the CodeLens above each server of mcp.json says: "Running | Stop |
@@ -541,6 +622,14 @@ async function hidePanel() {
     const hide = page.locator('.part.panel .action-label[aria-label^="Hide Panel"], .part.panel .action-label[aria-label^="Close Panel"]');
     if (await page.locator(".part.panel").isVisible()) await hide.first().click();
     await until("the panel to close", 5000, async () => !(await page.locator(".part.panel").isVisible()));
+}
+
+// Closes a tab of a sign-in and makes the workbench the active tab again: else
+// the keys of the next read of an Output channel can go to the editor that had
+// the focus before (seen once: Ctrl+A and Ctrl+C copied mcp.json).
+async function closeTab(tab) {
+    await tab.close();
+    await page.bringToFront();
 }
 
 async function shot(name) {
@@ -671,7 +760,7 @@ async function captureFailure(r, server) {
 
 async function saveOutputs() {
     if (!page) return;
-    for (const key of ["modern-direct", "schema-control", "modern-bridged", "demo-bridged", "remote-bridged"]) {
+    for (const key of serverKeys) {
         try {
             const text = await bounded(`the Output channel of ${key}`, 20000, readOutput(key));
             fs.writeFileSync(path.join(dirs.outputs, `${key}.log`), text);
@@ -1033,7 +1122,7 @@ async function remoteChecks() {
             await signIn.goto(url, { timeout: 20000 });
             await until("the bridge's page at the end of the sign-in", 15000, async () => /The bridge received the answer of the sign-in/.test(await signIn.innerText("body")));
         } finally {
-            await signIn.close();
+            await closeTab(signIn);
         }
         await settledLens(key, 30000, (l) => l.state === "Running" && l.tools === 1);
         prefix = await prefixOf("whoami");
@@ -1057,7 +1146,7 @@ async function remoteChecks() {
         try {
             await until("the bridge's page at the end of the sign-in", 20000, async () => /The bridge received the answer of the sign-in/.test(await tab.innerText("body").catch(() => "")));
         } finally {
-            await tab.close();
+            await closeTab(tab);
         }
         expectEqual("the result", textsOf(await bounded("the call's result", 30000, pending.done)), ["text:scope mcp:read mcp:write"]);
         await outputUntil(key, "the URL elicitation and its completion", 15000, (t, msgs) => {
@@ -1075,9 +1164,133 @@ async function remoteChecks() {
     });
 }
 
+// The remote-host run (issue 30): VS Code, the bridges and the server on the
+// remote host, the browser on the user's machine.
+async function remoteHostChecks() {
+    // The auth server as the bridges reach it, and as the user's machine does.
+    const bridgeOrigin = `http://127.0.0.1:${authPort}`;
+    const userOrigin = `http://${opts.remoteIp}:${authPort}`;
+
+    await check("remote-browser", "--sign-in browser: the start URL (127.0.0.1 of the remote host) does not open in the user's browser; the sign-in times out", "Remote host: the loopback redirect cannot reach the bridge from the user's machine; the bridge names the port to forward, and the sign-in ends with sign_in_timeout", 90000, async () => {
+        const key = "remote-browser";
+        await serverAction(key, "Start Server");
+        const url = await outputUntil(key, "the sign-in line", 30000, (text) => {
+            const m = text.match(/sign-in: open (http:\/\/127\.0\.0\.1:\d+\/start\/[A-Za-z0-9_-]+) in a web browser/);
+            return m && m[1];
+        });
+        const port = new URL(url).port;
+        await outputUntil(key, "the bridge's line on the port to forward", 10000, (text) =>
+            text.includes(`the bridge runs on a remote host, and the sign-in redirects your browser to port ${port} of it`));
+        // The user opens the URL on their machine, where nothing listens on it.
+        const tab = await context.newPage();
+        let failure = null;
+        try {
+            await tab.goto(url, { timeout: 15000 });
+            const body = await tab.innerText("body").catch((e) => `(unreadable: ${e.message})`);
+            throw new Fail(`the user's browser opened the start URL on the remote host's loopback, so the two hosts are not apart: ${body.slice(0, 200)}`);
+        } catch (e) {
+            if (e instanceof Fail) throw e;
+            failure = e.message;
+        } finally {
+            await closeTab(tab);
+        }
+        if (!/net::ERR_CONNECTION_REFUSED/.test(failure)) throw new Error(`the user's browser did not get a refused connection: ${failure}`);
+        log(`  the user's browser: ${failure.split("\n")[0]}`);
+        // The control: on the remote host the listener is there, and its first
+        // answer to the start URL is the redirect to the authorization server
+        // (the browser never reached it, so this is its first use).
+        const res = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(5000) });
+        const location = res.headers.get("location") || "";
+        if (res.status !== 302 || !location.startsWith(`${bridgeOrigin}/authorize?`)) {
+            throw new Error(`on the remote host the start URL answered ${res.status} (Location ${location.slice(0, 80)}), not the redirect to ${bridgeOrigin}/authorize`);
+        }
+        await outputUntil(key, "the sign-in's timeout", (BROWSER_SIGN_IN_S + 15) * 1000, (text) =>
+            text.includes(`The sign-in did not complete in ${BROWSER_SIGN_IN_S} s.`));
+        const lens = await settledLens(key, 15000, (l) => l.state === "Error" || l.state === "Start");
+        if (lens.state !== "Error") throw new Error(`the CodeLens says "${lens.text}", not Error`);
+    });
+
+    const key = "remote-device";
+    let prefix;
+    await check(key, "--sign-in auto: the device grant; the URL of the Output channel approved in the user's browser, then Running", "Remote host: auto takes the device grant that the server offers; the sign-in line has a URL of the authorization server that the user's machine reaches, and the code", 90000, async () => {
+        await serverAction(key, "Start Server");
+        const line = await outputUntil(key, "the sign-in line", 30000, (text) => {
+            const m = text.match(/sign-in: open (\S+) in a web browser to sign in to the upstream server \(the code is ([^)\s]+)\)/);
+            return m && { url: m[1], code: m[2] };
+        });
+        if (!line.url.startsWith(`${userOrigin}/device?`)) throw new Error(`the sign-in URL ${line.url} is not on ${userOrigin}, the address of the remote host on the user's side`);
+        expectEqual("the code in the URL", new URL(line.url).searchParams.get("user_code"), line.code);
+        const tab = await context.newPage();
+        try {
+            await tab.goto(line.url, { timeout: 15000 });
+            const body = await tab.innerText("body");
+            if (!/"device":\s*"approved"/.test(body)) throw new Error(`the authorization server's page says: ${body.slice(0, 200)}`);
+        } finally {
+            await closeTab(tab);
+        }
+        await settledLens(key, 30000, (l) => l.state === "Running" && l.tools === 1);
+        prefix = await prefixOf("whoami");
+    });
+
+    await check(key, "a later sign-in (a step-up) through VS Code's URL elicitation, approved in the user's browser; the call's result comes", "Remote host: a later device sign-in asks VS Code to open the verification URL (elicitation.url) with the code in the message, then notifications/elicitation/complete", 90000, async () => {
+        await clearNotifications();
+        await hidePanel();
+        // The server wants the scope mcp:write for tools/call.
+        const pending = invoke(await toolName(prefix, "whoami"), {}, { confirm: /Run .?whoami/, ms: 80000 });
+        await pending.confirmed;
+        const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "needs a new sign-in" });
+        await toast.waitFor({ state: "visible", timeout: 20000 });
+        const text = (await toast.innerText()).replace(/\s+/g, " ");
+        const code = (text.match(/enter the code (\S+) if it asks for one/) || [])[1];
+        const shown = (text.match(/This will open (\S+)/) || [])[1] || "";
+        if (!code) throw new Error(`the notification has no code: ${text}`);
+        if (!shown.startsWith(`${userOrigin}/device?user_code=`)) throw new Error(`the notification does not show the verification URL on ${userOrigin}: ${text}`);
+        await settledToast(toast);
+        copyReadmeShot(await shot("device-sign-in-prompt"), "vscode-device-sign-in-prompt.png");
+        await toast.locator(".monaco-button", { hasText: "Open URL" }).click();
+        // VS Code opens links to localhost at once and asks first for any other
+        // host: the authorization server is not on the user's machine.
+        const asked = await until("VS Code's question before it opens the URL", 15000, async () =>
+            (await visibleDialogs()).find((d) => d.includes("open the external website?")));
+        if (!asked.includes(shown)) throw new Error(`VS Code's question names another URL: ${asked}`);
+        await shot("device-open-question");
+        const opened = context.waitForEvent("page", { timeout: 15000 });
+        await page.locator(".monaco-dialog-box .monaco-button", { hasText: /^Open$/ }).click();
+        const tab = await opened;
+        try {
+            await until("the authorization server's page in the tab VS Code opened", 20000, async () => /"device":\s*"approved"/.test(await tab.innerText("body").catch(() => "")));
+            expectEqual("the tab's URL", tab.url().slice(0, shown.length), shown);
+        } finally {
+            await closeTab(tab);
+        }
+        expectEqual("the result", textsOf(await bounded("the call's result", 30000, pending.done)), ["text:scope mcp:read mcp:write"]);
+        const ask = await outputUntil(key, "the URL elicitation and its completion", 15000, (t, msgs) => {
+            const ask = msgs.find((m) => m.dir === "in" && m.msg.method === "elicitation/create" && m.msg.params.mode === "url");
+            const done = ask && msgs.find((m) => m.dir === "in" && m.msg.method === "notifications/elicitation/complete" && m.msg.params.elicitationId === ask.msg.params.elicitationId);
+            return done && ask;
+        });
+        expectEqual("the URL of the elicitation", new URL(ask.msg.params.url).searchParams.get("user_code"), code);
+        if (!ask.msg.params.message.includes(`enter the code ${code}`)) throw new Error(`the elicitation's message has not the code: ${ask.msg.params.message}`);
+    });
+
+    await check("remote-host", "the authorization server saw device sign-ins only, and no token or code is in the Output channels", "Remote host: no authorization request reached the authorization server (the loopback flow never got past the user's browser); logs never hold a secret", 30000, async () => {
+        const record = fs.readFileSync(path.join(runDir, "auth-record.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+        const paths = record.map((r) => r.path);
+        if (paths.includes("/authorize")) throw new Error("an authorization request reached the authorization server");
+        expectEqual("the device authorizations", paths.filter((p) => p === "/device_authorization").length, 2);
+        if (!fs.readFileSync(path.join(runDir, "auth-record.jsonl"), "utf8").includes(`${authSecret}-access`)) throw new Error("the auth server issued no token: the check would prove nothing");
+        for (const k of serverKeys) {
+            if ((await readOutput(k)).includes(authSecret)) throw new Error(`the Output channel of ${k} has a token or a code of the authorization server`);
+        }
+    });
+
+    await stopAllChecks();
+}
+
 async function stopAllChecks() {
     await check("all", "Stop from the workbench on every server leaves no process", "Processes: nothing of a stopped server is left", 90000, async () => {
-        for (const key of ["modern-bridged", "remote-bridged", "demo-bridged", "schema-control", "modern-direct"]) {
+        const order = remoteHost ? serverKeys : ["modern-bridged", "remote-bridged", "demo-bridged", "schema-control", "modern-direct"];
+        for (const key of order) {
             const lens = await lensOf(key);
             if (lens && /^(Running|Starting)/.test(lens.state)) {
                 await serverAction(key, "Stop Server");
@@ -1085,7 +1298,7 @@ async function stopAllChecks() {
             }
         }
         await until("no MCP server process of this run", 15000, () =>
-            ["modern-direct", "schema-control", "modern-bridged", "demo-bridged", "remote-bridged"].every((k) => serverPids(k).filter(pidAlive).length === 0));
+            serverKeys.every((k) => serverPids(k).filter(pidAlive).length === 0));
     });
 }
 
@@ -1095,7 +1308,7 @@ let browserServer, browser, context, page;
 let exitCode = 1;
 try {
     await setUp();
-    await runChecks();
+    await (remoteHost ? remoteHostChecks() : runChecks());
     exitCode = results.some((r) => r.status === "failed") ? 1 : 0;
 } catch (e) {
     // A failure outside a check (the set-up): the report says so.
