@@ -3,7 +3,7 @@
 
 use crate::framing::{self, Decoded, Frame, LineReader};
 use crate::jsonrpc::{self, Cause, Id, Message};
-use crate::Profile;
+use crate::profile::Profile;
 use rmcp::{ServerHandler, ServiceExt};
 use std::io::Cursor;
 use std::sync::Arc;

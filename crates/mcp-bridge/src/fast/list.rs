@@ -9,22 +9,12 @@
 //! that gives a warning, or removes a tool's member, leaves the list to the
 //! full path.
 
-use super::result::Members;
+use super::edit::{Edit, Edits, Members};
 use super::scan::{Step, Text};
 use super::schema::Walk;
+use crate::profile::Profile;
 use crate::translate::note::Note;
-use crate::Profile;
-use bytes::Bytes;
 use serde_json::Value;
-
-/// What becomes of a member of the result.
-pub(crate) enum Edit {
-    Drop,
-    Replace(Bytes),
-}
-
-/// The edits of the result's members, by name.
-pub(crate) type Edits = Vec<(&'static str, Edit)>;
 
 /// The list rules on `members`: the edits of the members, or `None` when
 /// the full path must apply them (a `nextCursor` that gives a warning).

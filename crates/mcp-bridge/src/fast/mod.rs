@@ -30,6 +30,7 @@
 //! checks that against the full path on the same input (proptest and the
 //! `fast_path` fuzz target).
 
+mod edit;
 pub(crate) mod envelope;
 mod list;
 pub(crate) mod result;

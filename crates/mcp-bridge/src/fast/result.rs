@@ -2,19 +2,19 @@
 //! the client when no rule has to rewrite a member deeply, `None` when the
 //! full path must apply the rules (behaviour spec, "Result rules (M1)").
 
-use super::list::{self, Edit};
+use super::edit::{Edit, Members};
+use super::list;
 use super::scan::{Step, Text};
 use super::RawResult;
 use crate::jsonrpc::Id;
+use crate::profile::Profile;
 use crate::translate::icons::IconRule;
 use crate::translate::initialize::SERVER_INFO_KEY;
 use crate::translate::note::Note;
 use crate::translate::result::{LIST_METHODS, MODERN_MEMBERS};
-use crate::Profile;
 use bytes::{BufMut, Bytes, BytesMut};
 use indexmap::IndexMap;
 use serde_json::Value;
-use std::borrow::Cow;
 
 /// Members shorter than this are copied into the line's own buffer; longer
 /// ones go out as slices of the line that was read.
@@ -102,9 +102,6 @@ fn result_members<'a>(text: &'a str, mut value_end: impl FnMut(&str, usize) -> O
     }
     matches!(step, Step::End(end) if end == text.bytes().len()).then_some(members)
 }
-
-/// The members of a result: each name, decoded, with its value's text.
-pub(crate) type Members<'a> = IndexMap<Cow<'a, str>, &'a str>;
 
 /// The response line: the envelope, then each member left, the edited ones
 /// as the edit gives them, the untouched ones as the bytes that came.

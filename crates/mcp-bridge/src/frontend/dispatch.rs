@@ -6,7 +6,7 @@ use super::state::{Phase, Shared};
 use super::{forward, initialize, subscriptions};
 use crate::framing::{self, Decoded, Frame, MAX_DEPTH};
 use crate::input::questions::Answer;
-use crate::jsonrpc::{self, BridgeError, Cause, Id, Message};
+use crate::jsonrpc::{BridgeError, Cause, Id, Message};
 use crate::translate::params::FORWARDED_METHODS;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -41,7 +41,7 @@ async fn bad_line(shared: &Shared, id: Option<Id>, error: BridgeError) {
         return;
     }
     tracing::debug!(cause = error.cause.name(), "a line of the client is not valid");
-    reply_error(shared, id.as_ref(), &error).await;
+    shared.reply_error(id.as_ref(), &error).await;
 }
 
 fn is_bridge_id(shared: &Shared, id: &Id) -> bool {
@@ -84,14 +84,14 @@ fn notification(shared: &Shared, method: &str, params: Option<&Value>) {
 
 async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Value>) {
     match method {
-        "ping" => reply(shared, &id, json!({})).await,
+        "ping" => shared.reply(&id, json!({})).await,
         "logging/setLevel" => set_level(shared, &id, params.as_ref()).await,
-        "server/discover" => reply_error(shared, Some(&id), &Cause::MethodNotFound.into()).await,
+        "server/discover" => shared.reply_error(Some(&id), &Cause::MethodNotFound.into()).await,
         "initialize" => match shared.phase() {
             Phase::AwaitingInitialize => initialize::start(shared, id, params),
             Phase::Closing(lost) => closing(shared, &id, lost.as_ref()).await,
             Phase::Initializing | Phase::Ready(_) => {
-                reply_error(shared, Some(&id), &Cause::AlreadyInitialized.into()).await;
+                shared.reply_error(Some(&id), &Cause::AlreadyInitialized.into()).await;
             }
         },
         _ => match shared.phase() {
@@ -101,12 +101,12 @@ async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Valu
             Phase::Ready(ready) if FORWARDED_METHODS.contains(&method) => {
                 forward::start(shared, ready.client.clone(), ready.declared, id, method, params).await;
             }
-            Phase::Ready(_) => reply_error(shared, Some(&id), &Cause::MethodNotFound.into()).await,
+            Phase::Ready(_) => shared.reply_error(Some(&id), &Cause::MethodNotFound.into()).await,
             Phase::Closing(lost) => closing(shared, &id, lost.as_ref()).await,
             Phase::AwaitingInitialize | Phase::Initializing => {
                 let cause =
                     if has_modern_meta(params.as_ref()) { Cause::MethodNotFound } else { Cause::NotInitialized };
-                reply_error(shared, Some(&id), &cause.into()).await;
+                shared.reply_error(Some(&id), &cause.into()).await;
             }
         },
     }
@@ -117,7 +117,7 @@ async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Valu
 /// answer.
 async fn closing(shared: &Shared, id: &Id, lost: Option<&BridgeError>) {
     if let Some(error) = lost {
-        reply_error(shared, Some(id), error).await;
+        shared.reply_error(Some(id), error).await;
     }
 }
 
@@ -126,10 +126,10 @@ async fn closing(shared: &Shared, id: &Id, lost: Option<&BridgeError>) {
 /// level applies from the next round, whatever the state was.
 async fn set_level(shared: &Shared, id: &Id, params: Option<&Value>) {
     let Some(level) = parse_set_level(params) else {
-        return reply_error(shared, Some(id), &Cause::InvalidParams.into()).await;
+        return shared.reply_error(Some(id), &Cause::InvalidParams.into()).await;
     };
     shared.log_level.set(level);
-    reply(shared, id, json!({})).await;
+    shared.reply(id, json!({})).await;
 }
 
 /// A request of a 2026-07-28 client carries the protocol version in `_meta`.
@@ -138,12 +138,4 @@ fn has_modern_meta(params: Option<&Value>) -> bool {
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object)
         .is_some_and(|m| m.contains_key("io.modelcontextprotocol/protocolVersion"))
-}
-
-pub(super) async fn reply(shared: &Shared, id: &Id, result: Value) {
-    shared.out.send_line(jsonrpc::result_line(id, &result)).await;
-}
-
-pub(super) async fn reply_error(shared: &Shared, id: Option<&Id>, error: &BridgeError) {
-    shared.out.send(&jsonrpc::error_response(id, error.to_value())).await;
 }

@@ -1,14 +1,12 @@
 //! Forwarded requests (behaviour spec, "Forwarded requests (M1)", "Result
 //! rules (M1)", "Progress (M1)", "Cancellation (M1)").
 
-use super::dispatch::{reply, reply_error};
 use super::rounds::{self, Request};
 use super::state::Shared;
 use crate::fast;
 use crate::input::checks::{check_object, Declared};
 use crate::jsonrpc::{self, Id};
 use crate::translate::icons::{filter_icons, removal_note, IconRule};
-use crate::translate::note::{Level, Note};
 use crate::translate::params::forwarded;
 use crate::translate::result::{is_input_required, translate_result};
 use crate::upstream::{Call, CallError, Client, Payload, ProgressSink};
@@ -30,7 +28,7 @@ pub(crate) async fn start(
 ) {
     let slot = match client.reserve() {
         Ok(slot) => slot,
-        Err(error) => return reply_error(shared, Some(&id), &error).await,
+        Err(error) => return shared.reply_error(Some(&id), &error).await,
     };
     let (token, seq) = shared.inflight.insert(&id);
     let shared = shared.clone();
@@ -87,16 +85,16 @@ pub(crate) async fn start(
                     translate_result(&method, cursor.as_ref(), result, &shared.config.profile);
                 notes.extend(removal_note(filter_icons(&method, &mut result, icons)));
                 for note in &notes {
-                    report(&shared, &method, note);
+                    shared.report(&method, note);
                 }
-                reply(&shared, &id, result).await;
+                shared.reply(&id, result).await;
             }
             Err(CallError::Upstream { error, .. }) => {
                 let error = jsonrpc::upstream_error_for_client(error);
                 shared.out.send(&jsonrpc::error_response(Some(&id), error)).await;
             }
             Err(CallError::Verbatim(error)) => shared.out.send(&jsonrpc::error_response(Some(&id), error)).await,
-            Err(CallError::Bridge(error)) => reply_error(&shared, Some(&id), &error).await,
+            Err(CallError::Bridge(error)) => shared.reply_error(Some(&id), &error).await,
             Err(CallError::Canceled) => {}
         }
     };
@@ -139,22 +137,10 @@ async fn first_round(
             tokio::task::yield_now().await;
         }
         for note in &notes {
-            report(shared, method, note);
+            shared.report(method, note);
         }
     }
     None
-}
-
-/// Logs a note of the result rules, and gives it to the note sink.
-pub(super) fn report(shared: &Shared, method: &str, note: &Note) {
-    match note.level {
-        // The span of the request names the method and the id.
-        Level::Info => tracing::info!("{note}"),
-        Level::Warn => tracing::warn!("{note}"),
-    }
-    if let Some(sink) = &shared.config.notes {
-        (sink.0)(method, note);
-    }
 }
 
 /// Progress of the upstream server goes to the client with the client's

@@ -2,8 +2,6 @@
 //! initialize").
 
 use super::consent;
-use super::dispatch::{reply, reply_error};
-use super::forward;
 use super::level;
 use super::state::{Phase, Ready, Shared};
 use crate::input::checks::Declared;
@@ -37,7 +35,7 @@ pub(crate) fn start(shared: &Arc<Shared>, id: Id, params: Option<Value>) {
                 shared.set_ready(Ready { client: client.clone(), capabilities, declared });
                 client.end_interactive_sign_in();
                 watch_upstream(&shared, client);
-                reply(&shared, &id, result).await;
+                shared.reply(&id, result).await;
             }
             Ok((client, _, _)) => fail(&shared, Some(client), None, &id).await,
             Err((client, error)) => fail(&shared, client, respond.then_some(error), &id).await,
@@ -110,7 +108,7 @@ async fn run(
     let icons = IconRule::for_upstream(client.is_remote());
     let (result, note) = initialize_result(&discover, &shared.config.profile, &shared.config.fallback_name, icons);
     if let Some(note) = &note {
-        forward::report(shared, "initialize", note);
+        shared.report("initialize", note);
     }
     Ok((client, result, declared))
 }
@@ -172,7 +170,7 @@ async fn fail(shared: &Shared, client: Option<Client>, error: Option<BridgeError
     }
     shared.transition(|p| matches!(p, Phase::Initializing), Phase::AwaitingInitialize);
     match error {
-        Some(error) if error.cause != Cause::Canceled => reply_error(shared, Some(id), &error).await,
+        Some(error) if error.cause != Cause::Canceled => shared.reply_error(Some(id), &error).await,
         _ => tracing::info!("the initialize ended without a response"),
     }
 }

@@ -3,10 +3,11 @@
 use super::asks::Asks;
 use super::Config;
 use crate::input::checks::Declared;
-use crate::jsonrpc::{BridgeError, Id, IdKey};
+use crate::jsonrpc::{self, BridgeError, Id, IdKey};
 use crate::listener::Listener;
 use crate::output::Output;
 use crate::support::lock;
+use crate::translate::note::{Level, Note};
 use crate::upstream::{Client, LogLevel};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -172,6 +173,28 @@ impl Shared {
     pub(crate) fn set_ready(&self, ready: Ready) {
         *lock(&self.upstream) = Some(ready.client.clone());
         self.set_phase(Phase::Ready(Arc::new(ready)));
+    }
+
+    /// Writes the result response of a request.
+    pub(crate) async fn reply(&self, id: &Id, result: Value) {
+        self.out.send_line(jsonrpc::result_line(id, &result)).await;
+    }
+
+    /// Writes the error response of a request (`None`: the id is unknown).
+    pub(crate) async fn reply_error(&self, id: Option<&Id>, error: &BridgeError) {
+        self.out.send(&jsonrpc::error_response(id, error.to_value())).await;
+    }
+
+    /// Logs a note of the result rules, and gives it to the note sink.
+    pub(crate) fn report(&self, method: &str, note: &Note) {
+        match note.level {
+            // The span of the request names the method and the id.
+            Level::Info => tracing::info!("{note}"),
+            Level::Warn => tracing::warn!("{note}"),
+        }
+        if let Some(sink) = &self.config.notes {
+            (sink.0)(method, note);
+        }
     }
 
     /// The upstream client, for the end of the connection.

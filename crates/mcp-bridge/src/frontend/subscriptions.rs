@@ -2,7 +2,6 @@
 //! `resources/subscribe` and `resources/unsubscribe` (behaviour spec,
 //! "Listen stream (M3)"). The streams themselves live in [`crate::listener`].
 
-use super::dispatch::reply_error;
 use super::state::{ListenSlot, Phase, Ready, Shared};
 use crate::jsonrpc::{BridgeError, Cause, Id};
 use crate::listener::{self, events, Change, Listener, Setup};
@@ -45,10 +44,10 @@ pub(crate) async fn change(shared: &Arc<Shared>, ready: &Ready, id: Id, method: 
     let declared = events::declares_subscribe(&ready.capabilities);
     let has_stream = matches!(*lock(&shared.listener), ListenSlot::Open(_));
     if !declared || !has_stream {
-        return reply_error(shared, Some(&id), &Cause::MethodNotFound.into()).await;
+        return shared.reply_error(Some(&id), &Cause::MethodNotFound.into()).await;
     }
     let Some(uri) = params.and_then(|p| p.get("uri")).and_then(Value::as_str) else {
-        return reply_error(shared, Some(&id), &Cause::InvalidParams.into()).await;
+        return shared.reply_error(Some(&id), &Cause::InvalidParams.into()).await;
     };
     let (cancel, seq) = shared.inflight.insert(&id);
     let finisher = shared.clone();
@@ -67,7 +66,7 @@ pub(crate) async fn change(shared: &Arc<Shared>, ready: &Ready, id: Id, method: 
     if let Some(change) = refused {
         // The queue of changes is full: the reader never waits.
         if (change.finish)() {
-            reply_error(shared, Some(&id), &BridgeError::new(Cause::TooManyRequests)).await;
+            shared.reply_error(Some(&id), &BridgeError::new(Cause::TooManyRequests)).await;
         }
     }
 }

@@ -4,7 +4,7 @@
 use super::capabilities::object_members;
 use super::icons::{filter_server_info, removal_note, IconRule};
 use super::note::Note;
-use crate::Profile;
+use crate::profile::Profile;
 use serde_json::{Map, Value};
 
 /// The key of the server information in the `_meta` of a result.

@@ -2,7 +2,7 @@
 //! (behaviour spec, "Meta passthrough (M3)"), and the grammar of keys
 //! (2026-07-28 `basic/index.md`, `_meta`).
 
-use crate::Profile;
+use crate::profile::Profile;
 use serde_json::{Map, Value};
 
 /// The keys the upstream client writes itself.

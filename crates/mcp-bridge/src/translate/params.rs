@@ -2,7 +2,7 @@
 //! (M1)" and "Meta passthrough (M3)").
 
 use super::meta;
-use crate::Profile;
+use crate::profile::Profile;
 use serde_json::{Map, Value};
 
 /// The eight methods that both revisions have with the same name.

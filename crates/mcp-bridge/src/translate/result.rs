@@ -6,7 +6,7 @@
 use super::initialize::SERVER_INFO_KEY;
 use super::items::normalize_input_schema;
 use super::note::Note;
-use crate::Profile;
+use crate::profile::Profile;
 use serde_json::{Map, Value};
 
 /// The list results whose `nextCursor` must be a string.

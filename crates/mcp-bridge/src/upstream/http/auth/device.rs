@@ -12,17 +12,14 @@
 use super::discovery::ServerMetadata;
 use super::fail;
 use super::fetch::Fetcher;
+use super::record::Grant;
 use super::signin::{self, token_error, Carrier};
-use super::store::Grant;
 use crate::jsonrpc::{server_text, BridgeError, Cause};
 use oauth2::basic::{BasicClient, BasicTokenResponse};
 use oauth2::{
     ClientId, ClientSecret, DeviceAuthorizationUrl, DeviceCodeErrorResponse, DeviceCodeErrorResponseType,
     RequestTokenError, Scope, StandardDeviceAuthorizationResponse, TokenUrl,
 };
-
-/// The grant type of RFC 8628, asked for in a dynamic registration.
-pub(crate) const GRANT_TYPE: &str = "urn:ietf:params:oauth:grant-type:device_code";
 
 /// What one device sign-in needs.
 pub(crate) struct DeviceSignIn<'a> {

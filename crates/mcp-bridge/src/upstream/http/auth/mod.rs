@@ -21,6 +21,7 @@ pub(crate) mod discovery;
 mod fetch;
 pub(crate) mod listener;
 mod place;
+mod record;
 pub(crate) mod register;
 mod shared;
 mod signin;
@@ -36,11 +37,12 @@ use crate::jsonrpc::{BridgeError, Cause};
 use crate::upstream::{Consent, ConsentFn, ConsentStep};
 use challenge::Challenge;
 use discovery::ServerMetadata;
+use record::{Grant, Record};
 use reqwest::Url;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use store::{Grant, Locked, Record};
+use store::Locked;
 
 /// A sign-in can start during `server/discover` unless the access token is
 /// valid for longer than this (behaviour spec, "Sign-in during

@@ -7,7 +7,7 @@
 use super::discovery::ServerMetadata;
 use super::fail;
 use super::fetch::Fetcher;
-use super::store::Grant;
+use super::record::{Grant, DEVICE_GRANT_TYPE};
 use crate::jsonrpc::{server_text, BridgeError, Cause};
 use reqwest::Url;
 use serde_json::{json, Value};
@@ -103,7 +103,7 @@ pub(crate) async fn register(
 fn grant_types(device: bool) -> Vec<String> {
     let mut types = vec!["authorization_code".to_owned(), "refresh_token".to_owned()];
     if device {
-        types.push(super::device::GRANT_TYPE.to_owned());
+        types.push(DEVICE_GRANT_TYPE.to_owned());
     }
     types
 }

@@ -4,7 +4,8 @@
 //! undoes the save of another bridge. The file and credential-store work
 //! blocks its thread for a moment, so it runs on tokio's blocking pool.
 
-use super::store::{Locked, Record, Store};
+use super::record::Record;
+use super::store::{Locked, Store};
 use crate::jsonrpc::{BridgeError, Cause};
 use std::time::Duration;
 

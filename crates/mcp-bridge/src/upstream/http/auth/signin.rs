@@ -7,7 +7,7 @@
 use super::discovery::ServerMetadata;
 use super::fetch::{Failure, Fetcher};
 use super::listener::{self, Redirect};
-use super::store::Grant;
+use super::record::Grant;
 use super::{fail, now_secs};
 use crate::jsonrpc::{server_text, BridgeError, Cause};
 use oauth2::basic::{BasicClient, BasicTokenResponse};

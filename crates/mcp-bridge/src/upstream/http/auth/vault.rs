@@ -10,7 +10,7 @@
 //! credential store is bounded in time: a session bus that stalls never
 //! holds up a request, nor the lock of a record.
 
-use super::store::{Grant, Record};
+use super::record::{Grant, Record};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -2,7 +2,9 @@
 //! a real Secret Service in `vault::secret_service`.
 
 use super::*;
+use crate::upstream::http::auth::record::Grant;
 use crate::upstream::http::auth::vault::Secrets;
+use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 

@@ -3,7 +3,8 @@
 //! `scripts/with-secret-service` starts (`scripts/test` runs every test in
 //! one). Without it these tests fail: they never fall back to the file.
 
-use super::super::store::{Grant, Record, Store};
+use super::super::record::{Grant, Record};
+use super::super::store::Store;
 use super::*;
 use std::path::PathBuf;
 
