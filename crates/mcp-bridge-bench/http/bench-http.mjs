@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The HTTP benchmark of mcp-bridge (issue 11, "Measure"): the same TypeScript
-// SDK 1.32.2 client, the same Python `mcp==2.3.0` HTTP upstream
-// (tests/peers/python/http_server.py), three ways in one run:
+// The HTTP benchmark of mcp-bridge: the same TypeScript SDK 1.32.2 client,
+// the same Python `mcp==2.3.0` HTTP upstream
+// (tests/peers/python/http_server.py), each way in one run:
 //
 //   direct          the client over Streamable HTTP to the server itself
 //   mcp-remote      the client over stdio to `node proxy.js <url> --protocol auto`
@@ -28,8 +28,8 @@
 //
 // With --auth-server (tests/fake/auth_upstream.py) it also measures the
 // start to the initialize result of the bridge with a stored token, beside
-// the same start against the same server without a sign-in (issue 13: the
-// store must add less than 5 ms).
+// the same start against the same server without a sign-in (the target:
+// the store may add at most 5 ms).
 //
 //   node bench-http.mjs --bridge PATH --python PATH --server PATH --mcp-remote PATH [--node-server PATH] [--auth-server PATH]
 //                       [--npx-dir PATH --remote-dir PATH] [--iterations N] [--quick]

@@ -1,5 +1,5 @@
-//! The speed targets of the bridge (issue 15), each beside its figure of
-//! this run, so that one run says which are met.
+//! The speed targets of the bridge, each beside its figure of this run,
+//! so that one run says which are met.
 
 /// The figures of one run that the targets name; `None` when the run
 /// could not read one (a `/proc` file missing, say).

@@ -100,8 +100,8 @@ fn usage_error(message: &str) -> ExitCode {
 }
 
 /// Runs a future on a runtime of one thread: the bridge is I/O-bound, and
-/// one thread saves the cross-thread wake-ups of each hop (the benchmark
-/// shows a lower median latency and half the peak memory).
+/// one thread saves the cross-thread wake-ups of each hop, which lowers
+/// both the latency and the peak memory (`docs/benchmarks.md`).
 fn run(work: impl std::future::Future<Output = ExitCode>) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,

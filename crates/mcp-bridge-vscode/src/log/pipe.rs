@@ -1,8 +1,8 @@
 //! The log's way to stderr: the bridge's thread appends each line to a
 //! buffer, and a thread of its own writes the buffer out. A `tools/list`
-//! of 2,000 repaired tools writes 2,000 info lines; one `write(2)` per
-//! line cost the bridge's thread about 10 ms of that list (issue 15). The
-//! lines still leave at once, in order, and none is dropped: past
+//! of 2,000 repaired tools writes 2,000 info lines, and a `write(2)` per
+//! line on the bridge's thread would cost it a large share of that list.
+//! The lines still leave at once, in order, and none is dropped: past
 //! [`HIGH_WATER`] buffered bytes, a logging thread waits until the writer
 //! thread took the buffer, so it waits for a slow stderr as it did before.
 //!
@@ -134,7 +134,7 @@ impl Write for Pipe {
         // The writer thread sleeps only on an empty buffer while it is not
         // writing, so only the first line after that needs to wake it: a
         // wake-up is a system call, and a list of 2,000 repaired tools
-        // made 2,000 of them (issue 15).
+        // would otherwise make 2,000 of them.
         let asleep = state.buffer.is_empty() && !state.writing;
         state.buffer.extend_from_slice(line);
         if asleep {
