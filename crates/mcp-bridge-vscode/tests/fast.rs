@@ -13,7 +13,7 @@ use harness::{bridge_error, fake_upstream, Bridge};
 use serde_json::{json, Value};
 
 /// A string member that makes each line longer than the 64 KiB of the
-/// reader's buffer and of the spare buffer (`framing::Spare`).
+/// reader's buffer and of the spare buffer (`framing::KeptBuffer`).
 fn pad() -> String {
     "p".repeat(70 * 1024)
 }
@@ -157,7 +157,7 @@ fn big_list() -> (String, Value) {
 /// R6 and the `nextCursor` rule on a big list (behaviour spec, "Result
 /// rules (M1)", "The items rule for array schemas (R6)"): the client gets
 /// every repair, and the untouched description comes with the escape of
-/// the server, which shows that the fast path (`fast::list`) answered.
+/// the server, which shows that the fast path (`raw::list`) answered.
 #[test]
 fn a_big_tools_list_gets_r6_on_the_fast_path() {
     let (list, want) = big_list();

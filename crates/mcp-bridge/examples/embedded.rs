@@ -12,7 +12,7 @@
 //! array schema of `tags` gets an `items`), and a 2026-07-28 client takes
 //! the modern path, rmcp's own server.
 
-use mcp_bridge::embed::{Options, Path};
+use mcp_bridge::embed::{Options, Route};
 use mcp_bridge::Profile;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject, ListToolsResult,
@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 /// The server of one connection; it knows which path it serves.
 struct Tags {
-    path: Path,
+    path: Route,
 }
 
 impl ServerHandler for Tags {

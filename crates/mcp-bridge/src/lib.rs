@@ -33,7 +33,6 @@
 
 #[cfg(feature = "embed")]
 pub mod embed;
-mod fast;
 mod framing;
 mod frontend;
 mod input;
@@ -41,7 +40,8 @@ mod jsonrpc;
 mod listener;
 mod output;
 mod profile;
-mod support;
+mod raw;
+mod sync;
 mod translate;
 mod upstream;
 

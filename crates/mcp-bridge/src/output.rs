@@ -32,7 +32,7 @@ impl Output {
 
     /// Queues a message, waiting while the queue is full.
     pub(crate) async fn send(&self, message: &Value) {
-        let _ = self.tx.send(Line::Text(crate::support::json_line(message))).await;
+        let _ = self.tx.send(Line::Text(crate::jsonrpc::json_line(message))).await;
     }
 
     /// Queues a line that is JSON already (the embedded mode relays the
@@ -52,7 +52,7 @@ impl Output {
     /// For progress and log messages, which the reader of the upstream
     /// server sends inline and which must never stall it.
     pub(crate) fn offer(&self, message: &Value) {
-        if self.tx.try_send(Line::Text(crate::support::json_line(message))).is_err() {
+        if self.tx.try_send(Line::Text(crate::jsonrpc::json_line(message))).is_err() {
             tracing::debug!("dropped a notification: the output queue is full");
         }
     }

@@ -12,7 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWrite
 
 /// The path a connection serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Path {
+pub enum Route {
     /// A client of revision 2025-11-25, through the bridge's front end.
     Legacy,
     /// A client of revision 2026-07-28, through rmcp's own server.
@@ -84,7 +84,7 @@ pub(crate) async fn choose<S, F, R, W>(
 ) -> std::io::Result<Chosen<R>>
 where
     S: ServerHandler,
-    F: Fn(Path) -> S + Send + Sync + 'static,
+    F: Fn(Route) -> S + Send + Sync + 'static,
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin,
 {
@@ -129,7 +129,7 @@ async fn discover<S, F, W>(
 ) -> std::io::Result<()>
 where
     S: ServerHandler,
-    F: Fn(Path) -> S + Send + Sync + 'static,
+    F: Fn(Route) -> S + Send + Sync + 'static,
     W: AsyncWrite + Unpin,
 {
     if options.discover == Discover::Refuse {
@@ -137,7 +137,7 @@ where
         return write(output, &jsonrpc::error_response(Some(id), error)).await;
     }
     let (client, server) = tokio::io::duplex(1 << 20);
-    let handler = make(Path::Modern);
+    let handler = make(Route::Modern);
     let service = tokio::spawn(async move {
         if let Ok(service) = handler.serve(tokio::io::split(server)).await {
             let _ = service.waiting().await;

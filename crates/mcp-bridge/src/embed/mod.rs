@@ -15,7 +15,7 @@
 mod first;
 mod modern;
 
-pub use first::{Discover, Options, Path};
+pub use first::{Discover, Options, Route};
 
 use crate::frontend::{self, Config, Exit, Timeouts};
 use crate::upstream::{MemoryLink, UpstreamSpec};
@@ -35,7 +35,7 @@ const NO_LIMIT: Duration = Duration::from_secs(24 * 3600);
 pub async fn serve_stdio<S, F>(make: F, options: Options) -> std::io::Result<()>
 where
     S: ServerHandler,
-    F: Fn(Path) -> S + Send + Sync + 'static,
+    F: Fn(Route) -> S + Send + Sync + 'static,
 {
     let (read, write) = rmcp::transport::stdio_pipes();
     serve(make, options, read, write).await
@@ -45,7 +45,7 @@ where
 pub async fn serve<S, F, R, W>(make: F, options: Options, input: R, output: W) -> std::io::Result<()>
 where
     S: ServerHandler,
-    F: Fn(Path) -> S + Send + Sync + 'static,
+    F: Fn(Route) -> S + Send + Sync + 'static,
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
@@ -54,7 +54,7 @@ where
     match first::choose(&make, &options, input, &mut output).await? {
         first::Chosen::Nothing => Ok(()),
         first::Chosen::Legacy(input) => legacy(make, options, input, output).await,
-        first::Chosen::Modern(input) => modern::serve(make(Path::Modern), &options, input, output).await,
+        first::Chosen::Modern(input) => modern::serve(make(Route::Modern), &options, input, output).await,
     }
 }
 
@@ -63,13 +63,13 @@ where
 async fn legacy<S, F, R, W>(make: Arc<F>, options: Options, input: R, output: W) -> std::io::Result<()>
 where
     S: ServerHandler,
-    F: Fn(Path) -> S + Send + Sync + 'static,
+    F: Fn(Route) -> S + Send + Sync + 'static,
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let link = MemoryLink(Arc::new(move || {
         let (client, server) = tokio::io::duplex(1 << 20);
-        let handler = make(Path::Legacy);
+        let handler = make(Route::Legacy);
         tokio::spawn(async move {
             match handler.serve(tokio::io::split(server)).await {
                 Ok(service) => {

@@ -22,7 +22,7 @@ use super::first::Options;
 use crate::framing::{self, Decoded, Frame, LineReader};
 use crate::jsonrpc::{self, reason, BridgeError, Cause, IdKey, Message};
 use crate::output::Output;
-use crate::support::lock;
+use crate::sync::lock;
 use crate::upstream::MAX_IN_FLIGHT;
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{json, Value};

@@ -7,18 +7,18 @@
 //! that the error goes to the right request.
 
 mod depth;
+mod kept;
 mod reader;
 mod request;
 mod sniff;
-mod spare;
 mod writer;
 
 pub(crate) use depth::exceeds_depth;
 pub(crate) use depth::skip_string;
+pub(crate) use kept::KeptBuffer;
 pub(crate) use reader::{Frame, LineReader};
 pub(crate) use request::{has_surrogate_escape, Envelope};
 pub(crate) use sniff::{sniff_id, sniff_id_at_end, sniff_id_at_start};
-pub(crate) use spare::Spare;
 pub(crate) use writer::{write_lines, Line};
 
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};

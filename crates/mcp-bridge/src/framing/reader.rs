@@ -2,7 +2,7 @@
 //! bytes of an overlong line are dropped as they come, except its first
 //! and last [`EDGE_BYTES`] bytes, where the id can be sniffed.
 
-use super::spare::Spare;
+use super::kept::KeptBuffer;
 use std::io;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
@@ -26,7 +26,7 @@ pub(crate) struct LineReader<R> {
     /// `Some` while the current line is over the limit: its two ends.
     overflow: Option<(Vec<u8>, Vec<u8>)>,
     /// Where a big line finds the buffer of the big line before.
-    spare: Option<Spare>,
+    spare: Option<KeptBuffer>,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
@@ -43,7 +43,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
     /// The same reader, whose big lines reuse the buffer that `spare`
     /// keeps, when it is larger than what the line has.
-    pub(crate) fn with_spare(mut self, spare: Spare) -> Self {
+    pub(crate) fn with_spare(mut self, spare: KeptBuffer) -> Self {
         self.spare = Some(spare);
         self
     }
@@ -226,7 +226,7 @@ mod tests {
     /// there, and gives the same frames as without one.
     #[tokio::test]
     async fn a_big_line_is_read_into_the_spare_buffer() {
-        let spare = Spare::default();
+        let spare = KeptBuffer::default();
         let kept = vec![0u8; 4 << 20];
         let at = kept.as_ptr();
         spare.give_back(kept);

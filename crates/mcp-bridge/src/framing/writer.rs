@@ -15,7 +15,7 @@ pub(crate) enum Line {
     /// Its JSON text.
     Text(Vec<u8>),
     /// Its JSON text in pieces, one after the other: the fast path
-    /// (`crate::fast`) writes the members of a big result straight from the
+    /// (`crate::raw`) writes the members of a big result straight from the
     /// line that was read.
     Pieces(Vec<Bytes>),
 }

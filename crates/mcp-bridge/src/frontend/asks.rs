@@ -6,7 +6,7 @@
 use crate::input::questions::Answer;
 use crate::jsonrpc::{self, Id};
 use crate::output::Output;
-use crate::support::lock;
+use crate::sync::lock;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -8,7 +8,7 @@
 use super::state::Shared;
 use crate::input::questions::Answer;
 use crate::jsonrpc::{self, reason};
-use crate::support::lock;
+use crate::sync::lock;
 use crate::upstream::{Consent, ConsentFn, ConsentStep};
 use serde_json::{json, Value};
 use std::sync::atomic::Ordering;

@@ -3,9 +3,9 @@
 
 use super::rounds::{self, Request};
 use super::state::Shared;
-use crate::fast;
 use crate::input::checks::{check_object, Declared};
 use crate::jsonrpc::{self, Id};
+use crate::raw;
 use crate::translate::icons::{filter_icons, removal_note, IconRule};
 use crate::translate::params::forwarded;
 use crate::translate::result::{is_input_required, translate_result};
@@ -106,7 +106,7 @@ pub(crate) async fn start(
     tracker.spawn(Box::pin(task).instrument(span));
 }
 
-/// The first round. A result that can take the fast path (`crate::fast`)
+/// The first round. A result that can take the fast path (`crate::raw`)
 /// is answered here, its notes logged, and `None` comes back; anything
 /// else comes back as a `Value`.
 async fn first_round(
@@ -117,14 +117,14 @@ async fn first_round(
     call: Call<'_>,
     icons: IconRule,
 ) -> Option<Result<Value, CallError>> {
-    if !fast::result::may_take(method, icons) {
+    if !raw::result::may_take(method, icons) {
         return Some(client.call(call).await);
     }
     let raw = match client.call_raw(call).await {
         Ok(Payload::Raw(raw)) => raw,
         other => return Some(other.and_then(Payload::into_value)),
     };
-    let Some((line, notes)) = fast::result::result_line(id, (method, cursor), &raw, &shared.config.profile, icons)
+    let Some((line, notes)) = raw::result::result_line(id, (method, cursor), &raw, &shared.config.profile, icons)
     else {
         return Some(Payload::Raw(raw).into_value());
     };

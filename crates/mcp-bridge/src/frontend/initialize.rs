@@ -6,7 +6,6 @@ use super::level;
 use super::state::{Phase, Ready, Shared};
 use crate::input::checks::Declared;
 use crate::jsonrpc::{self, BridgeError, Cause, Id};
-use crate::support::format_limit;
 use crate::translate::capabilities::client_capabilities;
 use crate::translate::icons::IconRule;
 use crate::translate::initialize::initialize_result;
@@ -98,7 +97,7 @@ async fn run(
             if let Some(sign_in) = client.sign_in_timeout() {
                 return Err((Some(client), sign_in));
             }
-            return Err((Some(client), discover_error(None, format!("no response in {}", format_limit(limit)))));
+            return Err((Some(client), discover_error(None, jsonrpc::no_response(None, limit))));
         }
         Err(CallError::Bridge(error)) => return Err((Some(client), error)),
         // The discover call asks the client nothing.

@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 pub(crate) const MAX_ROUNDS: usize = 10;
 
 /// A URL step: the elicitation id the client knows it by.
-struct Step {
+struct UrlStep {
     url: String,
     id: String,
     accepted: bool,
@@ -43,7 +43,7 @@ pub(crate) struct Request<'a> {
 /// Runs the rounds from the first `InputRequiredResult` to a complete
 /// result or an error.
 pub(crate) async fn run(request: Request<'_>, first: Value) -> Result<Value, CallError> {
-    let mut steps: Vec<Step> = Vec::new();
+    let mut steps: Vec<UrlStep> = Vec::new();
     let outcome = rounds(&request, first, &mut steps).await;
     // Each accepted URL that is not complete yet gets its notification now,
     // before the response: the rounds stopped without a result (an error,
@@ -55,7 +55,7 @@ pub(crate) async fn run(request: Request<'_>, first: Value) -> Result<Value, Cal
     outcome
 }
 
-async fn rounds(request: &Request<'_>, first: Value, steps: &mut Vec<Step>) -> Result<Value, CallError> {
+async fn rounds(request: &Request<'_>, first: Value, steps: &mut Vec<UrlStep>) -> Result<Value, CallError> {
     let mut result = first;
     let mut round_number = 1;
     loop {
@@ -111,7 +111,7 @@ fn asked_urls(result: &Value) -> Vec<String> {
 
 /// `notifications/elicitation/complete` for each accepted URL that the
 /// result no longer asks for.
-async fn complete_steps(request: &Request<'_>, steps: &mut [Step], asked: &[String]) {
+async fn complete_steps(request: &Request<'_>, steps: &mut [UrlStep], asked: &[String]) {
     for step in steps.iter_mut().filter(|s| s.accepted && !s.complete && !asked.contains(&s.url)) {
         step.complete = true;
         let params = json!({"elicitationId": step.id});
@@ -130,7 +130,7 @@ enum Pending {
 async fn answer_round(
     request: &Request<'_>,
     inputs: &[InputRequest],
-    steps: &mut Vec<Step>,
+    steps: &mut Vec<UrlStep>,
 ) -> Result<Map<String, Value>, CallError> {
     let mut pending = Vec::with_capacity(inputs.len());
     for input in inputs {
@@ -217,7 +217,7 @@ fn url_question(
     request: &Request<'_>,
     params: &Map<String, Value>,
     url: &str,
-    steps: &mut Vec<Step>,
+    steps: &mut Vec<UrlStep>,
 ) -> Option<(Question, Option<usize>)> {
     if !url::is_allowed(url) {
         return None;
@@ -227,7 +227,12 @@ fn url_question(
         Some(index) => index,
         None => {
             let n = request.shared.elicitation_ids.fetch_add(1, Ordering::Relaxed);
-            steps.push(Step { url: url.to_owned(), id: format!("elicitation-{n}"), accepted: false, complete: false });
+            steps.push(UrlStep {
+                url: url.to_owned(),
+                id: format!("elicitation-{n}"),
+                accepted: false,
+                complete: false,
+            });
             steps.len() - 1
         }
     };

@@ -6,7 +6,7 @@ use crate::input::checks::Declared;
 use crate::jsonrpc::{self, BridgeError, Id, IdKey};
 use crate::listener::Listener;
 use crate::output::Output;
-use crate::support::lock;
+use crate::sync::lock;
 use crate::translate::note::{Level, Note};
 use crate::upstream::{Client, LogLevel};
 use serde_json::{Map, Value};

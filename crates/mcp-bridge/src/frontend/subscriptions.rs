@@ -5,7 +5,7 @@
 use super::state::{ListenSlot, Phase, Ready, Shared};
 use crate::jsonrpc::{BridgeError, Cause, Id};
 use crate::listener::{self, events, Change, Listener, Setup};
-use crate::support::lock;
+use crate::sync::lock;
 use serde_json::Value;
 use std::sync::Arc;
 

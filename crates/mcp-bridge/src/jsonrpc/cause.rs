@@ -6,6 +6,7 @@
 //! with the table of the behaviour spec.
 
 use serde_json::{json, Map, Value};
+use std::time::Duration;
 
 /// JSON-RPC error codes used by the bridge.
 pub(crate) mod code {
@@ -139,6 +140,12 @@ impl BridgeError {
         self
     }
 
+    /// `cause` with the detail of a time limit that passed:
+    /// `<method>: no response in <limit>` (see [`no_response`]).
+    pub(crate) fn no_response(cause: Cause, method: Option<&str>, limit: Duration) -> Self {
+        BridgeError::new(cause).with_detail(no_response(method, limit))
+    }
+
     /// The same error with `data.detail`.
     pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
         self.detail = Some(detail.into());
@@ -161,6 +168,26 @@ impl BridgeError {
             data.insert("detail".into(), Value::from(detail.as_str()));
         }
         json!({ "code": self.code, "message": self.message, "data": data })
+    }
+}
+
+/// The text of a time limit that passed, the one way the details write it:
+/// `tools/list: no response in 120 s`, or without a method `no response in
+/// 250 ms` (the limit in whole seconds, else in milliseconds).
+pub(crate) fn no_response(method: Option<&str>, limit: Duration) -> String {
+    match method {
+        Some(method) => format!("{method}: no response in {}", format_limit(limit)),
+        None => format!("no response in {}", format_limit(limit)),
+    }
+}
+
+/// A time limit as the error details write it: `120 s`, or `250 ms` below
+/// a whole second or between whole seconds.
+pub(crate) fn format_limit(limit: Duration) -> String {
+    if limit.subsec_millis() == 0 && limit.as_secs() > 0 {
+        format!("{} s", limit.as_secs())
+    } else {
+        format!("{} ms", limit.as_millis())
     }
 }
 

@@ -9,10 +9,12 @@
 mod cause;
 mod id;
 pub(crate) mod reason;
+mod text;
 
-pub(crate) use cause::{code, server_text};
+pub(crate) use cause::{code, format_limit, no_response, server_text};
 pub use cause::{BridgeError, Cause};
 pub(crate) use id::{Id, IdKey};
+pub(crate) use text::{append_json, json_line};
 
 use serde_json::{Map, Value};
 
@@ -101,9 +103,9 @@ pub(crate) fn result_response(id: &Id, result: Value) -> Value {
 pub(crate) fn result_line(id: &Id, result: &Value) -> Vec<u8> {
     let mut line = Vec::with_capacity(128);
     line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    crate::support::append_json(&mut line, id.as_value());
+    crate::jsonrpc::append_json(&mut line, id.as_value());
     line.extend_from_slice(b",\"result\":");
-    crate::support::append_json(&mut line, result);
+    crate::jsonrpc::append_json(&mut line, result);
     line.extend_from_slice(b"}");
     line.reserve_exact(1);
     line
@@ -170,7 +172,7 @@ mod tests {
         for id in ids.iter().flatten() {
             for result in &results {
                 let line = result_line(id, result);
-                assert_eq!(line, crate::support::json_line(&result_response(id, result.clone())), "{id} {result}");
+                assert_eq!(line, crate::jsonrpc::json_line(&result_response(id, result.clone())), "{id} {result}");
                 assert!(line.capacity() > line.len(), "room for the newline");
             }
         }

@@ -9,10 +9,11 @@ use super::board::{Board, StreamKey};
 use super::events::{self, Lists};
 use super::policy::{self, After, Backoff};
 use super::{Change, ListenTimings, Setup};
+use crate::jsonrpc::format_limit;
 use crate::jsonrpc::reason;
 use crate::jsonrpc::{self, BridgeError, Cause};
 use crate::output::Output;
-use crate::support::{format_limit, lock};
+use crate::sync::lock;
 use crate::upstream::{Client, Listen, StreamEnd, StreamSink, StreamStop, LISTEN_METHOD};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -33,7 +34,7 @@ enum Signal {
 }
 
 /// What the owner does next.
-enum Step {
+enum Next {
     Shutdown,
     Signal(Signal),
     ChangeCanceled,
@@ -100,12 +101,12 @@ impl Owner {
         self.open(Vec::new(), None);
         loop {
             match self.next_step().await {
-                Step::Shutdown => break,
-                Step::Signal(Signal::Activated(key)) => self.activated(key),
-                Step::Signal(Signal::Ended(key, end)) => self.ended(key, end).await,
-                Step::ChangeCanceled => self.abandon_change(),
-                Step::Change(change) => self.change(change).await,
-                Step::Reopen => self.reopen_now(),
+                Next::Shutdown => break,
+                Next::Signal(Signal::Activated(key)) => self.activated(key),
+                Next::Signal(Signal::Ended(key, end)) => self.ended(key, end).await,
+                Next::ChangeCanceled => self.abandon_change(),
+                Next::Change(change) => self.change(change).await,
+                Next::Reopen => self.reopen_now(),
             }
         }
         // The end of the input: cancel each stream and wait for its task.
@@ -118,7 +119,7 @@ impl Owner {
 
     /// Waits for the next thing to do. A new change waits while one is in
     /// progress.
-    async fn next_step(&mut self) -> Step {
+    async fn next_step(&mut self) -> Next {
         let change = &self.change;
         let reopen = &mut self.reopen;
         let change_canceled = async {
@@ -138,11 +139,11 @@ impl Owner {
         };
         tokio::select! {
             biased;
-            _ = self.shutdown.cancelled() => Step::Shutdown,
-            Some(signal) = self.incoming.recv() => Step::Signal(signal),
-            _ = change_canceled => Step::ChangeCanceled,
-            Some(change) = self.changes.recv(), if change.is_none() => Step::Change(change),
-            _ = reopen => Step::Reopen,
+            _ = self.shutdown.cancelled() => Next::Shutdown,
+            Some(signal) = self.incoming.recv() => Next::Signal(signal),
+            _ = change_canceled => Next::ChangeCanceled,
+            Some(change) = self.changes.recv(), if change.is_none() => Next::Change(change),
+            _ = reopen => Next::Reopen,
         }
     }
 
@@ -338,8 +339,7 @@ fn change_error(end: &StreamEnd, timings: ListenTimings) -> Option<Value> {
         StreamEnd::Result => {
             BridgeError::new(Cause::InvalidResponse).with_detail("the stream ended before its acknowledgment")
         }
-        StreamEnd::Timeout => BridgeError::new(Cause::Timeout)
-            .with_detail(format!("{LISTEN_METHOD}: no response in {}", format_limit(timings.ack_timeout))),
+        StreamEnd::Timeout => BridgeError::no_response(Cause::Timeout, Some(LISTEN_METHOD), timings.ack_timeout),
         StreamEnd::Lost(error) | StreamEnd::UpstreamEnded(error) | StreamEnd::Failed(error) => error.clone(),
     };
     Some(error.to_value())

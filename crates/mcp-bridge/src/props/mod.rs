@@ -17,11 +17,11 @@
 pub mod auth;
 pub(crate) mod bytes;
 pub(crate) mod chunked;
-pub mod fast;
 pub mod framing;
 pub mod http;
 pub mod input;
 pub mod listen;
+pub mod raw;
 pub mod redirect;
 pub mod translate;
 

@@ -1,11 +1,11 @@
 //! Property tests of the fast path of results against the full path
 //! (issue 15): the property of the fuzz target `fast_path`
-//! (`crate::props::fast`), on response lines written the ways a
+//! (`crate::props::raw`), on response lines written the ways a
 //! server can write them: members in any order or twice, whitespace,
 //! escapes, and each member that a result rule names.
 
 use super::strategies::{deep_schema, json, member, members, scalar, schema, word};
-use crate::props::fast::{fast_path, CURSOR};
+use crate::props::raw::{fast_path, CURSOR};
 use crate::props::translate::{quirks_from, METHODS};
 use crate::translate::icons::IconRule;
 use proptest::prelude::*;

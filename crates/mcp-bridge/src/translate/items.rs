@@ -48,13 +48,13 @@ pub(crate) fn holds(keyword: &str) -> Option<Holds> {
 /// Repairs every array schema within the `inputSchema` of one tool, and
 /// appends one note per repair. Pointers are relative to `schema`.
 pub(crate) fn normalize_input_schema(schema: &mut Value, tool: Option<&str>, notes: &mut Vec<Note>) {
-    let mut walk = Walk { trail: Trail::new(tool, notes) };
+    let mut walk = ItemsWalk { trail: Trail::new(tool, notes) };
     walk.schema(schema, 0);
 }
 
 /// The pointer of the schema being examined and the notes so far, for the
 /// walk over a `Value` tree. Each step pushes its tokens and truncates them
-/// again. (`fast::schema` keeps the tokens and writes a pointer only for a
+/// again. (`raw::schema` keeps the tokens and writes a pointer only for a
 /// note, with the same [`push_name`] and [`push_index`].)
 struct Trail<'a> {
     tool: Option<&'a str>,
@@ -96,11 +96,11 @@ impl<'a> Trail<'a> {
     }
 }
 
-struct Walk<'a> {
+struct ItemsWalk<'a> {
     trail: Trail<'a>,
 }
 
-impl Walk<'_> {
+impl ItemsWalk<'_> {
     /// `depth` is 0 for the root. Subschemas are visited in the order of
     /// their members, so that the notes read in the order of the document.
     fn schema(&mut self, schema: &mut Value, depth: usize) {

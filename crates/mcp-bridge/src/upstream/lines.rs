@@ -4,9 +4,9 @@
 //! link of the embedded mode can use it over a duplex.
 
 use super::Client;
-use crate::framing::{self, write_lines, Frame, Line, LineReader, Spare};
+use crate::framing::{self, write_lines, Frame, KeptBuffer, Line, LineReader};
 use crate::jsonrpc::{BridgeError, Cause};
-use crate::support::lock;
+use crate::sync::lock;
 use std::sync::Mutex;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -98,8 +98,8 @@ where
 /// end means (a child that stopped, or only closed its output) and marks
 /// the connection lost with that cause.
 pub(super) async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, max_line_bytes: usize) {
-    // The buffer of a big line serves the next one (`framing::Spare`).
-    let spare = Spare::default();
+    // The buffer of a big line serves the next one (`framing::KeptBuffer`).
+    let spare = KeptBuffer::default();
     let mut reader = LineReader::new(input, max_line_bytes).with_spare(spare.clone());
     loop {
         match reader.next_frame().await {

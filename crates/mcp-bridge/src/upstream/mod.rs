@@ -22,9 +22,9 @@ pub(crate) use pending::{ProgressSink, Reply};
 pub use stdio::StdioCommand;
 pub(crate) use stream::{Listen, StreamEnd, StreamEvent, StreamSink, StreamStop, LISTEN_METHOD, SUBSCRIPTION_ID_KEY};
 
-use crate::fast::RawResult;
 use crate::jsonrpc::{self, reason, BridgeError, Cause};
-use crate::support::{format_limit, lock};
+use crate::raw::RawResult;
+use crate::sync::lock;
 use pending::{Entry, Table, Throttle};
 use serde_json::{Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -120,7 +120,7 @@ pub(crate) struct Identity {
 #[derive(Debug)]
 pub(crate) enum Payload {
     Value(Value),
-    /// A result as its bytes, for the fast path (`crate::fast`).
+    /// A result as its bytes, for the fast path (`crate::raw`).
     Raw(RawResult),
 }
 
@@ -369,7 +369,7 @@ impl Client {
     }
 
     /// [`Client::call`], but a result comes as its bytes
-    /// ([`Payload::Raw`]) when `fast::envelope` takes its response, for the
+    /// ([`Payload::Raw`]) when `raw::envelope` takes its response, for the
     /// fast path of the result rules.
     pub(crate) async fn call_raw(&self, call: Call<'_>) -> Result<Payload, CallError> {
         self.call_with(call, true).await
@@ -448,7 +448,7 @@ impl Client {
                 }
                 // No raw result is a `tools/list` to observe: a pipe
                 // observes none, and the icon rule of an upstream at a URL
-                // keeps its lists on the full path (`fast::result::may_take`).
+                // keeps its lists on the full path (`raw::result::may_take`).
                 Ok(Reply::Raw(raw)) => Ok(Payload::Raw(raw)),
                 Ok(Reply::Error(error, status)) => Err(CallError::Upstream { error, status }),
                 Ok(Reply::Failed(error)) => Err(CallError::Bridge(error)),
@@ -559,6 +559,5 @@ fn offers_our_version(error: &Value) -> bool {
 
 /// The error of a request without a response in its time limit.
 fn timeout_error(method: &str, limit: Duration) -> CallError {
-    let detail = format!("{method}: no response in {}", format_limit(limit));
-    CallError::Bridge(BridgeError::new(Cause::Timeout).with_detail(detail))
+    CallError::Bridge(BridgeError::no_response(Cause::Timeout, Some(method), limit))
 }

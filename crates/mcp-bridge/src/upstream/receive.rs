@@ -5,10 +5,10 @@
 
 use super::pending::Reply;
 use super::{Client, UPSTREAM_MAX_DEPTH};
-use crate::fast::{self, RawResult};
-use crate::framing::{self, Decoded, Frame, Spare};
+use crate::framing::{self, Decoded, Frame, KeptBuffer};
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
-use crate::support::lock;
+use crate::raw::{self, RawResult};
+use crate::sync::lock;
 use serde_json::Value;
 
 impl Client {
@@ -20,9 +20,9 @@ impl Client {
     /// and a small call's response then costs 11 allocations fewer
     /// (issue 15). The buffer of a big message serves the next one
     /// (`spare`).
-    pub(super) async fn receive_bytes(&self, message: Vec<u8>, max: usize, spare: &Spare) {
+    pub(super) async fn receive_bytes(&self, message: Vec<u8>, max: usize, spare: &KeptBuffer) {
         let message = if self.takes_raw() {
-            match fast::envelope::response(message, spare) {
+            match raw::envelope::response(message, spare) {
                 Ok((id, raw)) => return self.receive_raw(id, raw),
                 Err(message) => message,
             }
@@ -75,7 +75,7 @@ impl Client {
         }
     }
 
-    /// A result response of the fast path (`fast::envelope`): the
+    /// A result response of the fast path (`raw::envelope`): the
     /// request gets its bytes when it asked for them, else the `Value`.
     pub(super) fn receive_raw(&self, id: u64, raw: RawResult) {
         let Some(entry) = lock(&self.inner.table).remove(id) else {

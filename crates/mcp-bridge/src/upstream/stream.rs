@@ -13,7 +13,7 @@
 use super::pending::{Entry, Reply};
 use super::Client;
 use crate::jsonrpc::{self, reason, BridgeError, Cause, Id};
-use crate::support::lock;
+use crate::sync::lock;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::future::Future;

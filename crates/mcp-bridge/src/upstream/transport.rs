@@ -32,7 +32,7 @@ impl Transport {
     /// `None` for a notification.
     pub(super) async fn send(&self, client: &Client, id: Option<u64>, message: &Value) -> Result<(), BridgeError> {
         match self {
-            Transport::Lines(lines) => lines.send(crate::support::json_line(message)).await,
+            Transport::Lines(lines) => lines.send(crate::jsonrpc::json_line(message)).await,
             // Boxed: the POST's future is about 5 KiB, and unboxed it made
             // the task of every forwarded request that large, a pipe's too
             // (7.7 KiB; 2 KiB so), which is copied as the task moves.
@@ -64,7 +64,7 @@ impl Transport {
     /// task of its own (`Lines::send_soon`), HTTP posts it from one.
     pub(super) fn send_soon(&self, message: &Value) {
         match self {
-            Transport::Lines(lines) => lines.send_soon(crate::support::json_line(message)),
+            Transport::Lines(lines) => lines.send_soon(crate::jsonrpc::json_line(message)),
             Transport::Http(http) => http.send_soon(message),
         }
     }

@@ -4,7 +4,7 @@
 //! path it serves. In process, over in-memory pipes, so that the test can
 //! count the server's own listen streams.
 
-use mcp_bridge::embed::{self, Options, Path};
+use mcp_bridge::embed::{self, Options, Route};
 use mcp_bridge::Profile;
 use rmcp::model::{ServerCapabilities, ServerConfig, SubscriptionFilter};
 use rmcp::service::SubscriptionContext;
@@ -21,11 +21,11 @@ struct Record {
     /// Listen streams open now.
     open: AtomicUsize,
     /// The path of each listen stream that opened.
-    paths: Mutex<Vec<Path>>,
+    paths: Mutex<Vec<Route>>,
 }
 
 struct Counting {
-    path: Path,
+    path: Route,
     record: Arc<Record>,
 }
 
@@ -95,7 +95,7 @@ async fn at_the_return_of_the_modern_path_the_server_has_no_listen_stream() {
     let listen = json!({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen", "params": {"notifications": {"toolsListChanged": true}, "_meta": meta}});
     let record = serve_then_end(vec![(line(listen), "notifications/subscriptions/acknowledged")]).await;
     assert_eq!(record.open.load(Ordering::SeqCst), 0, "a listen stream outlived the return");
-    assert_eq!(*record.paths.lock().expect("not poisoned"), [Path::Modern]);
+    assert_eq!(*record.paths.lock().expect("not poisoned"), [Route::Modern]);
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -108,5 +108,5 @@ async fn at_the_return_of_the_legacy_path_the_server_has_no_listen_stream() {
         vec![(line(initialize), "\"protocolVersion\""), (line(initialized), "notifications/tools/list_changed")];
     let record = serve_then_end(steps).await;
     assert_eq!(record.open.load(Ordering::SeqCst), 0, "a listen stream outlived the return");
-    assert_eq!(*record.paths.lock().expect("not poisoned"), [Path::Legacy]);
+    assert_eq!(*record.paths.lock().expect("not poisoned"), [Route::Legacy]);
 }

@@ -4,7 +4,7 @@
 //! A regression input stays here after its fix, so the bug cannot return
 //! unnoticed.
 
-use mcp_bridge::props::{auth, fast, framing, http, input, listen, redirect, translate};
+use mcp_bridge::props::{auth, framing, http, input, listen, raw, redirect, translate};
 use std::path::PathBuf;
 
 type Check = fn(&[u8]) -> Result<(), String>;
@@ -23,7 +23,7 @@ const TARGETS: [(&str, Check); 21] = [
     ("input_round", input::round_bytes),
     ("url", input::url_bytes),
     ("answers", input::answer_bytes),
-    ("fast_path", fast::fast_path_bytes),
+    ("fast_path", raw::fast_path_bytes),
     ("challenge", auth::challenge_bytes),
     ("redirect_request", redirect::request_bytes),
     ("redirect_gate", redirect::gate_bytes),

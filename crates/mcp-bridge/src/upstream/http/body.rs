@@ -4,7 +4,7 @@
 //! bounds one JSON body and one event: a larger one fails its request at
 //! once, and the rest is never read.
 
-use crate::framing::Spare;
+use crate::framing::KeptBuffer;
 use crate::jsonrpc::{BridgeError, Cause};
 use crate::upstream::Client;
 use futures_util::StreamExt;
@@ -16,7 +16,12 @@ use std::sync::Arc;
 /// client. The request fails when the body is over the limit, cannot be
 /// read, or holds no response to it. A big body is read into the buffer
 /// of the big body before, when `spare` still keeps it.
-pub(super) async fn json(client: &Client, id: u64, mut response: reqwest::Response, (max, spare): (usize, &Spare)) {
+pub(super) async fn json(
+    client: &Client,
+    id: u64,
+    mut response: reqwest::Response,
+    (max, spare): (usize, &KeptBuffer),
+) {
     if response.content_length().is_some_and(|n| n > max as u64) {
         client.fail(id, over_limit(max));
         return;
@@ -52,7 +57,7 @@ pub(super) async fn json(client: &Client, id: u64, mut response: reqwest::Respon
 /// When the stream ends or breaks before the response of its request, the
 /// request fails with `transport_failed`; an event over the limit fails it
 /// with `invalid_response`.
-pub(super) async fn sse(client: &Client, id: u64, response: reqwest::Response, (max, spare): (usize, &Spare)) {
+pub(super) async fn sse(client: &Client, id: u64, response: reqwest::Response, (max, spare): (usize, &KeptBuffer)) {
     let over = Arc::new(AtomicBool::new(false));
     let mut limit = EventLimit::new(max, over.clone());
     let bytes = response.bytes_stream().map(move |chunk| match chunk {

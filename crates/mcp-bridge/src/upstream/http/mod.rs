@@ -21,9 +21,9 @@ pub(crate) mod headers;
 pub use reqwest::Url;
 
 use super::Client;
-use crate::framing::Spare;
+use crate::framing::KeptBuffer;
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
-use crate::support::lock;
+use crate::sync::lock;
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::StatusCode;
@@ -148,8 +148,8 @@ pub(super) struct Http {
     tools: Mutex<HashMap<String, Vec<headers::ParamHeader>>>,
     /// The task that reads the body of each request in flight.
     bodies: Mutex<HashMap<u64, AbortHandle>>,
-    /// The buffer of a big body, for the next one (`framing::Spare`).
-    spare: Spare,
+    /// The buffer of a big body, for the next one (`framing::KeptBuffer`).
+    spare: KeptBuffer,
     auth: Option<Arc<auth::Auth>>,
 }
 
@@ -195,7 +195,7 @@ impl Http {
             max_response_bytes: options.max_response_bytes,
             tools: Mutex::default(),
             bodies: Mutex::default(),
-            spare: Spare::default(),
+            spare: KeptBuffer::default(),
         })
     }
 

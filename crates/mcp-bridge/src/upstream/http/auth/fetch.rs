@@ -5,7 +5,7 @@
 //! sends an endless body or stalls ends the sign-in step; it never holds
 //! the bridge or its memory.
 
-use crate::support::format_limit;
+use crate::jsonrpc::no_response;
 use std::time::Duration;
 
 /// The most bytes of one response. Metadata, registration and token
@@ -47,7 +47,7 @@ impl Failure {
         match self {
             Failure::Unreachable => "the server cannot be reached".into(),
             Failure::TooLarge => format!("the response is larger than {} KiB", MAX_BYTES / 1024),
-            Failure::TimedOut(limit) => format!("no response in {}", format_limit(limit)),
+            Failure::TimedOut(limit) => no_response(None, limit),
         }
     }
 }

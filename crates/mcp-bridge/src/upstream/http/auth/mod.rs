@@ -19,9 +19,9 @@ pub(crate) mod challenge;
 mod device;
 pub(crate) mod discovery;
 mod fetch;
-pub(crate) mod listener;
 mod place;
 mod record;
+pub(crate) mod redirect;
 pub(crate) mod register;
 mod shared;
 mod signin;
@@ -219,7 +219,7 @@ impl Auth {
     /// Whether the store has an access token valid for more than a minute:
     /// without one, a sign-in can start during `server/discover`.
     pub(super) fn has_valid_token(&self) -> bool {
-        crate::support::lock(&self.token).as_ref().is_some_and(|t| t.valid_for(now_secs(), REFRESH_AHEAD_SECS))
+        crate::sync::lock(&self.token).as_ref().is_some_and(|t| t.valid_for(now_secs(), REFRESH_AHEAD_SECS))
     }
 
     /// Whether a sign-in runs, or was stopped by the limit of its request;
@@ -240,7 +240,7 @@ impl Auth {
 
     /// The token in use, without a refresh (for a notification).
     pub(super) fn current(&self) -> Option<String> {
-        crate::support::lock(&self.token).as_ref().map(|token| token.value.clone())
+        crate::sync::lock(&self.token).as_ref().map(|token| token.value.clone())
     }
 
     /// The token for the next request. A token that is still valid goes at
@@ -249,7 +249,7 @@ impl Auth {
     /// waits for the refresh, at most its time limit.
     pub(super) async fn bearer(self: &Arc<Self>) -> Option<String> {
         let now = now_secs();
-        let token = crate::support::lock(&self.token).clone()?;
+        let token = crate::sync::lock(&self.token).clone()?;
         if !token.valid_for(now, 0) {
             if tokio::time::timeout(self.options.request_limit, self.refresh_when_due()).await.is_err() {
                 tracing::info!("the refresh of the access token did not complete in time");
@@ -281,7 +281,7 @@ impl Auth {
     /// Whether the token in use needs no refresh: it is not the one the
     /// server `refused`, or, without a refusal, it is not due.
     fn renewed(&self, refused: Option<&str>) -> bool {
-        match (crate::support::lock(&self.token).as_ref(), refused) {
+        match (crate::sync::lock(&self.token).as_ref(), refused) {
             (Some(token), Some(refused)) => token.value != refused,
             (Some(token), None) => !token.refresh_due(now_secs()),
             (None, _) => false,
@@ -309,7 +309,7 @@ impl Auth {
             return Err(BridgeError::new(Cause::Sandbox));
         }
         let later = !self.interactive.load(Ordering::Acquire);
-        if later && crate::support::lock(&self.declined_at).is_some_and(|at| at.elapsed() < DECLINE_COOLDOWN) {
+        if later && crate::sync::lock(&self.declined_at).is_some_and(|at| at.elapsed() < DECLINE_COOLDOWN) {
             return Err(BridgeError::new(Cause::ReauthorizationRequired).with_detail("cooldown"));
         }
         if later && (self.consent)(ConsentStep::CanAsk).await != Consent::Accepted {
@@ -389,7 +389,7 @@ impl Auth {
             *record = fresh;
             let grant = record.issuer.as_ref().and_then(|issuer| record.grants.get(issuer));
             if let Some(token) = grant.and_then(|g| Token::of(g, now_secs())) {
-                *crate::support::lock(&self.token) = Some(token);
+                *crate::sync::lock(&self.token) = Some(token);
             }
         }
         Ok(locked)
@@ -405,7 +405,7 @@ impl Auth {
         let indicator = record.indicator.clone().unwrap_or_else(|| self.resource.clone());
         let token = signin::refresh(&self.http, &server, &grant, &indicator).await?;
         signin::store_tokens(&mut grant, &token, None);
-        *crate::support::lock(&self.token) = Token::of(&grant, now_secs());
+        *crate::sync::lock(&self.token) = Token::of(&grant, now_secs());
         record.grants.insert(issuer, grant);
         Ok(())
     }
@@ -423,7 +423,7 @@ impl Auth {
         let issuer = resource.authorization_servers.first().cloned().unwrap_or_default();
         let server: ServerMetadata = discovery::server_metadata(&self.http, &issuer).await?;
         let port = self.redirect_port(record);
-        let redirect_uri = format!("http://127.0.0.1:{port}{}", listener::CALLBACK_PATH);
+        let redirect_uri = format!("http://127.0.0.1:{port}{}", redirect::CALLBACK_PATH);
         let offers_device = server.device_authorization_endpoint.is_some();
         let wants_device = match self.options.sign_in {
             SignInMode::Device => true,
@@ -432,7 +432,7 @@ impl Auth {
         };
         // The browser flow binds its port before anything is registered: a
         // port in use then stops it before a registration names that port.
-        let listener = if wants_device { None } else { Some(listener::bind(port).await?) };
+        let listener = if wants_device { None } else { Some(redirect::bind(port).await?) };
         let stored = record.grants.get(&issuer);
         let grant =
             register::register(&self.http, &self.options.client, &server, stored, (&redirect_uri, wants_device))
@@ -457,7 +457,7 @@ impl Auth {
         } else {
             let listener = match listener {
                 Some(listener) => listener,
-                None => listener::bind(port).await?,
+                None => redirect::bind(port).await?,
             };
             if let Place::Remote(remote) = self.options.place {
                 tracing::warn!("{}", remote.advice(port));
@@ -493,7 +493,7 @@ impl Auth {
         match (self.consent)(step).await {
             Consent::Accepted => Ok(()),
             Consent::Declined => {
-                *crate::support::lock(&self.declined_at) = Some(std::time::Instant::now());
+                *crate::sync::lock(&self.declined_at) = Some(std::time::Instant::now());
                 Err(BridgeError::new(Cause::ReauthorizationRequired).with_detail("declined"))
             }
             Consent::CannotAsk => Err(BridgeError::new(Cause::ReauthorizationRequired).with_detail("no_consent")),
@@ -504,7 +504,7 @@ impl Auth {
     /// record as the store has it now: under the lock, the other parts of
     /// the record stay as another bridge may have saved them since.
     async fn keep(&self, record: &mut Record, issuer: &str, grant: Grant) {
-        *crate::support::lock(&self.token) = Token::of(&grant, now_secs());
+        *crate::sync::lock(&self.token) = Token::of(&grant, now_secs());
         record.issuer = Some(issuer.to_owned());
         record.grants.insert(issuer.to_owned(), grant.clone());
         let saved = async {

@@ -6,8 +6,8 @@
 
 use super::discovery::ServerMetadata;
 use super::fetch::{Failure, Fetcher};
-use super::listener::{self, Redirect};
 use super::record::Grant;
+use super::redirect::{self, Redirect};
 use super::{fail, now_secs};
 use crate::jsonrpc::{server_text, BridgeError, Cause};
 use oauth2::basic::{BasicClient, BasicTokenResponse};
@@ -79,7 +79,7 @@ pub(crate) async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, Brid
         }
         Present::Ask(auth) => auth.ask(&start_url, None).await?,
     }
-    let redirect = listener::serve(flow.listener, &start_path, &auth_url, state.secret()).await?;
+    let redirect = redirect::serve(flow.listener, &start_path, &auth_url, state.secret()).await?;
     let code = check_redirect(&redirect, flow.server)?;
     let carrier = Carrier::new(flow.http);
     let token = client
@@ -251,7 +251,7 @@ impl<'a> Carrier<'a> {
     }
 
     pub(super) fn outcome(&self) -> Option<Result<u16, Failure>> {
-        *crate::support::lock(&self.outcome)
+        *crate::sync::lock(&self.outcome)
     }
 }
 
@@ -263,7 +263,7 @@ impl<'c> oauth2::AsyncHttpClient<'c> for Carrier<'_> {
     fn call(&'c self, request: oauth2::HttpRequest) -> Self::Future {
         Box::pin(async move {
             let outcome = send(self.http, request).await;
-            *crate::support::lock(&self.outcome) = Some(outcome.as_ref().map(|r| r.status().as_u16()).map_err(|f| *f));
+            *crate::sync::lock(&self.outcome) = Some(outcome.as_ref().map(|r| r.status().as_u16()).map_err(|f| *f));
             outcome.map_err(|_| HttpError)
         })
     }

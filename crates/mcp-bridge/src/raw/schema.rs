@@ -1,6 +1,6 @@
 //! R6 on the text of a tool list (behaviour spec, "The items rule for
 //! array schemas (R6)"): each schema is read once, where it is in the
-//! text (`fast::scan`), and each repair becomes a patch at a byte offset;
+//! text (`raw::scan`), and each repair becomes a patch at a byte offset;
 //! the walk's keywords, its repair and its note are those of
 //! `translate::items`, so that the two walks cannot differ.
 //!
@@ -38,7 +38,7 @@ enum Patch {
 }
 
 /// The walk over the schemas of one text, and its patches.
-pub(crate) struct Walk<'a> {
+pub(crate) struct TextWalk<'a> {
     text: Text<'a>,
     /// The member names of the objects being read, for the check of a name
     /// that comes twice; one stack for all, so that no object allocates.
@@ -55,9 +55,9 @@ enum Token<'a> {
     Index(usize),
 }
 
-impl<'a> Walk<'a> {
+impl<'a> TextWalk<'a> {
     pub(crate) fn new(text: Text<'a>) -> Self {
-        Walk { text, names: Vec::new(), path: Vec::new(), edits: Vec::new() }
+        TextWalk { text, names: Vec::new(), path: Vec::new(), edits: Vec::new() }
     }
 
     pub(crate) fn text(&self) -> Text<'a> {
@@ -327,7 +327,7 @@ mod tests {
     /// The schema after the walk on text, and its notes; `None` when it
     /// was refused.
     fn text_walk(text: &str) -> Option<(Value, Vec<Note>, bool)> {
-        let mut walk = Walk::new(Text::new(text));
+        let mut walk = TextWalk::new(Text::new(text));
         let mut notes = Vec::new();
         let end = walk.schema(0, 0, &mut notes)?;
         for note in &mut notes {
@@ -411,7 +411,7 @@ mod tests {
     #[test]
     fn the_rest_of_the_text_stays_as_it_came() {
         let text = r#"{ "type" : "array" , "items" : null , "x" : "\u00e9" }"#;
-        let mut walk = Walk::new(Text::new(text));
+        let mut walk = TextWalk::new(Text::new(text));
         let mut notes = Vec::new();
         assert_eq!(walk.schema(0, 0, &mut notes), Some(text.len()));
         let patched = String::from_utf8(walk.patched(text.len())).unwrap_or_default();

@@ -61,27 +61,27 @@ pub(crate) struct Route<'a> {
 
 /// One page of the listener.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Answer<'a> {
+pub(crate) struct Page<'a> {
     pub status: &'static str,
     pub location: Option<&'a str>,
     pub text: &'static str,
 }
 
-impl Answer<'_> {
-    const fn page(status: &'static str, text: &'static str) -> Answer<'static> {
-        Answer { status, location: None, text }
+impl Page<'_> {
+    const fn plain(status: &'static str, text: &'static str) -> Page<'static> {
+        Page { status, location: None, text }
     }
 }
 
 /// How the sign-in ends, when a request ends it.
 pub(crate) type Outcome = Result<Redirect, BridgeError>;
 
-const NOT_FOUND: Answer<'static> = Answer::page("404 Not Found", "Not found.");
-const REUSED: Answer<'static> = Answer::page("410 Gone", "This sign-in link was used already.");
-const OVER: Answer<'static> = Answer::page("410 Gone", "This sign-in is over.");
-const NOT_THIS: Answer<'static> = Answer::page("400 Bad Request", "This is not the sign-in that the bridge waits for.");
-const RECEIVED: Answer<'static> =
-    Answer::page("200 OK", "The bridge received the answer of the sign-in. You can close this window.");
+const NOT_FOUND: Page<'static> = Page::plain("404 Not Found", "Not found.");
+const REUSED: Page<'static> = Page::plain("410 Gone", "This sign-in link was used already.");
+const OVER: Page<'static> = Page::plain("410 Gone", "This sign-in is over.");
+const NOT_THIS: Page<'static> = Page::plain("400 Bad Request", "This is not the sign-in that the bridge waits for.");
+const RECEIVED: Page<'static> =
+    Page::plain("200 OK", "The bridge received the answer of the sign-in. You can close this window.");
 
 /// Where the sign-in is.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -98,14 +98,14 @@ pub(crate) enum Gate {
 impl Gate {
     /// The answer to a `GET` of `target`, and the end of the sign-in when
     /// this request ends it.
-    pub(crate) fn decide<'a>(&mut self, target: &str, route: Route<'a>) -> (Answer<'a>, Option<Outcome>) {
+    pub(crate) fn decide<'a>(&mut self, target: &str, route: Route<'a>) -> (Page<'a>, Option<Outcome>) {
         let (path, query) = super::head::split_target(target);
         match (*self, path) {
             (Gate::Over, _) => (OVER, None),
             (Gate::Waiting, p) if p == route.start_path => {
                 *self = Gate::Started;
                 (
-                    Answer {
+                    Page {
                         status: "302 Found",
                         location: Some(route.auth_url),
                         text: "Redirecting to the sign-in page.",

@@ -26,7 +26,7 @@
 //! gives is the same JSON as the full path, with the same notes: the same
 //! members in the same order with the same values and number text; only the
 //! whitespace and the escapes of the server's text stay as it wrote them,
-//! outside the envelope, the result's names and the patches. `props::fast`
+//! outside the envelope, the result's names and the patches. `props::raw`
 //! checks that against the full path on the same input (proptest and the
 //! `fast_path` fuzz target).
 
@@ -37,7 +37,7 @@ pub(crate) mod result;
 mod scan;
 mod schema;
 
-use crate::framing::Spare;
+use crate::framing::KeptBuffer;
 use bytes::Bytes;
 use serde_json::Value;
 use std::fmt;
@@ -58,7 +58,7 @@ pub(crate) struct RawResult {
 /// when the last piece of the response that shares it is written.
 struct Owned {
     text: String,
-    spare: Spare,
+    spare: KeptBuffer,
 }
 
 impl Drop for Owned {
@@ -89,7 +89,7 @@ impl AsRef<[u8]> for Piece {
 impl RawResult {
     /// The result at `start..end` of `line`; the line's buffer goes back to
     /// `spare` when the result and its pieces are dropped.
-    fn new(line: String, (start, end): (usize, usize), spare: Spare) -> RawResult {
+    fn new(line: String, (start, end): (usize, usize), spare: KeptBuffer) -> RawResult {
         RawResult { line: Arc::new(Owned { text: line, spare }), start, end }
     }
 
@@ -126,7 +126,7 @@ mod tests {
     /// is dropped; a slice of anything else is copied.
     #[tokio::test]
     async fn the_line_goes_back_to_the_spare_after_its_last_piece() {
-        let spare = Spare::default();
+        let spare = KeptBuffer::default();
         let mut line = br#"{"jsonrpc":"2.0","id":1,"result":{"text":""#.to_vec();
         line.extend(vec![b'x'; 100_000]);
         line.extend(br#""}}"#);

@@ -2,7 +2,7 @@
 //! building its members: is it a result response to one of our requests?
 
 use super::RawResult;
-use crate::framing::{exceeds_depth, has_surrogate_escape, Envelope, Spare, PARSER_MAX_DEPTH};
+use crate::framing::{exceeds_depth, has_surrogate_escape, Envelope, KeptBuffer, PARSER_MAX_DEPTH};
 use serde_json::Value;
 
 /// The upstream id and the result of a line that is a valid result
@@ -17,7 +17,7 @@ use serde_json::Value;
 ///
 /// The result's pieces keep the line; when the last is dropped its buffer
 /// goes back to `spare`, for the next big line.
-pub(crate) fn response(line: Vec<u8>, spare: &Spare) -> Result<(u64, RawResult), Vec<u8>> {
+pub(crate) fn response(line: Vec<u8>, spare: &KeptBuffer) -> Result<(u64, RawResult), Vec<u8>> {
     // A line that is not UTF-8 is no JSON: the full path gives its error.
     let line = String::from_utf8(line).map_err(|err| err.into_bytes())?;
     let Some((id, start, end)) = check(&line) else {
@@ -59,7 +59,7 @@ mod tests {
     use super::*;
 
     fn accepted(line: &str) -> Option<(u64, String)> {
-        response(line.as_bytes().to_vec(), &Spare::default()).ok().map(|(id, raw)| (id, raw.text().to_owned()))
+        response(line.as_bytes().to_vec(), &KeptBuffer::default()).ok().map(|(id, raw)| (id, raw.text().to_owned()))
     }
 
     #[test]
@@ -105,7 +105,7 @@ mod tests {
         }
         // Not UTF-8: no JSON, and the full path gets the line as it came.
         let not_utf8 = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"\xff\"}".to_vec();
-        assert_eq!(response(not_utf8.clone(), &Spare::default()).err(), Some(not_utf8));
+        assert_eq!(response(not_utf8.clone(), &KeptBuffer::default()).err(), Some(not_utf8));
         let deep = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{}{}}}"#, "[".repeat(127), "]".repeat(127));
         assert_eq!(accepted(&deep), None);
         let within = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{}{}}}"#, "[".repeat(126), "]".repeat(126));

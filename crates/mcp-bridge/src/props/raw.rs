@@ -4,10 +4,10 @@
 
 use super::translate::{profile, quirks_from, vscode_passthrough, METHODS};
 use super::{ensure, text, Checked};
-use crate::fast::{envelope, result::result_line};
 use crate::framing::{decode, Decoded, Frame};
 use crate::jsonrpc::{result_response, Id, Message};
 use crate::props::bytes::Bytes;
+use crate::raw::{envelope, result::result_line};
 use crate::translate::icons::{filter_icons, IconRule};
 use crate::translate::result::{is_input_required, translate_result};
 use crate::upstream::UPSTREAM_MAX_DEPTH;
@@ -33,10 +33,10 @@ pub(crate) const CURSOR: &str = "next";
 
 /// For one line of the upstream server, the answer to a request of
 /// `method`:
-/// - a line that `fast::envelope` takes is, to the full decode, a result
+/// - a line that `raw::envelope` takes is, to the full decode, a result
 ///   response with the same id and a result equal to the raw one, member
 ///   for member, in order and with the same number text;
-/// - a response line that `fast::result` gives is, once parsed, the line
+/// - a response line that `raw::result` gives is, once parsed, the line
 ///   that the full path writes (the rules, the icon rule `icons`, the
 ///   envelope), with the notes that the full path gives, in the same order.
 pub(crate) fn fast_path(

@@ -23,7 +23,7 @@ pub(crate) mod head;
 pub(crate) use gate::{Redirect, CALLBACK_PATH};
 
 use crate::jsonrpc::{BridgeError, Cause};
-use gate::{Answer, Gate, Outcome, Route};
+use gate::{Gate, Outcome, Page, Route};
 use reqwest::Url;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -158,12 +158,12 @@ async fn connection(mut stream: TcpStream, shared: Arc<Shared>, reading: Arc<Ato
         // A newer connection took this place.
         return None;
     }
-    let refused = |(status, text)| (Answer { status, location: None, text }, None);
+    let refused = |(status, text)| (Page { status, location: None, text }, None);
     let (answer, outcome) = match head {
         Err(_) => refused(("408 Request Timeout", "The request did not come in time.")),
         Ok(Err(refusal)) => refused(refusal.answer()),
         Ok(Ok(head)) => match head::parse(&head) {
-            Ok(target) => crate::support::lock(&shared.gate).decide(target, shared.route()),
+            Ok(target) => crate::sync::lock(&shared.gate).decide(target, shared.route()),
             Err(refusal) => refused(refusal.answer()),
         },
     };
@@ -174,7 +174,7 @@ async fn connection(mut stream: TcpStream, shared: Arc<Shared>, reading: Arc<Ato
     outcome
 }
 
-async fn respond(stream: &mut TcpStream, answer: Answer<'_>) {
+async fn respond(stream: &mut TcpStream, answer: Page<'_>) {
     let location = answer.location.map(|l| format!("Location: {l}\r\n")).unwrap_or_default();
     let page = format!("<!doctype html><meta charset=utf-8><title>mcp-bridge</title><p>{}</p>", answer.text);
     let response = format!(

@@ -4,14 +4,14 @@
 //! tools took 24 ms on the full path, most of it in allocation (issue 15).
 //!
 //! Each tool is read once, where it is in the text: its `inputSchema` walked
-//! by R6 (`fast::schema`), every other member skipped. Only when a repair
+//! by R6 (`raw::schema`), every other member skipped. Only when a repair
 //! changed a schema is the `tools` array copied, with its patches. A rule
 //! that gives a warning, or removes a tool's member, leaves the list to the
 //! full path.
 
 use super::edit::{Edit, Edits, Members};
 use super::scan::{Step, Text};
-use super::schema::Walk;
+use super::schema::TextWalk;
 use crate::profile::Profile;
 use crate::translate::note::Note;
 use serde_json::Value;
@@ -54,7 +54,7 @@ pub(crate) fn tool_rules(method: &str, profile: &Profile) -> Option<ToolRules> {
 /// path must apply them (an `outputSchema` that goes, a schema deeper than
 /// the walk's limit, a member name twice).
 pub(crate) fn tools(text: &str, rules: ToolRules, notes: &mut Vec<Note>) -> Option<(usize, Option<Vec<u8>>)> {
-    let mut walk = Walk::new(Text::new(text));
+    let mut walk = TextWalk::new(Text::new(text));
     let mut step = walk.text().open(0)?;
     while let Step::Item(at) = step {
         let end = match walk.text().byte(at)? {
@@ -79,7 +79,7 @@ pub(crate) struct ToolRules {
 
 /// The rules on the tool object at `at`; the offset after it. Its name may
 /// come after its `inputSchema`: the notes get it once the tool is read.
-fn tool(walk: &mut Walk<'_>, at: usize, rules: ToolRules, notes: &mut Vec<Note>) -> Option<usize> {
+fn tool(walk: &mut TextWalk<'_>, at: usize, rules: ToolRules, notes: &mut Vec<Note>) -> Option<usize> {
     let first = notes.len();
     let mut name = None;
     let end = walk.members(at, |walk, key, value| {

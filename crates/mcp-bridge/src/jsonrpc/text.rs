@@ -1,14 +1,4 @@
-//! Small helpers that every layer of the bridge uses; they belong to none
-//! of them.
-
-use std::sync::{Mutex, MutexGuard};
-use std::time::Duration;
-
-/// Locks a mutex whose data stays valid even if a holder panicked: each
-/// critical section of the bridge leaves its data consistent at every step.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
+//! The JSON text of a message, as the writers send it.
 
 /// The JSON text of a message, with room for the `\n` that the writer
 /// adds. `serde_json::to_writer` into a `Vec` writes the bytes straight
@@ -31,15 +21,5 @@ pub(crate) fn append_json(line: &mut Vec<u8>, value: &serde_json::Value) {
         // the same JSON, should it ever do.
         line.truncate(start);
         line.extend_from_slice(value.to_string().as_bytes());
-    }
-}
-
-/// A time limit as the error details write it: `120 s`, or `250 ms` below
-/// a whole second or between whole seconds.
-pub(crate) fn format_limit(limit: Duration) -> String {
-    if limit.subsec_millis() == 0 && limit.as_secs() > 0 {
-        format!("{} s", limit.as_secs())
-    } else {
-        format!("{} ms", limit.as_millis())
     }
 }

@@ -22,14 +22,14 @@ const SHARE_BYTES: usize = 4096;
 
 /// A response for the client: the pieces of its line (without the `\n`),
 /// and the notes of the rules, for the caller to log.
-pub(crate) type Answer = (Vec<Bytes>, Vec<Note>);
+pub(crate) type RawResponse = (Vec<Bytes>, Vec<Note>);
 
 /// The response to the client for `id`, or `None` for the full path: a
 /// result whose icons the rule of a remote server filters (see
 /// [`may_take`]), a result that is not an object, an input request, a
 /// `tools/call` result that needs a content array or the text mirror, or
 /// whose structuredContent the strict rule removes, and a list whose rules
-/// `fast::list` leaves to the full path. `cursor` is the
+/// `raw::list` leaves to the full path. `cursor` is the
 /// `cursor` of the request, for the `nextCursor` rule.
 pub(crate) fn result_line(
     id: &Id,
@@ -37,7 +37,7 @@ pub(crate) fn result_line(
     raw: &RawResult,
     profile: &Profile,
     icons: IconRule,
-) -> Option<Answer> {
+) -> Option<RawResponse> {
     if !may_take(method, icons) {
         return None;
     }
@@ -83,7 +83,7 @@ pub(crate) fn result_line(
 }
 
 /// The members of the result, in order, each as its JSON text. The text was
-/// checked by `fast::envelope`, so `fast::scan` finds them without a second
+/// checked by `raw::envelope`, so `raw::scan` finds them without a second
 /// parse. A name that comes twice keeps its first place and its last value,
 /// as in a `serde_json::Map` with `preserve_order`. `value_end` reads each
 /// value, from its name and where it starts, and gives the offset after it.
@@ -178,7 +178,7 @@ fn call_is_ready(members: &Members<'_>, profile: &Profile, links_matter: bool) -
 
 /// Whether a block of the content array is of `type` `"text"`, and whether
 /// one is a `"resource_link"`, in one scan (its text was checked by
-/// `fast::envelope`).
+/// `raw::envelope`).
 fn block_types(content: &str) -> Option<(bool, bool)> {
     let text = Text::new(content);
     let (mut texts, mut links) = (false, false);
@@ -256,7 +256,7 @@ mod tests {
 
     fn answer_with(method: &str, result: &str, icons: IconRule) -> Option<(String, usize)> {
         let line = format!(r#"{{"jsonrpc":"2.0","id":3,"result":{result}}}"#);
-        let (_, raw) = crate::fast::envelope::response(line.into_bytes(), &Default::default()).ok()?;
+        let (_, raw) = crate::raw::envelope::response(line.into_bytes(), &Default::default()).ok()?;
         let profile = Profile::vscode();
         let (pieces, notes) = result_line(&Id::number(9), (method, None), &raw, &profile, icons)?;
         Some((String::from_utf8(pieces.concat()).ok()?, notes.len()))

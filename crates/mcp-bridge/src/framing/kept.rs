@@ -10,7 +10,7 @@
 //! freed pages for a while before it gives them back, so an idle bridge
 //! holds nothing extra for longer than that.
 
-use crate::support::lock;
+use crate::sync::lock;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -25,7 +25,7 @@ pub(crate) const MIN_BYTES: usize = 64 * 1024;
 /// The place of one kept buffer, shared by the reader that takes it and
 /// the lines that give it back.
 #[derive(Clone, Default)]
-pub(crate) struct Spare {
+pub(crate) struct KeptBuffer {
     slot: Arc<Mutex<Slot>>,
 }
 
@@ -39,7 +39,7 @@ struct Slot {
     armed: bool,
 }
 
-impl Spare {
+impl KeptBuffer {
     /// The kept buffer, emptied, when it holds more than `capacity` bytes.
     pub(crate) fn take_larger(&self, capacity: usize) -> Option<Vec<u8>> {
         let mut slot = lock(&self.slot);
@@ -120,7 +120,7 @@ mod tests {
     /// a smaller buffer never replaces a larger one.
     #[tokio::test(start_paused = true)]
     async fn a_kept_buffer_goes_after_keep() {
-        let spare = Spare::default();
+        let spare = KeptBuffer::default();
         spare.give_back(big(b'a'));
         tokio::time::sleep(KEEP / 2).await;
         let larger = vec![0; MIN_BYTES * 4];
@@ -138,7 +138,7 @@ mod tests {
     /// A burst of big lines arms one timer, which ends with the buffer.
     #[tokio::test(start_paused = true)]
     async fn a_burst_of_big_lines_arms_one_timer() {
-        let spare = Spare::default();
+        let spare = KeptBuffer::default();
         let alive = || tokio::runtime::Handle::current().metrics().num_alive_tasks();
         for _ in 0..100 {
             let line = spare.take_larger(0).unwrap_or_else(|| big(b'x'));
@@ -156,7 +156,7 @@ mod tests {
     /// not taken, and outside a runtime nothing is kept.
     #[test]
     fn small_buffers_and_buffers_outside_a_runtime_are_not_kept() {
-        let spare = Spare::default();
+        let spare = KeptBuffer::default();
         spare.give_back(big(b'x'));
         assert!(spare.take_larger(0).is_none(), "outside a runtime");
         let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().expect("a runtime");
@@ -174,7 +174,7 @@ mod tests {
     /// one whose buffer is as large stay where they are.
     #[tokio::test]
     async fn a_big_message_that_outgrows_its_buffer_moves_into_the_kept_one() {
-        let spare = Spare::default();
+        let spare = KeptBuffer::default();
         spare.give_back(big(b'x'));
         let mut small = b"ab".to_vec();
         spare.grow(&mut small, 10, usize::MAX);
