@@ -39,6 +39,7 @@ mod input;
 mod jsonrpc;
 mod listener;
 mod output;
+mod pipe;
 mod profile;
 mod raw;
 mod sync;
@@ -53,10 +54,10 @@ pub mod props;
 #[cfg(test)]
 mod tests;
 
-pub use framing::widen_pipe;
 pub use frontend::{serve, Config, Exit, NoteFn, NoteSink, Timeouts};
 pub use jsonrpc::{BridgeError, Cause};
 pub use listener::ListenTimings;
+pub use pipe::widen_pipe;
 pub use profile::{MetaPassthrough, Profile, Quirks};
 pub use translate::note::{Level, Note};
 pub use upstream::command::resolve as resolve_program;

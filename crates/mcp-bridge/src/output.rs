@@ -1,7 +1,7 @@
 //! The writer task: the only code that writes the client's stdout. Each
 //! message goes out whole, with its `\n`; a burst is flushed once.
 
-use crate::framing::{write_lines, Line};
+use crate::pipe::{write_lines, Line};
 use bytes::Bytes;
 use serde_json::Value;
 use tokio::io::AsyncWrite;

@@ -1,8 +1,9 @@
 //! The first line of an embedded connection (behaviour spec, "The first
 //! line", "The discover rule"): which path the connection takes.
 
-use crate::framing::{self, Decoded, Frame, LineReader};
+use crate::framing::{self, Decoded, Frame};
 use crate::jsonrpc::{self, Cause, Id, Message};
+use crate::pipe::LineReader;
 use crate::profile::Profile;
 use rmcp::{ServerHandler, ServiceExt};
 use std::io::Cursor;

@@ -19,9 +19,10 @@
 //! Every other line goes to rmcp and back byte for byte.
 
 use super::first::Options;
-use crate::framing::{self, Decoded, Frame, LineReader};
+use crate::framing::{self, Decoded, Frame};
 use crate::jsonrpc::{self, reason, BridgeError, Cause, IdKey, Message};
 use crate::output::Output;
+use crate::pipe::LineReader;
 use crate::sync::lock;
 use crate::upstream::MAX_IN_FLIGHT;
 use rmcp::{ServerHandler, ServiceExt};

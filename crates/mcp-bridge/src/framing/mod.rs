@@ -1,53 +1,29 @@
-//! Framing: newline-delimited JSON-RPC with limits (behaviour spec,
-//! "Forwarded requests (M1)" limits and "Lines that are not valid").
+//! Framing: what a line of newline-delimited JSON-RPC is, with the limits
+//! (behaviour spec, "Forwarded requests (M1)" limits and "Lines that are
+//! not valid"). Pure: the pipes that read and write the lines are `pipe`.
 //!
-//! Check, then parse: a line goes through the bounded reader, then the
+//! Check, then parse: a line that the bounded reader gave goes through the
 //! depth pre-scan, and only then to `serde_json`. A line that fails a
 //! check still yields its id when one can be sniffed from its bytes, so
 //! that the error goes to the right request.
 
-mod depth;
-mod kept;
-mod reader;
-mod request;
 mod sniff;
-mod writer;
 
-pub(crate) use depth::exceeds_depth;
-pub(crate) use depth::skip_string;
-pub(crate) use kept::KeptBuffer;
-pub(crate) use reader::{Frame, LineReader};
-pub(crate) use request::{has_surrogate_escape, Envelope};
 pub(crate) use sniff::{sniff_id, sniff_id_at_end, sniff_id_at_start};
-pub(crate) use writer::{write_lines, Line};
 
-use crate::jsonrpc::{BridgeError, Cause, Id, Message};
+use crate::jsonrpc::{exceeds_depth, BridgeError, Cause, Id, Message, PARSER_MAX_DEPTH};
 
 /// The nesting limit of a message of the client.
 pub(crate) const MAX_DEPTH: usize = 64;
 
-/// The most levels `serde_json` parses: its recursion limit of 128 fails
-/// at the 128th level. A test below holds it to that.
-pub(crate) const PARSER_MAX_DEPTH: usize = 127;
-
-/// The size the bridge asks for its pipes (Linux's `pipe-max-size` by
-/// default).
-pub(crate) const PIPE_BYTES: usize = 1 << 20;
-
-/// Asks for a pipe of 1 MiB instead of the 64 KiB default: a big
-/// line then crosses with a sixteenth of the reads, writes and wake-ups.
-/// Linux only; a descriptor that is no pipe, or a refusal (a limit lower
-/// than 1 MiB), leaves the pipe as it was.
-#[cfg(target_os = "linux")]
-pub fn widen_pipe(fd: impl std::os::fd::AsFd) {
-    if let Err(err) = rustix::pipe::fcntl_setpipe_size(fd, PIPE_BYTES) {
-        tracing::debug!(error = %err, "the pipe keeps its size");
-    }
+/// One line of input, without its `\n`, as the bounded reader gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Frame {
+    /// A line within the limit.
+    Line(Vec<u8>),
+    /// A line over the limit: only its two ends are kept.
+    TooLong { head: Vec<u8>, tail: Vec<u8> },
 }
-
-/// Other systems keep their pipes as they are.
-#[cfg(not(target_os = "linux"))]
-pub fn widen_pipe<T>(_fd: T) {}
 
 /// What one line of a peer is.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,7 +60,7 @@ pub(crate) fn decode(frame: &Frame, max_line_bytes: usize, max_depth: usize) -> 
         // tree of its envelope, once its nesting is known to be within
         // the parser's.
         if checked_depth {
-            if let Some(message) = request::request(line) {
+            if let Some(message) = crate::jsonrpc::plain_request(line) {
                 return Some(Decoded::Message(message));
             }
         }

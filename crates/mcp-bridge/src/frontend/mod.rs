@@ -19,9 +19,9 @@ mod subscriptions;
 pub(crate) use crate::output::Output;
 pub(crate) use state::Phase;
 
-use crate::framing::LineReader;
 use crate::jsonrpc::Cause;
 use crate::listener::ListenTimings;
+use crate::pipe::LineReader;
 use crate::profile::Profile;
 use crate::translate::note::Note;
 pub(crate) use crate::upstream::UpstreamSpec;

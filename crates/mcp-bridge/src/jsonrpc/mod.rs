@@ -7,13 +7,17 @@
 //! `12345678901234567890123` or `-0` keeps its exact text.
 
 mod cause;
+mod depth;
 mod id;
+mod raw;
 pub(crate) mod reason;
 mod text;
 
 pub(crate) use cause::{code, format_limit, no_response, server_text};
 pub use cause::{BridgeError, Cause};
+pub(crate) use depth::{exceeds_depth, skip_string, PARSER_MAX_DEPTH};
 pub(crate) use id::{Id, IdKey};
+pub(crate) use raw::{plain_request, result_envelope};
 pub(crate) use text::{append_json, json_line};
 
 use serde_json::{Map, Value};

@@ -3,7 +3,8 @@
 //! (`jsonrpc::Message::classify`).
 
 use super::{ensure, text, Checked};
-use crate::framing::{decode, exceeds_depth, sniff_id, sniff_id_at_end, sniff_id_at_start, Decoded, Frame};
+use crate::framing::{decode, sniff_id, sniff_id_at_end, sniff_id_at_start, Decoded, Frame};
+use crate::jsonrpc::exceeds_depth;
 
 /// "The line reader keeps the first 256 bytes and the last 256 bytes of a
 /// line that is too long" (behaviour spec, "Lines that are not valid").
@@ -16,11 +17,11 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-/// Every frame of `input`, read by [`crate::framing::LineReader`] with the
+/// Every frame of `input`, read by [`crate::pipe::LineReader`] with the
 /// limit `max` through reads of the sizes `chunks`. The reader is polled
 /// by hand: an in-memory reader is always ready, so no runtime is needed.
 pub(crate) fn read_frames(input: &[u8], max: usize, chunks: &[usize]) -> Result<Vec<Frame>, String> {
-    let mut reader = crate::framing::LineReader::new(Chunked::new(input, chunks), max);
+    let mut reader = crate::pipe::LineReader::new(Chunked::new(input, chunks), max);
     let mut cx = Context::from_waker(Waker::noop());
     let mut frames = Vec::new();
     // Each frame but the last ends at a `\n`: more frames than that is a loop.

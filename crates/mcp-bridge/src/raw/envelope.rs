@@ -2,8 +2,8 @@
 //! building its members: is it a result response to one of our requests?
 
 use super::RawResult;
-use crate::framing::{exceeds_depth, has_surrogate_escape, Envelope, KeptBuffer, PARSER_MAX_DEPTH};
-use serde_json::Value;
+use crate::jsonrpc::result_envelope;
+use crate::pipe::KeptBuffer;
 
 /// The upstream id and the result of a line that is a valid result
 /// response with an id of the upstream client; the line itself when it is
@@ -20,38 +20,10 @@ use serde_json::Value;
 pub(crate) fn response(line: Vec<u8>, spare: &KeptBuffer) -> Result<(u64, RawResult), Vec<u8>> {
     // A line that is not UTF-8 is no JSON: the full path gives its error.
     let line = String::from_utf8(line).map_err(|err| err.into_bytes())?;
-    let Some((id, start, end)) = check(&line) else {
+    let Some((id, start, end)) = result_envelope(&line) else {
         return Err(line.into_bytes());
     };
     Ok((id, RawResult::new(line, (start, end), spare.clone())))
-}
-
-/// The id, and where the result is in the line.
-fn check(line: &str) -> Option<(u64, usize, usize)> {
-    let members = Envelope::read(line)?;
-    if members.method.is_some() || members.error.is_some() {
-        return None;
-    }
-    let jsonrpc = members.jsonrpc?.get();
-    if jsonrpc != r#""2.0""# && parse(jsonrpc)?.as_str() != Some("2.0") {
-        return None;
-    }
-    // The id as the full path reads it: a valid JSON-RPC id, then one of
-    // the upstream client's, an unsigned integer. The text of a valid
-    // JSON value that parses as a `u64` is exactly such an id: a string,
-    // a fraction, an exponent, a minus sign or too many digits does not.
-    let id = members.id?.get().parse::<u64>().ok()?;
-    let result = members.result?.get();
-    if exceeds_depth(line.as_bytes(), PARSER_MAX_DEPTH) || has_surrogate_escape(line.as_bytes()) {
-        return None;
-    }
-    let start = (result.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
-    let end = start.checked_add(result.len()).filter(|&end| end <= line.len())?;
-    Some((id, start, end))
-}
-
-fn parse(text: &str) -> Option<Value> {
-    serde_json::from_str(text).ok()
 }
 
 #[cfg(test)]

@@ -37,7 +37,7 @@ pub(crate) mod result;
 mod scan;
 mod schema;
 
-use crate::framing::KeptBuffer;
+use crate::pipe::KeptBuffer;
 use bytes::Bytes;
 use serde_json::Value;
 use std::fmt;

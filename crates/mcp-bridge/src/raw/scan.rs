@@ -14,7 +14,7 @@
 //! past the end: text that is not checked JSON gets no answer, not a
 //! panic. Whatever it refuses goes to the full path.
 
-use crate::framing::skip_string;
+use crate::jsonrpc::skip_string;
 use std::borrow::Cow;
 
 /// The JSON text of one checked value. A `str`, so that a string without

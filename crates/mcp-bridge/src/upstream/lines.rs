@@ -4,8 +4,9 @@
 //! link of the embedded mode can use it over a duplex.
 
 use super::Client;
-use crate::framing::{self, write_lines, Frame, KeptBuffer, Line, LineReader};
+use crate::framing::{self, Frame};
 use crate::jsonrpc::{BridgeError, Cause};
+use crate::pipe::{write_lines, KeptBuffer, Line, LineReader};
 use crate::sync::lock;
 use std::sync::Mutex;
 use std::time::Duration;

@@ -5,8 +5,9 @@
 
 use super::pending::Reply;
 use super::{Client, UPSTREAM_MAX_DEPTH};
-use crate::framing::{self, Decoded, Frame, KeptBuffer};
+use crate::framing::{self, Decoded, Frame};
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
+use crate::pipe::KeptBuffer;
 use crate::raw::{self, RawResult};
 use crate::sync::lock;
 use serde_json::Value;

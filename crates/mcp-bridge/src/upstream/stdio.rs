@@ -8,8 +8,9 @@
 use super::lines::{self, Lines, Stop};
 use super::transport::Transport;
 use super::Client;
-use crate::framing::{Frame, LineReader};
+use crate::framing::Frame;
 use crate::jsonrpc::{BridgeError, Cause};
+use crate::pipe::LineReader;
 use std::ffi::OsString;
 use std::process::Stdio as Pipe;
 use std::time::Duration;
@@ -39,7 +40,7 @@ pub(super) struct Pipes {
     stdout: ChildStdout,
     stderr: ChildStderr,
     stdin: ChildStdin,
-    queue: mpsc::Receiver<crate::framing::Line>,
+    queue: mpsc::Receiver<crate::pipe::Line>,
     stop: oneshot::Receiver<Stop>,
     max_line_bytes: usize,
 }
@@ -63,7 +64,7 @@ pub(super) fn spawn(command: &StdioCommand, max_line_bytes: usize) -> Result<(Tr
     else {
         return Err(BridgeError::new(Cause::SpawnFailed));
     };
-    crate::framing::widen_pipe(&stdout);
+    crate::pipe::widen_pipe(&stdout);
     let (stop_tx, stop) = oneshot::channel();
     let (lines, queue) = Lines::new(Some(stop_tx));
     Ok((Transport::Lines(lines), Pipes { child, stdout, stderr, stdin, queue, stop, max_line_bytes }))

@@ -4,8 +4,8 @@
 //! bounds one JSON body and one event: a larger one fails its request at
 //! once, and the rest is never read.
 
-use crate::framing::KeptBuffer;
 use crate::jsonrpc::{BridgeError, Cause};
+use crate::pipe::KeptBuffer;
 use crate::upstream::Client;
 use futures_util::StreamExt;
 use sse_stream::SseByteStream;

@@ -21,8 +21,8 @@ pub(crate) mod headers;
 pub use reqwest::Url;
 
 use super::Client;
-use crate::framing::KeptBuffer;
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
+use crate::pipe::KeptBuffer;
 use crate::sync::lock;
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};

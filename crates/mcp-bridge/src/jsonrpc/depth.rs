@@ -1,6 +1,10 @@
 //! The nesting-depth pre-scan: it walks the bytes once, without
 //! allocating, before `serde_json` builds anything.
 
+/// The most levels `serde_json` parses: its recursion limit of 128 fails
+/// at the 128th level. A test of `framing` holds it to that.
+pub(crate) const PARSER_MAX_DEPTH: usize = 127;
+
 /// Whether the JSON text nests objects and arrays deeper than `max`.
 /// Brackets inside strings do not count. The text need not be valid: a
 /// broken line is found by the parser after this scan.

@@ -1,16 +1,18 @@
-//! A request line read without the tree of its envelope (issue 15): the
-//! client's most common line. The envelope as a `Map` cost a score of
-//! allocations (its table, each name, `"2.0"`, the method twice) only to
-//! be taken apart by `Message::classify`.
+//! Envelopes read without their tree: a plain request of the client, the
+//! client's most common line, and a result response of the upstream server
+//! ([`result_envelope`], for the rules over the raw text). The envelope as
+//! a `Map` costs a score of allocations (its table, each name, `"2.0"`, the
+//! method twice) only to be taken apart by `Message::classify`.
 //!
-//! [`request`] answers only when the answer is certain; anything else
+//! [`plain_request`] answers only when the answer is certain; anything else
 //! (`None`) goes to the full parse, which gives every error and every other
 //! class. A line it takes is a message the full path reads as the same
 //! `Message::Request`: `props::framing::decode_line` holds `decode` to a
 //! model of the envelope rules on every line (proptest and the `decode`
 //! fuzz target).
 
-use crate::jsonrpc::{Id, Message};
+use super::depth::{exceeds_depth, PARSER_MAX_DEPTH};
+use super::{Id, Message};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -61,7 +63,7 @@ fn present<'de, D: serde::Deserializer<'de>>(member: D) -> Result<Option<&'de Ra
 /// object with `"jsonrpc":"2.0"` as written here, a valid id, a string
 /// method and object params (a `result` or an `error` beside them is
 /// ignored, as `classify` ignores it). `None` for every other line.
-pub(super) fn request(line: &[u8]) -> Option<Message> {
+pub(crate) fn plain_request(line: &[u8]) -> Option<Message> {
     // The skipped members are not decoded: serde's skip checks neither
     // their UTF-8 nor their surrogate escapes, which the full parse
     // refuses. A line with either goes there.
@@ -104,6 +106,37 @@ pub(crate) fn has_surrogate_escape(text: &[u8]) -> bool {
     false
 }
 
+/// A line that is a result response to one of the upstream client's
+/// requests, read without its envelope's tree: its id, and where its
+/// result is in the line; `None` when it is anything else, or when only
+/// the full parse can tell.
+pub(crate) fn result_envelope(line: &str) -> Option<(u64, usize, usize)> {
+    let members = Envelope::read(line)?;
+    if members.method.is_some() || members.error.is_some() {
+        return None;
+    }
+    let jsonrpc = members.jsonrpc?.get();
+    if jsonrpc != r#""2.0""# && parse(jsonrpc)?.as_str() != Some("2.0") {
+        return None;
+    }
+    // The id as the full path reads it: a valid JSON-RPC id, then one of
+    // the upstream client's, an unsigned integer. The text of a valid
+    // JSON value that parses as a `u64` is exactly such an id: a string,
+    // a fraction, an exponent, a minus sign or too many digits does not.
+    let id = members.id?.get().parse::<u64>().ok()?;
+    let result = members.result?.get();
+    if exceeds_depth(line.as_bytes(), PARSER_MAX_DEPTH) || has_surrogate_escape(line.as_bytes()) {
+        return None;
+    }
+    let start = (result.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+    let end = start.checked_add(result.len()).filter(|&end| end <= line.len())?;
+    Some((id, start, end))
+}
+
+fn parse(text: &str) -> Option<Value> {
+    serde_json::from_str(text).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,7 +157,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":-7,"method":"m","params":{},"result":1,"x":[{"y":null}],"x":2}"#,
             r#"{"jsonrpc":"2.0","id":8,"method":"m","params":{},"error":null}"#,
         ] {
-            let got = request(line.as_bytes());
+            let got = plain_request(line.as_bytes());
             assert!(matches!(got, Some(Message::Request { .. })), "{line}");
             assert_eq!(got, full(line), "{line}");
         }
@@ -151,10 +184,10 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{}} x"#,
         ] {
-            assert_eq!(request(line.as_bytes()), None, "{line}");
+            assert_eq!(plain_request(line.as_bytes()), None, "{line}");
         }
         let not_utf8 = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{},\"x\":\"\xff\"}";
-        assert_eq!(request(not_utf8), None);
+        assert_eq!(plain_request(not_utf8), None);
     }
 
     #[test]

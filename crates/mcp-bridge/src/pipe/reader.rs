@@ -3,20 +3,12 @@
 //! and last [`EDGE_BYTES`] bytes, where the id can be sniffed.
 
 use super::kept::KeptBuffer;
+use crate::framing::Frame;
 use std::io;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 /// The bytes kept at each end of a line that is too long.
 pub(crate) const EDGE_BYTES: usize = 256;
-
-/// One line of input, without its `\n`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Frame {
-    /// A line within the limit.
-    Line(Vec<u8>),
-    /// A line over the limit: only its two ends are kept.
-    TooLong { head: Vec<u8>, tail: Vec<u8> },
-}
 
 /// Reads newline-delimited frames with a limit on the line length.
 pub(crate) struct LineReader<R> {
