@@ -38,6 +38,7 @@ mod frontend;
 mod input;
 mod jsonrpc;
 mod listener;
+mod method;
 mod output;
 mod pipe;
 mod profile;

@@ -7,7 +7,7 @@ use super::{forward, initialize, subscriptions};
 use crate::framing::{self, Decoded, Frame, MAX_DEPTH};
 use crate::input::questions::Answer;
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
-use crate::translate::params::FORWARDED_METHODS;
+use crate::method::Method;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -94,16 +94,16 @@ async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Valu
                 shared.reply_error(Some(&id), &Cause::AlreadyInitialized.into()).await;
             }
         },
-        _ => match shared.phase() {
-            Phase::Ready(ready) if SUBSCRIPTION_METHODS.contains(&method) => {
+        _ => match (shared.phase(), Method::parse(method)) {
+            (Phase::Ready(ready), _) if SUBSCRIPTION_METHODS.contains(&method) => {
                 subscriptions::change(shared, &ready, id, method, params.as_ref()).await;
             }
-            Phase::Ready(ready) if FORWARDED_METHODS.contains(&method) => {
-                forward::start(shared, ready.client.clone(), ready.declared, id, method, params).await;
+            (Phase::Ready(ready), Some(forwarded)) => {
+                forward::start(shared, ready.client.clone(), ready.declared, id, forwarded, params).await;
             }
-            Phase::Ready(_) => shared.reply_error(Some(&id), &Cause::MethodNotFound.into()).await,
-            Phase::Closing(lost) => closing(shared, &id, lost.as_ref()).await,
-            Phase::AwaitingInitialize | Phase::Initializing => {
+            (Phase::Ready(_), None) => shared.reply_error(Some(&id), &Cause::MethodNotFound.into()).await,
+            (Phase::Closing(lost), _) => closing(shared, &id, lost.as_ref()).await,
+            (Phase::AwaitingInitialize | Phase::Initializing, _) => {
                 let cause =
                     if has_modern_meta(params.as_ref()) { Cause::MethodNotFound } else { Cause::NotInitialized };
                 shared.reply_error(Some(&id), &cause.into()).await;

@@ -5,6 +5,7 @@ use super::rounds::{self, Request};
 use super::state::Shared;
 use crate::input::checks::{check_object, Declared};
 use crate::jsonrpc::{self, Id};
+use crate::method::Method;
 use crate::raw;
 use crate::translate::icons::{filter_icons, removal_note, IconRule};
 use crate::translate::params::forwarded;
@@ -23,7 +24,7 @@ pub(crate) async fn start(
     client: Client,
     declared: Declared,
     id: Id,
-    method: &str,
+    method: Method,
     params: Option<Value>,
 ) {
     let slot = match client.reserve() {
@@ -32,24 +33,23 @@ pub(crate) async fn start(
     };
     let (token, seq) = shared.inflight.insert(&id);
     let shared = shared.clone();
-    let method = method.to_owned();
-    let span = tracing::info_span!("request", id = %id, method = %method);
+    let span = tracing::info_span!("request", id = %id, method = method.name());
     let tracker = shared.tracker.clone();
     let task = async move {
         let request = forwarded(params, &shared.config.profile);
         let cursor = request.params.get("cursor").cloned();
         let progress = request.progress_token.map(|t| progress_sink(&shared, t, token.clone()));
         let call = Call {
-            method: &method,
+            method: method.name(),
             params: &request.params,
             meta: &request.meta,
-            timeout: shared.config.timeouts.for_round(&method, 1),
+            timeout: shared.config.timeouts.for_round(method, 1),
             progress: progress.clone(),
             cancel: &token,
             slot: &slot,
         };
         let icons = IconRule::for_upstream(client.is_remote());
-        let Some(first) = first_round(&shared, &client, (&id, seq), (&method, cursor.as_ref()), call, icons).await
+        let Some(first) = first_round(&shared, &client, (&id, seq), (method, cursor.as_ref()), call, icons).await
         else {
             return;
         };
@@ -58,7 +58,7 @@ pub(crate) async fn start(
                 let rounds = Request {
                     shared: &shared,
                     client: &client,
-                    method: &method,
+                    method,
                     params: request.params,
                     meta: request.meta,
                     progress,
@@ -82,10 +82,10 @@ pub(crate) async fn start(
         match outcome {
             Ok(result) => {
                 let (mut result, mut notes) =
-                    translate_result(&method, cursor.as_ref(), result, &shared.config.profile);
-                notes.extend(removal_note(filter_icons(&method, &mut result, icons)));
+                    translate_result(method.name(), cursor.as_ref(), result, &shared.config.profile);
+                notes.extend(removal_note(filter_icons(method.name(), &mut result, icons)));
                 for note in &notes {
-                    shared.report(&method, note);
+                    shared.report(method.name(), note);
                 }
                 shared.reply(&id, result).await;
             }
@@ -113,18 +113,19 @@ async fn first_round(
     shared: &Shared,
     client: &Client,
     (id, seq): (&Id, u64),
-    (method, cursor): (&str, Option<&Value>),
+    (method, cursor): (Method, Option<&Value>),
     call: Call<'_>,
     icons: IconRule,
 ) -> Option<Result<Value, CallError>> {
-    if !raw::result::may_take(method, icons) {
+    if !method.may_stay_raw(client.is_remote()) {
         return Some(client.call(call).await);
     }
     let raw = match client.call_raw(call).await {
         Ok(Payload::Raw(raw)) => raw,
         other => return Some(other.and_then(Payload::into_value)),
     };
-    let Some((line, notes)) = raw::result::result_line(id, (method, cursor), &raw, &shared.config.profile, icons)
+    let Some((line, notes)) =
+        raw::result::result_line(id, (method.name(), cursor), &raw, &shared.config.profile, icons)
     else {
         return Some(Payload::Raw(raw).into_value());
     };
@@ -137,7 +138,7 @@ async fn first_round(
             tokio::task::yield_now().await;
         }
         for note in &notes {
-            shared.report(method, note);
+            shared.report(method.name(), note);
         }
     }
     None

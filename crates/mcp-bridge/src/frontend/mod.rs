@@ -21,6 +21,7 @@ pub(crate) use state::Phase;
 
 use crate::jsonrpc::Cause;
 use crate::listener::ListenTimings;
+use crate::method::{LimitClass, Method};
 use crate::pipe::LineReader;
 use crate::profile::Profile;
 use crate::translate::note::Note;
@@ -59,14 +60,12 @@ pub struct Timeouts {
 impl Timeouts {
     /// The time limit of one round of a forwarded request (the table of
     /// "Forwarded requests (M1)"); `round` is 1 for the first request.
-    /// Methods that are not forwarded never reach the upstream server and
-    /// get the list limit.
-    pub fn for_round(&self, method: &str, round: usize) -> Duration {
-        match method {
-            "tools/call" => self.call,
-            "prompts/get" | "resources/read" if round <= 1 => self.first_round,
-            "prompts/get" | "resources/read" => self.later_round,
-            _ => self.list,
+    pub(crate) fn for_round(&self, method: Method, round: usize) -> Duration {
+        match method.limit_class(round) {
+            LimitClass::List => self.list,
+            LimitClass::FirstRound => self.first_round,
+            LimitClass::LaterRound => self.later_round,
+            LimitClass::Call => self.call,
         }
     }
 }
@@ -217,6 +216,7 @@ async fn shutdown(shared: &Shared, exit: Exit) {
 mod tests {
     use super::Timeouts;
     use crate::listener::ListenTimings;
+    use crate::method::Method;
     use std::time::Duration;
 
     const MINUTE: u64 = 60;
@@ -241,7 +241,8 @@ mod tests {
             ("tools/call", 1, HOUR),
             ("tools/call", 2, HOUR),
         ] {
-            assert_eq!(t.for_round(method, round), Duration::from_secs(secs), "{method}, round {round}");
+            let Some(forwarded) = Method::parse(method) else { panic!("{method} is forwarded") };
+            assert_eq!(t.for_round(forwarded, round), Duration::from_secs(secs), "{method}, round {round}");
         }
     }
 

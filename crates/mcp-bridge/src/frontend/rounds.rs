@@ -8,6 +8,7 @@ use crate::input::checks::{check_round, Ask, Declared, InputRequest};
 use crate::input::questions::{self, continue_form, Answer, Expect, Question, CONTINUE_MESSAGE};
 use crate::input::{schema, url};
 use crate::jsonrpc::{self, code, reason, Cause};
+use crate::method::Method;
 use crate::translate::result::is_input_required;
 use crate::upstream::{Call, CallError, Client, ProgressSink, Slot};
 use serde_json::{json, Map, Value};
@@ -31,7 +32,7 @@ struct UrlStep {
 pub(crate) struct Request<'a> {
     pub shared: &'a Shared,
     pub client: &'a Client,
-    pub method: &'a str,
+    pub method: Method,
     pub params: Map<String, Value>,
     pub meta: Map<String, Value>,
     pub progress: Option<ProgressSink>,
@@ -79,7 +80,7 @@ async fn rounds(request: &Request<'_>, first: Value, steps: &mut Vec<UrlStep>) -
             params.insert("requestState".into(), Value::from(state.as_str()));
         }
         let call = Call {
-            method: request.method,
+            method: request.method.name(),
             params: &params,
             meta: &request.meta,
             timeout: request.shared.config.timeouts.for_round(request.method, round_number + 1),
@@ -253,17 +254,17 @@ fn is_invalid_params(error: &Value) -> bool {
 }
 
 /// The request-state rule: the server did not accept the saved state.
-fn request_state_rule(method: &str, error: Value, waited: Duration) -> Result<Value, CallError> {
+fn request_state_rule(method: Method, error: Value, waited: Duration) -> Result<Value, CallError> {
     let upstream_message = error.get("message").and_then(Value::as_str).unwrap_or("");
     tracing::warn!(
         waited = %format_wait(waited),
         "the upstream server did not accept the saved state of the request after the client's answers"
     );
-    let last = if method == "tools/call" { "Run the tool again." } else { "Send the request again." };
+    let last = if method == Method::ToolsCall { "Run the tool again." } else { "Send the request again." };
     let text = format!(
         "The upstream server did not accept the saved state of the request. The answer possibly came after the time limit of the state, or the server started again. Upstream message: {upstream_message}. {last}"
     );
-    if method == "tools/call" {
+    if method == Method::ToolsCall {
         return Ok(json!({"content": [{"type": "text", "text": text}], "isError": true}));
     }
     let mut out = Map::new();

@@ -7,11 +7,12 @@ use super::list;
 use super::scan::{Step, Text};
 use super::RawResult;
 use crate::jsonrpc::Id;
+use crate::method::Method;
 use crate::profile::Profile;
 use crate::translate::icons::IconRule;
 use crate::translate::initialize::SERVER_INFO_KEY;
 use crate::translate::note::Note;
-use crate::translate::result::{LIST_METHODS, MODERN_MEMBERS};
+use crate::translate::result::MODERN_MEMBERS;
 use bytes::{BufMut, Bytes, BytesMut};
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -69,14 +70,17 @@ pub(crate) fn result_line(
     for key in MODERN_MEMBERS {
         members.shift_remove(key);
     }
-    let mut edits =
-        if LIST_METHODS.contains(&method) { list::rules(&members, cursor, tools.flatten())? } else { Vec::new() };
+    let mut edits = if Method::parse(method).is_some_and(Method::is_list) {
+        list::rules(&members, cursor, tools.flatten())?
+    } else {
+        Vec::new()
+    };
     if let Some(meta) = members.get("_meta") {
         if let Some(edit) = server_meta(meta)? {
             edits.push(("_meta", edit));
         }
     }
-    if method == "tools/call" && !call_is_ready(&members, profile, icons.applies_to(method))? {
+    if method == Method::ToolsCall.name() && !call_is_ready(&members, profile, icons.applies_to(method))? {
         return None;
     }
     Some((response(id, &members, &edits, raw)?, notes))
@@ -137,7 +141,7 @@ fn response(id: &Id, members: &Members<'_>, edits: &[(&str, Edit)], raw: &RawRes
 /// at the resource links of the content: such a result takes the fast path
 /// when its content has none ([`call_is_ready`]).
 pub(crate) fn may_take(method: &str, icons: IconRule) -> bool {
-    !icons.applies_to(method) || method == "tools/call"
+    Method::parse(method).is_none_or(|m| m.may_stay_raw(icons == IconRule::DataOnly))
 }
 
 /// `_meta` loses the server information; a `_meta` then empty goes. One

@@ -9,6 +9,7 @@
 //! loses its `icons` member.
 
 use super::note::Note;
+use crate::method::Method;
 use serde_json::{Map, Value};
 
 /// Which icons of the upstream server the client gets.
@@ -35,19 +36,13 @@ impl IconRule {
     /// and of a `prompts/get` result's messages. [`filter_icons`] leaves
     /// every other result alone, and so can the fast path of results.
     pub(crate) fn applies_to(self, method: &str) -> bool {
-        self == IconRule::DataOnly && (list_items(method).is_some() || matches!(method, "tools/call" | "prompts/get"))
+        self == IconRule::DataOnly && Method::parse(method).is_some_and(Method::icons_filtered)
     }
 }
 
 /// The member of each list result that holds its items.
 fn list_items(method: &str) -> Option<&'static str> {
-    match method {
-        "tools/list" => Some("tools"),
-        "prompts/list" => Some("prompts"),
-        "resources/list" => Some("resources"),
-        "resources/templates/list" => Some("resourceTemplates"),
-        _ => None,
-    }
+    Method::parse(method).and_then(Method::list_items)
 }
 
 /// Applies the rule to a complete result of `method`: the items of the

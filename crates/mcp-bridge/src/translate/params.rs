@@ -5,18 +5,6 @@ use super::meta;
 use crate::profile::Profile;
 use serde_json::{Map, Value};
 
-/// The eight methods that both revisions have with the same name.
-pub(crate) const FORWARDED_METHODS: [&str; 8] = [
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "completion/complete",
-];
-
 /// A forwarded request after the params rules.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Forwarded {

@@ -6,11 +6,9 @@
 use super::initialize::SERVER_INFO_KEY;
 use super::items::normalize_input_schema;
 use super::note::Note;
+use crate::method::Method;
 use crate::profile::Profile;
 use serde_json::{Map, Value};
-
-/// The list results whose `nextCursor` must be a string.
-pub(crate) const LIST_METHODS: [&str; 4] = ["tools/list", "prompts/list", "resources/list", "resources/templates/list"];
 
 /// The members of revision 2026-07-28 that every result loses: the result
 /// type, and the caching hints that revision 2025-11-25 does not have.
@@ -42,7 +40,7 @@ pub(crate) fn translate_result(
         return (result, notes);
     };
     remove_modern_members(&mut result);
-    if LIST_METHODS.contains(&method) {
+    if Method::parse(method).is_some_and(Method::is_list) {
         next_cursor(&mut result, request_cursor, &mut notes);
     }
     match method {
