@@ -2,7 +2,7 @@
 //! as `structuredContent`), back to back and after a pause each.
 
 use crate::peer::{Peer, Request, Side};
-use crate::report::percentile;
+use crate::units::percentile;
 use crate::Result;
 use serde_json::{json, Value};
 use std::time::Duration;

@@ -33,21 +33,20 @@
 //!   relay, and on one CPU (`pin`).
 //! - `big`: the throughput of big results.
 //! - `shapes`: requests in flight, a long list, the start.
-//! - `report`: percentiles, units and the printed rows.
+//! - `units`: percentiles and units.
+//! - `report`: the printed rows.
 //! - `targets`: the speed targets beside the figures of the run.
 
 use big::{throughput, AFTER_IDLE};
 use latency::{expect_text, expect_tools, latency, on_one_cpu, LatencyRow, Operation};
 use options::{Options, USAGE};
 use peer::{drop_peer, Peer, Side};
-use report::{
-    file_kib, kib, mib, micros, percentile, print_idle_throughput, print_latency, print_memory, print_pair,
-    print_throughput,
-};
+use report::{file_kib, kib, mib, print_idle_throughput, print_latency, print_memory, print_pair, print_throughput};
 use serde_json::json;
 use setup::{describe_machine, Paths};
 use shapes::{in_flight, long_list, startup};
 use std::time::Duration;
+use units::{micros, percentile};
 
 mod big;
 mod latency;
@@ -58,6 +57,7 @@ mod report;
 mod setup;
 mod shapes;
 mod targets;
+mod units;
 
 type Result<T> = std::result::Result<T, String>;
 

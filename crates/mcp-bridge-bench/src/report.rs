@@ -1,26 +1,9 @@
-//! The printing of the figures: percentiles, units and the rows of each
-//! table of the report.
+//! The printing of the figures: the rows of each table of the report.
 
 use crate::big::{Throughput, AFTER_IDLE, BIG_BYTES};
 use crate::latency::LatencyRow;
+use crate::units::{micros, millis, percentile};
 use std::path::Path;
-use std::time::Duration;
-
-/// The sample at rank `p` (nearest rank).
-pub fn percentile(samples: &[Duration], p: f64) -> Duration {
-    let mut sorted = samples.to_vec();
-    sorted.sort_unstable();
-    let rank = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len().max(1));
-    sorted.get(rank - 1).copied().unwrap_or_default()
-}
-
-pub fn micros(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e6
-}
-
-pub fn millis(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
 
 pub fn print_latency(rows: &[LatencyRow], n: usize, warmup: usize) {
     println!();

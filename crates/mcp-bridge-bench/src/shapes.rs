@@ -3,8 +3,8 @@
 
 use crate::latency::expect_tools;
 use crate::peer::{drop_peer, Peer, Request, Side};
-use crate::report::{millis, percentile};
 use crate::setup::Paths;
+use crate::units::{millis, percentile};
 use crate::Result;
 use serde_json::json;
 use std::time::{Duration, Instant};
