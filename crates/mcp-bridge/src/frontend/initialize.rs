@@ -9,7 +9,7 @@ use crate::jsonrpc::{self, BridgeError, Cause, Id};
 use crate::translate::capabilities::client_capabilities;
 use crate::translate::icons::IconRule;
 use crate::translate::initialize::initialize_result;
-use crate::upstream::{self, Call, CallError, Client, Hooks, Identity, LogSink};
+use crate::upstream::{self, Call, CallError, Client, Connection, Hooks, Identity, LogSink, SignIn};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -27,16 +27,18 @@ pub(crate) fn start(shared: &Arc<Shared>, id: Id, params: Option<Value>) {
         let outcome = run(&shared, params, &token).await;
         let respond = shared.inflight.finish(&id, seq);
         match outcome {
-            Ok((client, result, declared)) if respond => {
+            Ok((Connection { client, sign_in }, result, declared)) if respond => {
                 let capabilities = result.get("capabilities").and_then(Value::as_object).cloned().unwrap_or_default();
+                if let Some(sign_in) = &sign_in {
+                    sign_in.end_interactive();
+                }
                 // Step 7: ready before the result goes out, because the next
                 // requests of the client can come at once.
-                shared.set_ready(Ready { client: client.clone(), capabilities, declared });
-                client.end_interactive_sign_in();
+                shared.set_ready(Ready { client: client.clone(), sign_in, capabilities, declared });
                 watch_upstream(&shared, client);
                 shared.reply(&id, result).await;
             }
-            Ok((client, _, _)) => fail(&shared, Some(client), None, &id).await,
+            Ok((connection, _, _)) => fail(&shared, Some(connection.client), None, &id).await,
             Err((client, error)) => fail(&shared, client, respond.then_some(error), &id).await,
         }
     });
@@ -50,17 +52,18 @@ async fn run(
     shared: &Arc<Shared>,
     params: Option<Value>,
     token: &tokio_util::sync::CancellationToken,
-) -> Result<(Client, Value, Declared), Failure> {
+) -> Result<(Connection, Value, Declared), Failure> {
     let params = valid_params(params.as_ref()).ok_or((None, Cause::InvalidParams.into()))?;
     let identity = Identity {
         client_info: params.get("clientInfo").cloned().unwrap_or(Value::Null),
         capabilities: client_capabilities(params.get("capabilities").unwrap_or(&Value::Null)),
     };
     let identity_capabilities = identity.capabilities.clone();
-    let client = connect(shared, identity).map_err(|e| (None, e))?;
+    let connection = connect(shared, identity).map_err(|e| (None, e))?;
+    let (client, sign_in) = (&connection.client, connection.sign_in.as_ref());
     // A sign-in can start during server/discover: then its limit is the
     // discover limit and the sign-in limit together.
-    let limit = if client.needs_sign_in() {
+    let limit = if sign_in.is_some_and(SignIn::may_start) {
         shared.config.timeouts.discover + shared.config.timeouts.sign_in
     } else {
         shared.config.timeouts.discover
@@ -79,7 +82,7 @@ async fn run(
     };
     let discover = match client.call(call).await {
         Ok(result) if result.is_object() => result,
-        Ok(_) => return Err((Some(client), discover_error(None, "the result is not an object".into()))),
+        Ok(_) => return Err((Some(client.clone()), discover_error(None, "the result is not an object".into()))),
         Err(CallError::Upstream { error, status }) => {
             let code = error.get("code").and_then(Value::as_i64);
             let message = jsonrpc::server_text(error.get("message").and_then(Value::as_str).unwrap_or(""));
@@ -90,26 +93,26 @@ async fn run(
                 Some(status) => error.with_status(status),
                 None => error,
             };
-            return Err((Some(client), error));
+            return Err((Some(client.clone()), error));
         }
         Err(CallError::Bridge(error)) if error.cause == Cause::Timeout => {
             // The limit stopped a sign-in: the error names the sign-in.
-            if let Some(sign_in) = client.sign_in_timeout() {
-                return Err((Some(client), sign_in));
+            if let Some(stopped) = sign_in.and_then(SignIn::stopped_error) {
+                return Err((Some(client.clone()), stopped));
             }
-            return Err((Some(client), discover_error(None, jsonrpc::no_response(None, limit))));
+            return Err((Some(client.clone()), discover_error(None, jsonrpc::no_response(None, limit))));
         }
-        Err(CallError::Bridge(error)) => return Err((Some(client), error)),
+        Err(CallError::Bridge(error)) => return Err((Some(client.clone()), error)),
         // The discover call asks the client nothing.
-        Err(CallError::Verbatim(error)) => return Err((Some(client), discover_error(None, error.to_string()))),
-        Err(CallError::Canceled) => return Err((Some(client), Cause::Canceled.into())),
+        Err(CallError::Verbatim(error)) => return Err((Some(client.clone()), discover_error(None, error.to_string()))),
+        Err(CallError::Canceled) => return Err((Some(client.clone()), Cause::Canceled.into())),
     };
     let icons = IconRule::for_upstream(client.is_remote());
     let (result, note) = initialize_result(&discover, &shared.config.profile, &shared.config.fallback_name, icons);
     if let Some(note) = &note {
         shared.report("initialize", note);
     }
-    Ok((client, result, declared))
+    Ok((connection, result, declared))
 }
 
 fn discover_error(code: Option<i64>, detail: String) -> BridgeError {
@@ -119,7 +122,7 @@ fn discover_error(code: Option<i64>, detail: String) -> BridgeError {
 
 /// Steps 3 and 4: start the upstream command, or make the client for the
 /// URL.
-fn connect(shared: &Arc<Shared>, identity: Identity) -> Result<Client, BridgeError> {
+fn connect(shared: &Arc<Shared>, identity: Identity) -> Result<Connection, BridgeError> {
     let hooks = Hooks {
         on_log: log_sink(shared),
         log_level: shared.log_level.clone(),

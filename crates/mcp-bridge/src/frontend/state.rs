@@ -8,7 +8,7 @@ use crate::listener::Listener;
 use crate::output::Output;
 use crate::sync::lock;
 use crate::translate::note::{Level, Note};
-use crate::upstream::{Client, LogLevel};
+use crate::upstream::{Client, LogLevel, SignIn};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -36,6 +36,8 @@ pub(crate) enum Phase {
 #[derive(Clone)]
 pub(crate) struct Ready {
     pub client: Client,
+    /// The sign-in of an upstream at a URL with sign-in.
+    pub sign_in: Option<SignIn>,
     /// The capabilities of the initialize result.
     pub capabilities: Map<String, Value>,
     /// What the client declared for input requests.

@@ -25,6 +25,7 @@ pub(crate) fn initialized(shared: &Shared) {
     *slot = if listener::wanted(&ready.capabilities) {
         let setup = Setup {
             client: ready.client.clone(),
+            sign_in: ready.sign_in.clone(),
             out: shared.out.clone(),
             capabilities: ready.capabilities.clone(),
             timings: shared.config.timeouts.listen,

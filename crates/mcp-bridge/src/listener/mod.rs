@@ -21,7 +21,7 @@ pub(crate) mod policy;
 
 use crate::jsonrpc::Id;
 use crate::output::Output;
-use crate::upstream::Client;
+use crate::upstream::{Client, SignIn};
 use events::Lists;
 use serde_json::{Map, Value};
 use std::time::Duration;
@@ -78,6 +78,8 @@ pub(crate) struct Change {
 /// What the listener needs from the front end.
 pub(crate) struct Setup {
     pub client: Client,
+    /// A stream refused for its sign-in opens again after the next one.
+    pub sign_in: Option<SignIn>,
     pub out: Output,
     /// The capabilities of the initialize result.
     pub capabilities: Map<String, Value>,

@@ -14,7 +14,7 @@ use crate::jsonrpc::reason;
 use crate::jsonrpc::{self, BridgeError, Cause};
 use crate::output::Output;
 use crate::sync::lock;
-use crate::upstream::{Client, Listen, StreamEnd, StreamSink, StreamStop, LISTEN_METHOD};
+use crate::upstream::{Client, Listen, SignIn, StreamEnd, StreamSink, StreamStop, LISTEN_METHOD};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::pin::Pin;
@@ -45,6 +45,7 @@ enum Next {
 pub(crate) struct Owner {
     board: Arc<Mutex<Board>>,
     client: Client,
+    sign_in: Option<SignIn>,
     out: Output,
     timings: ListenTimings,
     changes: mpsc::Receiver<Change>,
@@ -80,6 +81,7 @@ impl Owner {
         Owner {
             board: Arc::new(Mutex::new(Board::new(Lists::declared(&setup.capabilities)))),
             client: setup.client,
+            sign_in: setup.sign_in,
             out: setup.out,
             timings,
             changes,
@@ -128,13 +130,12 @@ impl Owner {
                 None => std::future::pending().await,
             }
         };
-        let after_sign_in = self.reopen_after_sign_in;
-        let client = &self.client;
+        let sign_in = self.sign_in.as_ref().filter(|_| self.reopen_after_sign_in);
         let reopen = async {
-            match reopen.as_mut() {
-                Some(sleep) => sleep.await,
-                None if after_sign_in => client.next_sign_in().await,
-                None => std::future::pending().await,
+            match (reopen.as_mut(), sign_in) {
+                (Some(sleep), _) => sleep.await,
+                (None, Some(sign_in)) => sign_in.completed().await,
+                (None, None) => std::future::pending().await,
             }
         };
         tokio::select! {

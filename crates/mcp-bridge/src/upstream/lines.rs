@@ -1,7 +1,8 @@
-//! Newline-delimited JSON over a pipe: a bounded write queue with its
-//! writer task, and a reader task that decodes each line and hands it to
-//! the client inline. stdio uses it with a child process; the in-memory
-//! link of the embedded mode can use it over a duplex.
+//! Newline-delimited JSON over a pipe, the transport of stdio and of the
+//! in-memory link: a bounded write queue with its writer task, and a
+//! reader task that decodes each line and hands it to the client inline.
+//! Both start the same way ([`open`], then [`Pipe::start`]); they differ
+//! only in who owns the far end and so names the cause of its end.
 
 use super::Client;
 use crate::framing::{self, Frame};
@@ -33,12 +34,6 @@ pub(super) struct Lines {
 }
 
 impl Lines {
-    /// The sending half and the queue its writer task drains.
-    pub(super) fn new(stop: Option<oneshot::Sender<Stop>>) -> (Lines, mpsc::Receiver<Line>) {
-        let (tx, queue) = mpsc::channel(WRITE_QUEUE);
-        (Lines { writer: Mutex::new(Some(tx)), stop: Mutex::new(stop) }, queue)
-    }
-
     /// Queues a line, waiting while the queue is full. `not_connected`
     /// when the pipe is closed, by us or because its writer failed: the
     /// owner of the pipe then marks the connection lost with the cause it
@@ -84,13 +79,93 @@ impl Lines {
     }
 }
 
-/// Starts the writer task of a pipe. It ends with an error when a write
-/// failed: the far end stopped reading for good.
-pub(super) fn start_writer<W>(out: W, queue: mpsc::Receiver<Line>) -> JoinHandle<std::io::Result<()>>
+/// The far end of a pipe and the queue of its writer, ready to start once
+/// the client exists. One shape for every pipe: a child's stdin and
+/// stdout, the in-memory link's duplex.
+pub(super) struct Pipe<R, W> {
+    read: R,
+    write: W,
+    queue: mpsc::Receiver<Line>,
+    max_line_bytes: usize,
+}
+
+/// Opens a pipe over `read` and `write`: its sending half, for the
+/// transport, and the pipe to [`Pipe::start`]. `stop` asks the owner of
+/// the far end to stop (the supervisor of a child); `None` when nothing
+/// owns it.
+pub(super) fn open<R, W>(
+    (read, write): (R, W),
+    max_line_bytes: usize,
+    stop: Option<oneshot::Sender<Stop>>,
+) -> (Lines, Pipe<R, W>) {
+    let (tx, queue) = mpsc::channel(WRITE_QUEUE);
+    let lines = Lines { writer: Mutex::new(Some(tx)), stop: Mutex::new(stop) };
+    (lines, Pipe { read, write, queue, max_line_bytes })
+}
+
+impl<R, W> Pipe<R, W>
 where
+    R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    tokio::spawn(write_lines(out, queue))
+    /// Starts the writer task and the reader task, which hands each line
+    /// to `client`.
+    pub(super) fn start(self, client: Client) -> PipeTasks {
+        PipeTasks {
+            writer: Some(tokio::spawn(write_lines(self.write, self.queue))),
+            reader: Some(tokio::spawn(read_lines(client, self.read, self.max_line_bytes))),
+        }
+    }
+}
+
+/// The tasks of a pipe; `None` once a task ended.
+pub(super) struct PipeTasks {
+    writer: Option<JoinHandle<std::io::Result<()>>>,
+    reader: Option<JoinHandle<()>>,
+}
+
+impl PipeTasks {
+    /// Resolves when the connection ended on our side of the pipe: the
+    /// reader reached the end, or a write failed (the far end stopped
+    /// reading for good). The writer's own end (we closed the pipe) is no
+    /// loss; then only the reader counts.
+    pub(super) async fn ended(&mut self) {
+        loop {
+            let (reading, writing) = (self.reader.is_some(), self.writer.is_some());
+            let (reader, writer) = (&mut self.reader, &mut self.writer);
+            let failed = tokio::select! {
+                _ = async { reader.as_mut()?.await.ok() }, if reading => {
+                    self.reader = None;
+                    true
+                }
+                written = async { writer.as_mut()?.await.ok() }, if writing => {
+                    self.writer = None;
+                    matches!(written, Some(Err(_)))
+                }
+                else => false,
+            };
+            if failed {
+                return;
+            }
+            if self.reader.is_none() && self.writer.is_none() {
+                return std::future::pending().await;
+            }
+        }
+    }
+
+    /// Gives the reader `limit` to read what is left; `false` when it did
+    /// not end in time.
+    pub(super) async fn drain(&mut self, limit: Duration) -> bool {
+        match self.reader.as_mut() {
+            Some(reader) => tokio::time::timeout(limit, reader).await.is_ok(),
+            None => true,
+        }
+    }
+
+    pub(super) fn abort(&self) {
+        self.writer.iter().for_each(JoinHandle::abort);
+        self.reader.iter().for_each(JoinHandle::abort);
+    }
 }
 
 /// Reads the pipe and hands each decoded line to the client inline: the
@@ -98,8 +173,8 @@ where
 /// returns at the end of the pipe; the owner of the pipe knows what that
 /// end means (a child that stopped, or only closed its output) and marks
 /// the connection lost with that cause.
-pub(super) async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, max_line_bytes: usize) {
-    // The buffer of a big line serves the next one (`framing::KeptBuffer`).
+async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, max_line_bytes: usize) {
+    // The buffer of a big line serves the next one (`pipe::KeptBuffer`).
     let spare = KeptBuffer::default();
     let mut reader = LineReader::new(input, max_line_bytes).with_spare(spare.clone());
     loop {
@@ -118,28 +193,4 @@ pub(super) async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, m
         }
     }
     tracing::info!("the upstream connection closed");
-}
-
-/// Starts both halves of a pipe whose far end no process of ours owns
-/// (the in-memory link): the end of either half is the loss of the
-/// connection, with the cause `closed`.
-pub(super) fn start_link<R, W>(
-    client: Client,
-    (read, write): (R, W),
-    queue: mpsc::Receiver<Line>,
-    max_line_bytes: usize,
-) where
-    R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    let writer = start_writer(write, queue);
-    tokio::spawn(async move {
-        let reader = read_lines(client.clone(), read, max_line_bytes);
-        tokio::pin!(reader);
-        tokio::select! {
-            () = &mut reader => {}
-            Ok(Err(_)) = writer => {}
-        }
-        client.mark_lost(BridgeError::new(Cause::Closed));
-    });
 }

@@ -9,6 +9,7 @@
 //! relative to the responses.
 
 pub(crate) mod command;
+mod connect;
 pub(crate) mod http;
 mod lines;
 mod pending;
@@ -18,6 +19,9 @@ mod stdio;
 mod stream;
 mod transport;
 
+pub(crate) use connect::{connect, Connection};
+pub use connect::{MemoryLink, UpstreamSpec};
+pub(crate) use http::auth::SignIn;
 pub(crate) use pending::{ProgressSink, Reply};
 pub use stdio::StdioCommand;
 pub(crate) use stream::{Listen, StreamEnd, StreamEvent, StreamSink, StreamStop, LISTEN_METHOD, SUBSCRIPTION_ID_KEY};
@@ -41,6 +45,11 @@ pub(crate) const PROTOCOL_VERSION: &str = "2026-07-28";
 pub(crate) const UPSTREAM_MAX_DEPTH: usize = 128;
 /// At most this many requests in flight, as `max_in_flight_requests`.
 pub(crate) const MAX_IN_FLIGHT: usize = 256;
+
+/// Sees each result of a call before its caller does, with the call's
+/// method: a transport that learns from results (the headers that a
+/// `tools/list` teaches HTTP) changes or learns from it here.
+pub(crate) type ResultObserver = Arc<dyn Fn(&str, &mut Value) + Send + Sync>;
 
 /// Receives each valid `notifications/message` of the upstream server.
 pub(crate) type LogSink = Arc<dyn Fn(Value) + Send + Sync>;
@@ -203,59 +212,6 @@ impl Drop for Slot {
     }
 }
 
-/// Where the upstream server is.
-#[derive(Debug, Clone)]
-pub enum UpstreamSpec {
-    /// A child process over stdio.
-    Stdio(StdioCommand),
-    /// A server at a URL, over Streamable HTTP.
-    Http(Box<http::HttpOptions>),
-    /// A server in this process, over an in-memory duplex (the embedded
-    /// mode). A factory, because a failed `initialize` starts the upstream
-    /// again.
-    Memory(MemoryLink),
-}
-
-/// Makes the client's end of a new in-memory link to a server in this
-/// process; the server serves the other end.
-#[derive(Clone)]
-pub struct MemoryLink(pub Arc<dyn Fn() -> tokio::io::DuplexStream + Send + Sync>);
-
-impl std::fmt::Debug for MemoryLink {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("MemoryLink")
-    }
-}
-
-/// Makes the client for an upstream server (steps 3 and 4 of the first
-/// initialize): starts the command, or makes the HTTP client for the URL.
-/// `max_line_bytes` bounds each line of a pipe.
-pub(crate) fn connect(
-    spec: &UpstreamSpec,
-    identity: Identity,
-    hooks: Hooks,
-    max_line_bytes: usize,
-) -> Result<Client, BridgeError> {
-    match spec {
-        UpstreamSpec::Stdio(command) => {
-            let (transport, pipes) = stdio::spawn(command, max_line_bytes)?;
-            let client = Client::new(transport, identity, hooks);
-            pipes.start(client.clone());
-            Ok(client)
-        }
-        UpstreamSpec::Memory(link) => {
-            let (lines, queue) = lines::Lines::new(None);
-            let client = Client::new(Transport::Lines(lines), identity, hooks);
-            lines::start_link(client.clone(), tokio::io::split((link.0)()), queue, max_line_bytes);
-            Ok(client)
-        }
-        UpstreamSpec::Http(options) => {
-            let http = http::Http::new(options, hooks.consent.clone())?;
-            Ok(Client::new(Transport::Http(http), identity, hooks))
-        }
-    }
-}
-
 struct Inner {
     transport: Transport,
     table: Mutex<Table>,
@@ -267,6 +223,8 @@ struct Inner {
     /// The keys of the upstream client in every `_meta` but the log level.
     fixed_meta: request::FixedMeta,
     hooks: Hooks,
+    /// Sees each result before its caller does.
+    observer: Option<ResultObserver>,
     /// `Some` once the connection is lost, with the error for every
     /// later request.
     lost: watch::Sender<Option<BridgeError>>,
@@ -279,7 +237,7 @@ pub(crate) struct Client {
 }
 
 impl Client {
-    fn new(transport: Transport, identity: Identity, hooks: Hooks) -> Client {
+    fn new(transport: Transport, identity: Identity, hooks: Hooks, observer: Option<ResultObserver>) -> Client {
         let (lost, _) = watch::channel(None);
         Client {
             inner: Arc::new(Inner {
@@ -290,38 +248,10 @@ impl Client {
                 in_flight: AtomicUsize::new(0),
                 fixed_meta: request::FixedMeta::new(&identity.client_info, &identity.capabilities),
                 hooks,
+                observer,
                 lost,
             }),
         }
-    }
-
-    /// Whether a request now could start a sign-in: then the discover limit
-    /// grows by the sign-in limit.
-    pub(crate) fn needs_sign_in(&self) -> bool {
-        self.inner.transport.needs_sign_in()
-    }
-
-    /// The `sign_in_timeout` error when a sign-in runs now (a time limit
-    /// that stops it names the sign-in, not the request).
-    pub(crate) fn sign_in_timeout(&self) -> Option<BridgeError> {
-        self.inner.transport.sign_in_timeout()
-    }
-
-    /// Resolves at the next completed sign-in; never for an upstream
-    /// without a sign-in.
-    pub(crate) async fn next_sign_in(&self) {
-        let Some(mut sign_ins) = self.inner.transport.sign_ins() else {
-            return std::future::pending().await;
-        };
-        if sign_ins.changed().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    }
-
-    /// The first initialize is over: a later sign-in needs the consent of
-    /// the client.
-    pub(crate) fn end_interactive_sign_in(&self) {
-        self.inner.transport.end_interactive();
     }
 
     /// Whether the upstream server is remote: it selects the icon rule.
@@ -441,14 +371,14 @@ impl Client {
             biased;
             reply = reply => match reply {
                 Ok(Reply::Result(mut result)) => {
-                    if call.method == "tools/list" {
-                        self.inner.transport.observe_tools(&mut result);
+                    if let Some(observe) = &self.inner.observer {
+                        observe(call.method, &mut result);
                     }
                     Ok(Payload::Value(result))
                 }
-                // No raw result is a `tools/list` to observe: a pipe
-                // observes none, and the icon rule of an upstream at a URL
-                // keeps its lists on the full path (`raw::result::may_take`).
+                // No raw result is one to observe: only an upstream at a
+                // URL has an observer, for its `tools/list`, and a remote
+                // `tools/list` never stays raw (`Method::may_stay_raw`).
                 Ok(Reply::Raw(raw)) => Ok(Payload::Raw(raw)),
                 Ok(Reply::Error(error, status)) => Err(CallError::Upstream { error, status }),
                 Ok(Reply::Failed(error)) => Err(CallError::Bridge(error)),

@@ -5,17 +5,16 @@
 //! stderr into the log (the child's stderr never reaches a message to the
 //! client), and a supervisor owns the child.
 
-use super::lines::{self, Lines, Stop};
-use super::transport::Transport;
+use super::lines::{self, Lines, Pipe, PipeTasks, Stop};
 use super::Client;
 use crate::framing::Frame;
 use crate::jsonrpc::{BridgeError, Cause};
 use crate::pipe::LineReader;
 use std::ffi::OsString;
-use std::process::Stdio as Pipe;
+use std::process::Stdio;
 use std::time::Duration;
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 /// How long the reader may still read after the child exited by itself.
@@ -35,25 +34,22 @@ pub struct StdioCommand {
 }
 
 /// The child and its pipes, which need tasks once the client exists.
-pub(super) struct Pipes {
+pub(super) struct Spawned {
     child: Child,
-    stdout: ChildStdout,
+    pipe: Pipe<ChildStdout, ChildStdin>,
     stderr: ChildStderr,
-    stdin: ChildStdin,
-    queue: mpsc::Receiver<crate::pipe::Line>,
     stop: oneshot::Receiver<Stop>,
-    max_line_bytes: usize,
 }
 
-/// Starts the command: the transport, and the pipes to start once the
-/// client exists.
-pub(super) fn spawn(command: &StdioCommand, max_line_bytes: usize) -> Result<(Transport, Pipes), BridgeError> {
+/// Starts the command: the sending half of its pipe, and the child to
+/// start once the client exists.
+pub(super) fn spawn(command: &StdioCommand, max_line_bytes: usize) -> Result<(Lines, Spawned), BridgeError> {
     // On Windows, `npx` is found as `npx.cmd` (`super::command`).
     let mut child = Command::new(super::command::spawnable(&command.program))
         .args(&command.args)
-        .stdin(Pipe::piped())
-        .stdout(Pipe::piped())
-        .stderr(Pipe::piped())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .map_err(|err| {
@@ -66,73 +62,36 @@ pub(super) fn spawn(command: &StdioCommand, max_line_bytes: usize) -> Result<(Tr
     };
     crate::pipe::widen_pipe(&stdout);
     let (stop_tx, stop) = oneshot::channel();
-    let (lines, queue) = Lines::new(Some(stop_tx));
-    Ok((Transport::Lines(lines), Pipes { child, stdout, stderr, stdin, queue, stop, max_line_bytes }))
+    let (lines, pipe) = lines::open((stdout, stdin), max_line_bytes, Some(stop_tx));
+    Ok((lines, Spawned { child, pipe, stderr, stop }))
 }
 
-impl Pipes {
-    /// Starts the writer, reader, stderr and supervisor tasks.
+impl Spawned {
+    /// Starts the pipe's tasks, the drain of stderr and the supervisor.
     pub(super) fn start(self, client: Client) {
-        let tasks = Tasks {
-            writer: Some(lines::start_writer(self.stdin, self.queue)),
-            reader: Some(tokio::spawn(lines::read_lines(client.clone(), self.stdout, self.max_line_bytes))),
-            stderr: tokio::spawn(drain_stderr(self.stderr)),
-        };
+        let tasks = Tasks { pipe: self.pipe.start(client.clone()), stderr: tokio::spawn(drain_stderr(self.stderr)) };
         tokio::spawn(supervise(self.child, self.stop, client, tasks));
     }
 }
 
-/// The tasks of the child's pipes; `None` once a task ended.
+/// The tasks of the child's pipes.
 struct Tasks {
-    writer: Option<JoinHandle<std::io::Result<()>>>,
-    reader: Option<JoinHandle<()>>,
+    pipe: PipeTasks,
     stderr: JoinHandle<()>,
 }
 
 impl Tasks {
-    /// Resolves when the connection ended on our side of the pipes: the
-    /// child's stdout ended, or a write to its stdin failed. The writer's
-    /// own end (we closed the child's stdin) is no loss; then only the
-    /// reader counts.
-    async fn ended(&mut self) {
-        loop {
-            let (reading, writing) = (self.reader.is_some(), self.writer.is_some());
-            let (reader, writer) = (&mut self.reader, &mut self.writer);
-            let failed = tokio::select! {
-                _ = async { reader.as_mut()?.await.ok() }, if reading => {
-                    self.reader = None;
-                    true
-                }
-                written = async { writer.as_mut()?.await.ok() }, if writing => {
-                    self.writer = None;
-                    matches!(written, Some(Err(_)))
-                }
-                else => false,
-            };
-            if failed {
-                return;
-            }
-            if self.reader.is_none() && self.writer.is_none() {
-                return std::future::pending().await;
-            }
-        }
-    }
-
     /// Gives the reader a moment to read what the child wrote before it
     /// exited. A process that the child left behind can hold the pipe
     /// open, so then the reader stops all the same.
     async fn drain(&mut self) {
-        let Some(reader) = self.reader.as_mut() else {
-            return;
-        };
-        if tokio::time::timeout(EXIT_DRAIN, reader).await.is_err() {
+        if !self.pipe.drain(EXIT_DRAIN).await {
             tracing::warn!("the upstream command exited, but a process that it started keeps its stdout open");
         }
     }
 
     fn abort(&self) {
-        self.writer.iter().for_each(JoinHandle::abort);
-        self.reader.iter().for_each(JoinHandle::abort);
+        self.pipe.abort();
         self.stderr.abort();
     }
 }
@@ -151,7 +110,7 @@ async fn supervise(mut child: Child, mut stop: oneshot::Receiver<Stop>, client: 
             exited = true;
             None
         }
-        () = tasks.ended() => {
+        () = tasks.pipe.ended() => {
             // A child that stops closes its pipes a moment before its
             // exit is known: wait that moment before calling it alive.
             if let Ok(status) = tokio::time::timeout(EXIT_NOTICE, child.wait()).await {

@@ -4,6 +4,17 @@
 //! the same lines over a duplex), `Http` posts each message to a URL
 //! (Streamable HTTP).
 //!
+//! | transport | started by          | far end owned by    | remote |
+//! |-----------|---------------------|---------------------|--------|
+//! | stdio     | `stdio::spawn`      | the supervisor      | no     |
+//! | memory    | `lines::open`       | nobody (`closed`)   | no     |
+//! | HTTP      | `http::Http::new`   | the server          | yes    |
+//!
+//! The seam is what all three do: send, send soon, abandon a request,
+//! close. What only a URL has (a sign-in, the headers that a `tools/list`
+//! teaches) reaches the client and the front end as hooks made at
+//! connection time (`connect`), never as no-op methods here.
+//!
 //! A transport only moves messages. What it receives goes to
 //! [`Client::receive`] inline, one message at a time; a request that fails
 //! on its way (an HTTP status, a broken stream) goes to
@@ -70,49 +81,12 @@ impl Transport {
     }
 
     /// The request is abandoned: over HTTP its stream closes, which is the
-    /// cancellation signal of the transport.
+    /// cancellation signal of the transport; a pipe has no stream of its
+    /// own per request.
     pub(super) fn forget(&self, id: u64) {
         match self {
             Transport::Lines(_) => {}
             Transport::Http(http) => http.forget(id),
-        }
-    }
-
-    /// A `tools/list` result on its way to the caller: over HTTP, the
-    /// transport learns the `x-mcp-header` arguments of each tool and
-    /// leaves out the tools whose annotations are not valid.
-    pub(super) fn observe_tools(&self, result: &mut Value) {
-        match self {
-            Transport::Lines(_) => {}
-            Transport::Http(http) => http.observe_tools(result),
-        }
-    }
-
-    /// Whether the next request could start a sign-in.
-    pub(super) fn needs_sign_in(&self) -> bool {
-        matches!(self, Transport::Http(http) if http.needs_sign_in())
-    }
-
-    /// The `sign_in_timeout` error of a sign-in that runs now.
-    pub(super) fn sign_in_timeout(&self) -> Option<BridgeError> {
-        match self {
-            Transport::Lines(_) => None,
-            Transport::Http(http) => http.sign_in_timeout(),
-        }
-    }
-
-    /// Changes at each completed sign-in; `None` for a transport without.
-    pub(super) fn sign_ins(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
-        match self {
-            Transport::Lines(_) => None,
-            Transport::Http(http) => http.sign_ins(),
-        }
-    }
-
-    /// The first initialize is over: later sign-ins need the client.
-    pub(super) fn end_interactive(&self) {
-        if let Transport::Http(http) = self {
-            http.end_interactive();
         }
     }
 

@@ -17,6 +17,7 @@
 pub(crate) mod auth;
 pub(crate) mod body;
 pub(crate) mod headers;
+mod tools;
 
 pub use reqwest::Url;
 
@@ -145,7 +146,7 @@ pub(super) struct Http {
     headers: HeaderMap,
     max_response_bytes: usize,
     /// The `Mcp-Param-*` headers of each tool, from the last `tools/list`.
-    tools: Mutex<HashMap<String, Vec<headers::ParamHeader>>>,
+    tools: tools::ToolHeaders,
     /// The task that reads the body of each request in flight.
     bodies: Mutex<HashMap<u64, AbortHandle>>,
     /// The buffer of a big body, for the next one (`framing::KeptBuffer`).
@@ -193,7 +194,7 @@ impl Http {
             basic,
             headers,
             max_response_bytes: options.max_response_bytes,
-            tools: Mutex::default(),
+            tools: tools::ToolHeaders::default(),
             bodies: Mutex::default(),
             spare: KeptBuffer::default(),
         })
@@ -275,29 +276,6 @@ impl Http {
         }
     }
 
-    /// Whether a request now could start a sign-in (no token valid for
-    /// more than a minute).
-    pub(super) fn needs_sign_in(&self) -> bool {
-        self.auth.as_ref().is_some_and(|a| !a.has_valid_token())
-    }
-
-    /// The sign-in that runs, when one does: its time limit error.
-    pub(super) fn sign_in_timeout(&self) -> Option<BridgeError> {
-        self.auth.as_ref().filter(|a| a.take_signing_in()).map(|a| a.timeout_error())
-    }
-
-    /// Changes at each completed sign-in; `None` without a sign-in.
-    pub(super) fn sign_ins(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
-        self.auth.as_ref().map(|a| a.sign_ins())
-    }
-
-    /// The first initialize is over: a later sign-in needs the client.
-    pub(super) fn end_interactive(&self) {
-        if let Some(auth) = &self.auth {
-            auth.end_interactive();
-        }
-    }
-
     /// Posts a notification from a task of its own, without waiting for it.
     pub(super) fn send_soon(&self, message: &Value) {
         let token = self.auth.as_ref().and_then(|a| a.current());
@@ -316,33 +294,27 @@ impl Http {
         }
     }
 
+    /// The handle of the sign-in, when the server has one.
+    pub(super) fn sign_in(&self) -> Option<auth::SignIn> {
+        self.auth.clone().map(auth::SignIn::new)
+    }
+
+    /// The observer of the client's results: a `tools/list` result teaches
+    /// the transport the headers of each tool's calls.
+    pub(super) fn result_observer(&self) -> super::ResultObserver {
+        let tools = self.tools.clone();
+        Arc::new(move |method, result| {
+            if method == "tools/list" {
+                tools.observe(result);
+            }
+        })
+    }
+
     /// Drops every stream.
     pub(super) fn close(&self) {
         for (_, task) in lock(&self.bodies).drain() {
             task.abort();
         }
-    }
-
-    /// Learns the `Mcp-Param-*` headers of the tools of a `tools/list`
-    /// result, and removes each tool whose `x-mcp-header` annotations
-    /// break a rule of the page, with a warning.
-    pub(super) fn observe_tools(&self, result: &mut Value) {
-        let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else { return };
-        let mut known = lock(&self.tools);
-        tools.retain(|tool| {
-            let name = tool.get("name").and_then(Value::as_str).unwrap_or("").to_owned();
-            match headers::tool_headers(tool) {
-                Ok(params) => {
-                    known.insert(name, params);
-                    true
-                }
-                Err(reason) => {
-                    tracing::warn!(tool = %name, %reason, "left out a tool with an x-mcp-header that is not valid");
-                    known.remove(&name);
-                    false
-                }
-            }
-        });
     }
 
     /// The POST of one message, with the headers of the page and those of
@@ -366,12 +338,8 @@ impl Http {
             request = request.header("Mcp-Name", name);
         }
         if method == "tools/call" {
-            let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or("");
-            if let Some(params_headers) = lock(&self.tools).get(tool) {
-                let arguments = params.and_then(|p| p.get("arguments"));
-                for (name, value) in headers::param_values(arguments, params_headers) {
-                    request = request.header(name, value);
-                }
+            for (name, value) in self.tools.of_call(params) {
+                request = request.header(name, value);
             }
         }
         request.body(message.body.clone())

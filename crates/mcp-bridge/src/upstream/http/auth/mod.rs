@@ -7,10 +7,14 @@
 //! - `challenge`: the `WWW-Authenticate` header (pure);
 //! - `discovery`: protected resource and authorization server metadata;
 //! - `fetch`: every request of the sign-in, bounded in size and time;
+//! - `handle`: the sign-in as the layers above see it ([`SignIn`]);
 //! - `register`: pre-registered, metadata document, dynamic registration;
-//! - `listener`: the redirect listener and the one-time start URL;
+//! - `redirect`: the redirect listener and the one-time start URL;
+//! - `device`, `place`: the device grant, and where the bridge runs;
 //! - `signin`: PKCE, the `iss` check, the token and refresh requests;
-//! - `store`: the registrations and tokens, per resource and issuer.
+//! - `store`: the registrations and tokens, per resource and issuer;
+//!   `record` is what it keeps of a server, `vault` where the secrets
+//!   live, `shared` the read-modify-write that bridges on one server share.
 //!
 //! No token, code, verifier, secret, URL path or query reaches a message,
 //! a detail or a log line.
@@ -19,6 +23,7 @@ pub(crate) mod challenge;
 mod device;
 pub(crate) mod discovery;
 mod fetch;
+mod handle;
 mod place;
 mod record;
 pub(crate) mod redirect;
@@ -29,6 +34,7 @@ mod store;
 mod vault;
 
 pub use fetch::TIME_LIMIT as REQUEST_TIME_LIMIT;
+pub(crate) use handle::SignIn;
 pub use place::{Place, Remote};
 pub use register::ClientOptions;
 pub use store::{Store, StoreError};

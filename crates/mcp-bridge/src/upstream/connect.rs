@@ -1,0 +1,80 @@
+//! Connecting to the upstream server (steps 3 and 4 of the first
+//! initialize): each kind of upstream makes its transport, the client over
+//! it, and the hooks that only it has; then its tasks start, once the
+//! client exists for them to hand messages to.
+
+use super::http::{self, auth::SignIn};
+use super::lines;
+use super::stdio::{self, StdioCommand};
+use super::transport::Transport;
+use super::{Client, Hooks, Identity};
+use crate::jsonrpc::{BridgeError, Cause};
+use std::sync::Arc;
+
+/// Where the upstream server is.
+#[derive(Debug, Clone)]
+pub enum UpstreamSpec {
+    /// A child process over stdio.
+    Stdio(StdioCommand),
+    /// A server at a URL, over Streamable HTTP.
+    Http(Box<http::HttpOptions>),
+    /// A server in this process, over an in-memory duplex (the embedded
+    /// mode). A factory, because a failed `initialize` starts the upstream
+    /// again.
+    Memory(MemoryLink),
+}
+
+/// Makes the client's end of a new in-memory link to a server in this
+/// process; the server serves the other end.
+#[derive(Clone)]
+pub struct MemoryLink(pub Arc<dyn Fn() -> tokio::io::DuplexStream + Send + Sync>);
+
+impl std::fmt::Debug for MemoryLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MemoryLink")
+    }
+}
+
+/// A connected upstream: the client, and the handle of its sign-in when it
+/// has one (a URL with sign-in).
+pub(crate) struct Connection {
+    pub client: Client,
+    pub sign_in: Option<SignIn>,
+}
+
+/// Makes the client for an upstream server: starts the command, opens the
+/// in-memory link, or makes the HTTP client for the URL. `max_line_bytes`
+/// bounds each line of a pipe.
+pub(crate) fn connect(
+    spec: &UpstreamSpec,
+    identity: Identity,
+    hooks: Hooks,
+    max_line_bytes: usize,
+) -> Result<Connection, BridgeError> {
+    match spec {
+        UpstreamSpec::Stdio(command) => {
+            let (lines, child) = stdio::spawn(command, max_line_bytes)?;
+            let client = Client::new(Transport::Lines(lines), identity, hooks, None);
+            child.start(client.clone());
+            Ok(Connection { client, sign_in: None })
+        }
+        UpstreamSpec::Memory(link) => {
+            let (lines, pipe) = lines::open(tokio::io::split((link.0)()), max_line_bytes, None);
+            let client = Client::new(Transport::Lines(lines), identity, hooks, None);
+            let mut tasks = pipe.start(client.clone());
+            // Nothing of ours owns the far end: its end is `closed`.
+            let lost = client.clone();
+            tokio::spawn(async move {
+                tasks.ended().await;
+                lost.mark_lost(BridgeError::new(Cause::Closed));
+            });
+            Ok(Connection { client, sign_in: None })
+        }
+        UpstreamSpec::Http(options) => {
+            let http = http::Http::new(options, hooks.consent.clone())?;
+            let (sign_in, observer) = (http.sign_in(), http.result_observer());
+            let client = Client::new(Transport::Http(http), identity, hooks, Some(observer));
+            Ok(Connection { client, sign_in })
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! What a `tools/list` result teaches the HTTP transport: the
+//! `Mcp-Param-*` headers of each tool's calls (2026-07-28
+//! `basic/transports/streamable-http.md`, `x-mcp-header`).
+
+use super::headers::{self, ParamHeader};
+use crate::sync::lock;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The `Mcp-Param-*` headers of each tool, from the last `tools/list`.
+/// Cheap to clone: the transport reads it for each call, the client's
+/// result observer writes it.
+#[derive(Clone, Default)]
+pub(super) struct ToolHeaders(Arc<Mutex<HashMap<String, Vec<ParamHeader>>>>);
+
+impl ToolHeaders {
+    /// Learns the headers of the tools of a `tools/list` result, and
+    /// removes each tool whose `x-mcp-header` annotations break a rule of
+    /// the page, with a warning.
+    pub(super) fn observe(&self, result: &mut Value) {
+        let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else { return };
+        let mut known = lock(&self.0);
+        tools.retain(|tool| {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("").to_owned();
+            match headers::tool_headers(tool) {
+                Ok(params) => {
+                    known.insert(name, params);
+                    true
+                }
+                Err(reason) => {
+                    tracing::warn!(tool = %name, %reason, "left out a tool with an x-mcp-header that is not valid");
+                    known.remove(&name);
+                    false
+                }
+            }
+        });
+    }
+
+    /// The headers and their values for a `tools/call` with `params`.
+    pub(super) fn of_call(&self, params: Option<&Map<String, Value>>) -> Vec<(String, String)> {
+        let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or("");
+        let known = lock(&self.0);
+        match known.get(tool) {
+            Some(headers) => headers::param_values(params.and_then(|p| p.get("arguments")), headers),
+            None => Vec::new(),
+        }
+    }
+}
