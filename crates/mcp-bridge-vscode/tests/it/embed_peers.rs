@@ -8,11 +8,8 @@
 //! Each test runs its driver against a new demo process and checks one rule
 //! of the document the driver prints (described at the top of each driver).
 
-mod common;
-mod harness;
-
-use common::{assert_json, node, peers, run_bounded, step, DRIVER_LIMIT};
-use harness::repo_root;
+use crate::support::peers::{node, peers, run_bounded, step, DRIVER_LIMIT};
+use crate::support::{assert_json, repo_root};
 use serde_json::{json, Value};
 use std::process::Command;
 

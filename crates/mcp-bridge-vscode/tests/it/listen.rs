@@ -3,9 +3,8 @@
 //! The waits of the table of ends are scaled down with the hidden option
 //! `--test-listen-ms BACKOFF,MAX,STABLE,ACK`.
 
-mod harness;
-
-use harness::{bridge_error, repo_root, Bridge, NO_METHOD};
+use crate::support::driver::Driver;
+use crate::support::{bridge_error, repo_root, NO_METHOD};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -95,8 +94,8 @@ impl Upstream {
     }
 }
 
-fn start(upstream: &Upstream, options: &[&str], bridge_options: &[&str]) -> Bridge {
-    let mut bridge = Bridge::start(bridge_options, &upstream.command(options));
+fn start(upstream: &Upstream, options: &[&str], bridge_options: &[&str]) -> Driver {
+    let mut bridge = Driver::start(bridge_options, &upstream.command(options));
     bridge.initialize();
     bridge
 }
@@ -110,7 +109,7 @@ fn updated(uri: &str) -> Value {
 }
 
 /// Sends a request and returns the lines before its response, and the response.
-fn exchange(bridge: &mut Bridge, id: Value, method: &str, params: Value) -> (Vec<Value>, Value) {
+fn exchange(bridge: &mut Driver, id: Value, method: &str, params: Value) -> (Vec<Value>, Value) {
     bridge.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
     let mut before = Vec::new();
     loop {
@@ -122,7 +121,7 @@ fn exchange(bridge: &mut Bridge, id: Value, method: &str, params: Value) -> (Vec
     }
 }
 
-fn emit(bridge: &mut Bridge, id: u64, events: Value) -> Vec<Value> {
+fn emit(bridge: &mut Driver, id: u64, events: Value) -> Vec<Value> {
     let (before, response) =
         exchange(bridge, json!(id), "tools/call", json!({"name": "emit", "arguments": {"events": events}}));
     assert_eq!(response["result"]["content"][0]["text"], "emitted", "{response}");
@@ -265,7 +264,7 @@ fn a_change_that_fails_before_its_ack_keeps_the_old_stream_and_gives_the_error()
     );
     assert_eq!(bridge.recv(), list_changed());
     let subscribe =
-        |bridge: &mut Bridge, id: u64| exchange(bridge, json!(id), "resources/subscribe", json!({"uri": "file:///a"}));
+        |bridge: &mut Driver, id: u64| exchange(bridge, json!(id), "resources/subscribe", json!({"uri": "file:///a"}));
     // A JSON-RPC error of the upstream server goes to the client unchanged.
     let (_, response) = subscribe(&mut bridge, 1);
     assert_eq!(response["error"], json!({"code": -32603, "message": "listen refused"}));
@@ -414,7 +413,7 @@ fn at_the_end_of_the_input_the_listener_cancels_its_stream_and_the_bridge_exits_
     assert_eq!(bridge.recv(), list_changed());
     let id = upstream.wait_listens(1)[0]["id"].clone();
     bridge.close_stdin();
-    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).code(), Some(0));
+    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).status.code(), Some(0));
     assert_eq!(upstream.cancellations(), [(id, json!("the client closed the connection"))]);
 }
 
@@ -422,7 +421,7 @@ fn at_the_end_of_the_input_the_listener_cancels_its_stream_and_the_bridge_exits_
 fn the_stream_carries_the_log_level_of_the_client() {
     // "Logging (M3)": each upstream request and each listen stream has the level in its _meta.
     let upstream = Upstream::new("level");
-    let mut bridge = Bridge::start(&[], &upstream.command(&[]));
+    let mut bridge = Driver::start(&[], &upstream.command(&[]));
     assert_eq!(bridge.request(json!("l"), "logging/setLevel", json!({"level": "notice"}))["result"], json!({}));
     bridge.initialize();
     assert_eq!(bridge.recv(), list_changed());
@@ -446,7 +445,7 @@ fn a_list_change_written_before_each_result_reaches_the_client_before_it_in_1000
 fn subscribe_before_ready_follows_the_rule_of_requests_before_ready() {
     // The message table: a request before ready gets -32601 with the modern _meta, else -32600.
     let upstream = Upstream::new("early");
-    let mut bridge = Bridge::start(&[], &upstream.command(&[]));
+    let mut bridge = Driver::start(&[], &upstream.command(&[]));
     let plain = bridge.request(json!(1), "resources/subscribe", json!({"uri": "file:///a"}));
     assert_eq!(
         plain["error"],

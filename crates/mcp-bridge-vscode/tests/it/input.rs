@@ -2,16 +2,15 @@
 //! (M2)", "Pending requests of the bridge"), driven line by line against
 //! the scripted fake upstream.
 
-mod harness;
-
-use harness::*;
+use crate::support::driver::Driver;
+use crate::support::*;
 use serde_json::{json, Value};
 use std::time::Duration;
 
 const CAPS: &str = r#"{"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {"listChanged": true}}"#;
 
-fn bridge_with(options: &[&str]) -> Bridge {
-    let mut bridge = Bridge::start(options, &fake_upstream(&[]));
+fn bridge_with(options: &[&str]) -> Driver {
+    let mut bridge = Driver::start(options, &fake_upstream(&[]));
     let caps: Value = serde_json::from_str(CAPS).unwrap_or_default();
     let init = bridge.initialize_with(caps);
     assert!(init.get("result").is_some(), "{init}");
@@ -31,11 +30,11 @@ fn url(address: &str) -> Value {
     json!({"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in", "url": address}})
 }
 
-fn call_script(bridge: &mut Bridge, id: Value, steps: Value) {
+fn call_script(bridge: &mut Driver, id: Value, steps: Value) {
     bridge.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "script", "arguments": {"steps": steps}}}));
 }
 
-fn answer(bridge: &mut Bridge, id: &Value, result: Value) {
+fn answer(bridge: &mut Driver, id: &Value, result: Value) {
     bridge.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
 }
 
@@ -243,7 +242,7 @@ fn at_the_end_of_the_input_open_questions_are_withdrawn_with_their_reason() {
         bridge.recv(),
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": question["id"], "reason": "the client closed the connection"}})
     );
-    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).code(), Some(0));
+    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).status.code(), Some(0));
 }
 
 #[test]

@@ -2,14 +2,13 @@
 //! checked on what the upstream server received: the fake upstream's
 //! `echo` tool returns the line it read.
 
-mod harness;
-
-use harness::{fake_upstream, Bridge};
+use crate::support::driver::Driver;
+use crate::support::fake_upstream;
 use serde_json::{json, Map, Value};
 
 /// The `_meta` the upstream server received for a `tools/call` whose
 /// `_meta` is `meta`; the request itself must succeed.
-fn received_meta(bridge: &mut Bridge, id: u64, meta: Value) -> Map<String, Value> {
+fn received_meta(bridge: &mut Driver, id: u64, meta: Value) -> Map<String, Value> {
     let response = bridge.request(json!(id), "tools/call", json!({"name": "echo", "arguments": {}, "_meta": meta}));
     let raw = response["result"]["structuredContent"]["raw"].as_str().unwrap_or_else(|| panic!("no echo: {response}"));
     let line: Value = serde_json::from_str(raw).unwrap_or_else(|e| panic!("the upstream read no JSON ({e}): {raw}"));
@@ -40,7 +39,7 @@ fn each_client_meta_key_passes_only_when_every_rule_allows_it() {
         ("io.modelcontextprotocol/logLevel", false, "a key of the upstream client"),
         ("io.modelcontextprotocol/subscriptionId", false, "a key of the upstream client"),
     ];
-    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     bridge.initialize();
     for (i, (key, passes, rule)) in cases.iter().enumerate() {
         let value = json!({"nested": [1, "two"], "n": i});
@@ -64,7 +63,7 @@ fn each_client_meta_key_passes_only_when_every_rule_allows_it() {
 fn the_progress_token_of_the_client_stays_with_the_bridge() {
     // "The progress token stays with the bridge for the progress rule": the upstream server gets
     // the id of the round as its token, never the client's token.
-    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     bridge.initialize();
     let meta = received_meta(&mut bridge, 1, json!({"progressToken": "client-token"}));
     let token = meta.get("progressToken").cloned().unwrap_or(Value::Null);
@@ -74,7 +73,7 @@ fn the_progress_token_of_the_client_stays_with_the_bridge() {
 #[test]
 fn after_logging_set_level_each_request_carries_the_level() {
     // "Logging (M3)": the level of logging/setLevel goes into the _meta of each later request.
-    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     bridge.initialize();
     assert!(received_meta(&mut bridge, 1, json!({})).get("io.modelcontextprotocol/logLevel").is_none());
     assert_eq!(bridge.request(json!(2), "logging/setLevel", json!({"level": "error"}))["result"], json!({}));

@@ -4,11 +4,8 @@
 //! tools change the tool list, update a resource and log
 //! (tests/peers/python/live_server.py, scenario `live` of client.mjs).
 
-mod common;
-mod harness;
-
-use common::*;
-use harness::repo_root;
+use crate::support::peers::*;
+use crate::support::{assert_json, repo_root};
 use serde_json::{json, Value};
 
 fn live_server() -> Vec<String> {

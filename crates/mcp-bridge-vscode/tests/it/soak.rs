@@ -21,10 +21,7 @@
 //! send; a cancel is not sent when the response already came, so the count
 //! of cancellations can differ by a few from run to run.
 
-mod common;
-mod harness;
-
-use harness::driver::*;
+use crate::support::driver::*;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -233,7 +230,7 @@ fn soak_mixed_traffic_with_cancellations_and_large_results_loses_nothing_and_ans
     let seed = env_u64("MCP_BRIDGE_SOAK_SEED", 0x6d63_702d_6272_6964);
     let mut rng = Rng(seed);
     let start = Instant::now();
-    let mut driver = Driver::start(&[], &common::python_server());
+    let mut driver = Driver::start(&[], &crate::support::peers::python_server());
     driver.initialize();
 
     let mut expected: HashMap<u64, Expect> = HashMap::new();

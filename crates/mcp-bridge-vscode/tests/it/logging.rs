@@ -1,9 +1,8 @@
 //! Logging (behaviour spec, "Logging (M3)"): `logging/setLevel` keeps the
 //! level and answers `{}` in each state, and the level goes upstream.
 
-mod harness;
-
-use harness::{bridge_error, fake_upstream, Bridge};
+use crate::support::driver::Driver;
+use crate::support::{bridge_error, fake_upstream};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -12,7 +11,7 @@ fn invalid_params() -> Value {
 }
 
 #[track_caller]
-fn assert_set_level(bridge: &mut Bridge, id: &str) {
+fn assert_set_level(bridge: &mut Driver, id: &str) {
     assert_eq!(bridge.request(json!(id), "logging/setLevel", json!({"level": "notice"}))["result"], json!({}));
     for (i, params) in [json!({"level": "loud"}), json!({}), json!([]), json!({"level": 3})].into_iter().enumerate() {
         let bad = format!("{id}-bad-{i}");
@@ -23,7 +22,7 @@ fn assert_set_level(bridge: &mut Bridge, id: &str) {
 #[test]
 fn set_level_answers_in_initializing_and_in_closing_and_refuses_invalid_params() {
     // initializing: the upstream does not answer server/discover.
-    let mut bridge = Bridge::start(&["--discover-timeout", "3"], &fake_upstream(&["--discover", "stall"]));
+    let mut bridge = Driver::start(&["--discover-timeout", "3"], &fake_upstream(&["--discover", "stall"]));
     bridge.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}}}));
     std::thread::sleep(Duration::from_millis(300));
@@ -31,18 +30,18 @@ fn set_level_answers_in_initializing_and_in_closing_and_refuses_invalid_params()
     drop(bridge);
 
     // closing, after the loss of the upstream server.
-    let mut bridge = Bridge::start(&["--test-shutdown-grace-ms", "3000"], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&["--test-shutdown-grace-ms", "3000"], &fake_upstream(&[]));
     bridge.initialize();
     let lost = bridge.request(json!(1), "tools/call", json!({"name": "exit"}));
     assert_eq!(lost["error"]["data"]["cause"], "upstream_exited");
     assert_set_level(&mut bridge, "closing");
     bridge.close_stdin();
-    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).code(), Some(1));
+    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).status.code(), Some(1));
 }
 
 #[test]
 fn a_level_chosen_before_initialize_goes_with_the_first_requests() {
-    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     assert_eq!(bridge.request(json!(1), "logging/setLevel", json!({"level": "alert"}))["result"], json!({}));
     bridge.initialize();
     let response = bridge.request(json!(2), "tools/call", json!({"name": "echo"}));
@@ -53,7 +52,7 @@ fn a_level_chosen_before_initialize_goes_with_the_first_requests() {
 
 #[test]
 fn each_log_message_at_or_above_the_level_goes_to_the_client_without_the_upstream_meta() {
-    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     bridge.initialize();
     assert_eq!(bridge.request(json!(1), "logging/setLevel", json!({"level": "warning"}))["result"], json!({}));
     let levels = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
@@ -82,7 +81,6 @@ fn each_log_message_at_or_above_the_level_goes_to_the_client_without_the_upstrea
 /// 128 KiB limit of one argument.
 #[test]
 fn every_r6_line_of_a_long_list_reaches_stderr_in_order_before_the_exit() {
-    use harness::driver::Driver;
     const TOOLS: usize = 400;
     let tools: Vec<Value> = (0..TOOLS)
         .map(|i| {

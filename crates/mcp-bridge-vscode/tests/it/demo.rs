@@ -2,14 +2,12 @@
 //! `rmcp`) through the bridge: structured results, the text mirror and
 //! progress, as VS Code gets them.
 
-mod harness;
-
-use harness::Bridge;
+use crate::support::driver::Driver;
 use serde_json::json;
 
-fn demo_bridge() -> Bridge {
+fn demo_bridge() -> Driver {
     let exe = env!("CARGO_BIN_EXE_mcp-bridge-vscode").to_string();
-    let mut bridge = Bridge::start(&[], &[exe, "demo-server".into()]);
+    let mut bridge = Driver::start(&[], &[exe, "demo-server".into()]);
     bridge.initialize();
     // The demo declares tools.listChanged: the first listen stream's
     // acknowledgment gives the list change of the gap ("Events after a gap").

@@ -15,13 +15,12 @@
 //! Each test names the rule of ../shared/spec/bridge-translation-rules.txt it
 //! checks. `scripts/test` installs the peers and sets `MCP_BRIDGE_PEERS`; a
 //! missing peer fails the test. Every run is bounded: the driver stops itself
-//! after 60 s and is killed after 90 s, the raw-line harness waits 15 s a line.
+//! after 60 s and is killed after 90 s, the line driver of the bridge waits
+//! 20 s a line.
 
-mod common;
-mod harness;
-
-use common::*;
-use harness::{bridge_error, Bridge};
+use crate::support::driver::Driver;
+use crate::support::peers::*;
+use crate::support::{assert_json, bridge_error};
 use serde_json::{json, Value};
 use std::process::Command;
 use std::time::Duration;
@@ -252,7 +251,7 @@ fn after_a_failed_discover_the_bridge_stays_open_and_initialize_can_be_sent_agai
     // "When a step fails, the front end stops the upstream server and sets the
     // state awaiting_initialize. Then it sends the error. The bridge stays open,
     // and the client can send initialize again."
-    let mut bridge = Bridge::start(&["--discover-timeout", "20"], &everything_server());
+    let mut bridge = Driver::start(&["--discover-timeout", "20"], &everything_server());
     let params =
         json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}});
     let expected_error = json!({"code": -32601, "message": DISCOVER_FAILED, "data": {"cause": "discover_failed", "detail": "Method not found"}});
@@ -282,7 +281,7 @@ fn after_a_failed_discover_the_bridge_stays_open_and_initialize_can_be_sent_agai
     bridge.assert_alive();
     // The exit code is 0 at the end of stdin.
     bridge.close_stdin();
-    assert_eq!(bridge.wait_exit(Duration::from_secs(15)).code(), Some(0));
+    assert_eq!(bridge.wait_exit(Duration::from_secs(15)).status.code(), Some(0));
 }
 
 /// The events after the acknowledgment of the first listen stream, for a
@@ -302,7 +301,7 @@ fn without_list_changes(messages: &Value) -> Vec<Value> {
 
 /// Reads the three events after the first acknowledgment of the listen
 /// stream, which come at once after `notifications/initialized`.
-fn take_gap_events(bridge: &mut Bridge) {
+fn take_gap_events(bridge: &mut Driver) {
     for expected in gap_events() {
         assert_json("an event after the first acknowledgment", &bridge.recv(), &expected);
     }
@@ -394,7 +393,7 @@ fn the_stop_button_cancels_a_typescript_v2_tool_call_and_the_connection_goes_on(
 fn raw_lines_progress_token_0_then_the_result_from_the_python_server() {
     // Progress (M1), on the exact lines: token 0, the upstream's progress,
     // total and message, no _meta; the response after the last progress.
-    let mut bridge = Bridge::start(&[], &python_server());
+    let mut bridge = Driver::start(&[], &python_server());
     bridge.initialize();
     take_gap_events(&mut bridge);
     bridge.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "slow", "arguments": {"seconds": 0.1, "steps": 1}, "_meta": {"progressToken": 0}}}));
@@ -424,7 +423,7 @@ fn raw_lines_progress_token_0_then_the_result_from_the_python_server() {
 #[test]
 fn raw_lines_a_canceled_call_to_the_python_server_gets_no_response() {
     // Cancellation (M1): "A canceled request gets no response", also with a string id.
-    let mut bridge = Bridge::start(&[], &python_server());
+    let mut bridge = Driver::start(&[], &python_server());
     bridge.initialize();
     take_gap_events(&mut bridge);
     bridge.send(&json!({"jsonrpc": "2.0", "id": "long", "method": "tools/call", "params": {"name": "slow", "arguments": {"seconds": 20}}}));
@@ -433,7 +432,7 @@ fn raw_lines_a_canceled_call_to_the_python_server_gets_no_response() {
     bridge.expect_silence(Duration::from_millis(700));
     bridge.assert_alive();
     bridge.close_stdin();
-    assert_eq!(bridge.wait_exit(Duration::from_secs(15)).code(), Some(0));
+    assert_eq!(bridge.wait_exit(Duration::from_secs(15)).status.code(), Some(0));
 }
 
 // --- Self-checks of the peers, without the bridge --------------------------------
@@ -477,7 +476,7 @@ fn peer_self_check_server_everything_answers_server_discover_with_method_not_fou
     let upstream = everything_server();
     let mut cmd = Command::new(&upstream[0]);
     cmd.args(&upstream[1..]);
-    let mut server = Bridge::spawn(cmd);
+    let mut server = Driver::spawn(cmd);
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "self-check", "version": "1"},

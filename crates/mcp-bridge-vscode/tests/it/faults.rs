@@ -1,5 +1,5 @@
 //! Fault injection with real processes (issue 6, item 2): the real binary
-//! between a counting client driver (`harness::driver`) and the scripted
+//! between a counting client driver (`support::driver`) and the scripted
 //! fake upstream (tests/fake/upstream.py), which misbehaves on command.
 //!
 //! Each scenario checks the exact error objects of the behaviour spec's
@@ -9,10 +9,8 @@
 //! id over everything the bridge wrote until it exited, that every request
 //! got exactly one response or, where the spec says so, none.
 
-mod harness;
-
-use harness::driver::*;
-use harness::{bridge_error, fake_upstream, UPSTREAM_STOPPED};
+use crate::support::driver::*;
+use crate::support::{bridge_error, fake_upstream, UPSTREAM_STOPPED};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -152,7 +150,7 @@ fn upstream_exits_before_discover_initialize_gets_upstream_exited_and_the_bridge
     let mut driver = Driver::start(&[], &fake_upstream(&["--discover", "exit"]));
     let response = driver.initialize_with(json!({}));
     assert_eq!(response, upstream_exited(json!("init")));
-    driver.assert_alive("p1");
+    driver.assert_alive_amid("p1");
     let early = driver.call(json!(1), "tools/list", json!({}));
     assert_eq!(
         early,
@@ -194,7 +192,7 @@ fn upstream_exits_in_the_middle_of_a_request_every_request_in_flight_gets_upstre
     // A later request in the grace, and ping, which keeps its rule.
     let later = driver.call(json!("later"), "tools/list", json!({}));
     assert_eq!(later, upstream_exited(json!("later")));
-    driver.assert_alive("p1");
+    driver.assert_alive_amid("p1");
     // No end of stdin: the bridge exits by itself after the grace.
     let ended = driver.wait_exit(EXIT);
     assert_no_panic(&ended);
@@ -228,7 +226,7 @@ fn an_upstream_that_closes_its_stdout_gives_closed_and_the_end_of_input_ends_it_
     assert_eq!(call, closed(json!(1)));
     let later = driver.call(json!(2), "tools/list", json!({}));
     assert_eq!(later, closed(json!(2)));
-    driver.assert_alive("p1");
+    driver.assert_alive_amid("p1");
     let pid = record.pid();
     assert!(process_runs(pid), "the child lives on with its stdout closed");
     driver.close_stdin();
@@ -490,8 +488,8 @@ fn answers_out_of_order_reach_their_own_requests() {
     driver.initialize();
     driver.send(&call_tool(json!("first"), "gather", json!({"count": 2, "tag": "first"})));
     driver.send(&call_tool(json!("second"), "gather", json!({"count": 2, "tag": "second"})));
-    let a = driver.next();
-    let b = driver.next();
+    let a = driver.recv();
+    let b = driver.recv();
     assert_eq!(
         (a, b),
         (text_response(json!("second"), "gather second"), text_response(json!("first"), "gather first"))
@@ -527,7 +525,7 @@ fn a_response_after_a_cancellation_is_dropped() {
     assert_eq!(probe, text_response(json!("probe"), "real"));
     // The 20 late answers, and the unknown id of the probe's tool.
     driver.wait_stderr(DROPPED_UNKNOWN, 21);
-    driver.assert_alive("p1");
+    driver.assert_alive_amid("p1");
     end_of_input(&mut driver, 0);
     assert_never_answered(&driver.seen, &canceled);
     let all = [json!("init"), json!("probe"), json!("p1")];
@@ -563,7 +561,7 @@ fn closing_stdin_with_256_requests_in_flight_answers_none_of_them_and_exits_0() 
         })
         .collect();
     driver.send_burst(&burst);
-    driver.assert_alive("p1");
+    driver.assert_alive_amid("p1");
     // All 256 are upstream, so all are in flight at the end of the input.
     record.wait_calls(256);
     let started = Instant::now();
@@ -627,7 +625,7 @@ fn canceling_everything_answers_nothing_and_frees_every_place() {
     let canceled = ids(0..256);
     let burst: Vec<Value> = canceled.iter().map(|id| call_tool(id.clone(), "stall", json!({}))).collect();
     driver.send_burst(&burst);
-    driver.assert_alive("p1");
+    driver.assert_alive_amid("p1");
     let cancels: Vec<Value> = canceled.iter().map(cancel).collect();
     driver.send_burst(&cancels);
     let upstream = record.wait_cancels(256);
@@ -673,7 +671,7 @@ fn a_busy_upstream_gets_the_cancellation_of_every_call_that_reached_it() {
     let burst: Vec<Value> =
         canceled.iter().map(|id| call_tool(id.clone(), "stall", json!({"padding": padding}))).collect();
     driver.send_burst(&burst);
-    driver.assert_alive("p1");
+    driver.assert_alive_amid("p1");
     driver.send_burst(&canceled.iter().map(cancel).collect::<Vec<_>>());
     assert_eq!(driver.response(&json!("pause")), text_response(json!("pause"), "paused"));
     // A request queued after everything: its answer means that the fake
@@ -729,10 +727,10 @@ fn answers_to_unknown_or_resolved_bridge_ids_get_no_answer() {
     ];
     driver.send_burst(&strays);
     driver.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":\"b-77\",\"result\":{oops}\n");
-    driver.assert_alive("p1");
+    driver.assert_alive_amid("p1");
 
     driver.send(&call_tool(json!("ask"), "script", json!({"steps": steps})));
-    let question = driver.next();
+    let question = driver.recv();
     assert_eq!(question["method"], "elicitation/create", "{question}");
     let qid = question["id"].clone();
     assert_eq!(qid, "b-1", "the stray answers took no id");
@@ -754,17 +752,17 @@ fn answers_to_unknown_or_resolved_bridge_ids_get_no_answer() {
 
     // A question withdrawn by the cancel of its request; its late answer is dropped.
     driver.send(&call_tool(json!("gone"), "script", json!({"steps": steps})));
-    let question = driver.next();
+    let question = driver.recv();
     let qid = question["id"].clone();
     assert_eq!(qid, "b-2", "{question}");
     driver.cancel(&json!("gone"));
-    let withdrawn = driver.next();
+    let withdrawn = driver.recv();
     assert_eq!(
         withdrawn,
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "b-2", "reason": "the client canceled the request"}})
     );
     driver.send(&json!({"jsonrpc": "2.0", "id": qid, "result": {"action": "accept", "content": {"name": "Late"}}}));
-    driver.assert_alive("p2");
+    driver.assert_alive_amid("p2");
     end_of_input(&mut driver, 0);
     assert_never_answered(&driver.seen, &[json!("gone")]);
     let all = [json!("init"), json!("p1"), json!("ask"), json!("p2")];
@@ -826,7 +824,7 @@ fn huge_and_deep_lines_between_valid_ones_each_get_their_one_answer() {
         ok("v5"),
         text_response(json!("v6"), "real"),
     ];
-    let got: Vec<Value> = expected.iter().map(|_| driver.next()).collect();
+    let got: Vec<Value> = expected.iter().map(|_| driver.recv()).collect();
     assert_eq!(got, expected);
     end_of_input(&mut driver, 0);
     let counts = responses_per_id(&driver.seen);
@@ -856,13 +854,13 @@ fn a_line_one_byte_over_the_default_limit_gets_line_too_long_and_the_next_is_ser
     line.push_str("{\"jsonrpc\":\"2.0\",\"id\":\"next\",\"method\":\"ping\"}\n");
     driver.send_raw(line.as_bytes());
     assert_eq!(
-        driver.next(),
+        driver.recv(),
         error_response(
             json!("big"),
             bridge_error(-32600, LINE_TOO_LONG, "line_too_long", Some("limit: 67108864 bytes"))
         )
     );
-    assert_eq!(driver.next(), json!({"jsonrpc": "2.0", "id": "next", "result": {}}));
+    assert_eq!(driver.recv(), json!({"jsonrpc": "2.0", "id": "next", "result": {}}));
     end_of_input(&mut driver, 0);
     assert_answered_once(&driver.seen, &[json!("init"), json!("big"), json!("next")]);
     assert_only_answered(&driver.seen, &[json!("init"), json!("big"), json!("next")]);
@@ -922,7 +920,7 @@ fn the_upstream_stops_while_a_question_waits_the_question_is_withdrawn_and_the_r
         "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}});
     let steps = json!([{"resultType": "input_required", "inputRequests": {"who": form}}]);
     driver.send(&call_tool(json!("ask"), "script", json!({"steps": steps})));
-    let question = driver.next();
+    let question = driver.recv();
     assert_eq!((question["id"].clone(), question["method"].clone()), (json!("b-1"), json!("elicitation/create")));
     let dies = driver.call(json!("dies"), "tools/call", json!({"name": "exit"}));
     assert_eq!(dies, upstream_exited(json!("dies")));
@@ -936,7 +934,7 @@ fn the_upstream_stops_while_a_question_waits_the_question_is_withdrawn_and_the_r
     );
     assert_eq!(driver.response(&json!("ask")), upstream_exited(json!("ask")));
     driver.send(&json!({"jsonrpc": "2.0", "id": "b-1", "result": {"action": "accept", "content": {"name": "Late"}}}));
-    driver.assert_alive("p1");
+    driver.assert_alive_amid("p1");
     let ended = driver.wait_exit(EXIT);
     assert_no_panic(&ended);
     assert_eq!(ended.status.code(), Some(1));
@@ -967,7 +965,7 @@ fn an_upstream_that_stops_reading_still_gives_every_request_its_timeout() {
             vec![&error_response(id.clone(), bridge_error(-32603, TIMEOUT, "timeout", Some(detail)))]
         );
     }
-    driver.assert_alive("p1");
+    driver.assert_alive_amid("p1");
     end_of_input(&mut driver, 0);
     let mut answered = all;
     answered.extend([json!("init"), json!("p1")]);
@@ -985,7 +983,7 @@ fn the_end_of_the_input_exits_0_even_when_a_grandchild_keeps_the_upstream_stdout
     let upstream = vec!["sh".to_string(), "-c".to_string(), format!("{fake}; true")];
     let mut driver = Driver::start(&["--test-shutdown-grace-ms", "300"], &upstream);
     driver.initialize();
-    driver.assert_alive("p1");
+    driver.assert_alive_amid("p1");
     end_of_input(&mut driver, 0);
     assert_answered_once(&driver.seen, &[json!("init"), json!("p1")]);
 }
@@ -1001,7 +999,7 @@ fn an_upstream_that_answers_twice_gets_its_first_answer_through_once() {
     driver.send_burst(&burst);
     let all = ids(0..50);
     driver.wait_responses(&all, STEP);
-    driver.assert_alive("p1");
+    driver.assert_alive_amid("p1");
     end_of_input(&mut driver, 0);
     for id in &all {
         assert_eq!(responses_to(&driver.seen, id), vec![&text_response(id.clone(), "first")]);
@@ -1113,7 +1111,7 @@ fn an_upstream_that_stalls_on_discover_fails_initialize_once_and_the_bridge_stay
             bridge_error(-32603, DISCOVER_FAILED, "discover_failed", Some("no response in 1 s"))
         )
     );
-    driver.assert_alive("p1");
+    driver.assert_alive_amid("p1");
     end_of_input(&mut driver, 0);
     assert_answered_once(&driver.seen, &[json!("init"), json!("p1")]);
     assert_only_answered(&driver.seen, &[json!("init"), json!("p1")]);
@@ -1138,7 +1136,7 @@ fn after_the_loss_of_the_upstream_every_request_gets_upstream_exited_except_ping
             bridge_error(-32601, "The server does not have this method.", "method_not_found", None)
         )
     );
-    driver.assert_alive("p1");
+    driver.assert_alive_amid("p1");
     let init =
         json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}});
     assert_eq!(driver.call(json!(4), "initialize", init), upstream_exited(json!(4)));

@@ -3,7 +3,6 @@
 //! also prints `OTHER <m>`, and the HTTP peers of tests/peers). The wait for
 //! the line is bounded; the server's stdin is a pipe that the test holds, so
 //! the server ends when the test drops it (and is killed besides).
-#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdin, Command, Stdio};

@@ -15,15 +15,10 @@
 //! (`PATH_SECRET`, `QUERY_SECRET`): no message, detail or log line may hold
 //! them.
 
-mod common;
-mod harness;
-mod served;
-
-use common::assert_json;
-use harness::bridge_error;
-use harness::driver::*;
+use crate::support::driver::*;
+use crate::support::served::Served;
+use crate::support::{assert_json, bridge_error};
 use serde_json::{json, Map, Value};
-use served::Served;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -75,7 +70,10 @@ impl Fake {
     fn start_in(dir: &Path, options: &[&str]) -> Fake {
         let record = dir.join("record.jsonl");
         let mut cmd = Command::new("python3");
-        cmd.arg(harness::repo_root().join("tests/fake/http_upstream.py")).arg("--record").arg(&record).args(options);
+        cmd.arg(crate::support::repo_root().join("tests/fake/http_upstream.py"))
+            .arg("--record")
+            .arg(&record)
+            .args(options);
         let scheme = if options.contains(&"--tls-cert") { "https" } else { "http" };
         Fake { served: Served::start(cmd, true), record, scheme }
     }
@@ -329,7 +327,7 @@ fn initialize_posts_server_discover_with_the_headers_of_the_page() {
     assert_json(
         "the clientInfo of the client",
         &meta["io.modelcontextprotocol/clientInfo"],
-        &json!({"name": "driver", "version": "1.0"}),
+        &json!({"name": "harness", "version": "1.0"}),
     );
     // No session and no resumption: the 2026-07-28 page has neither.
     for name in ["mcp-session-id", "last-event-id"] {
@@ -606,7 +604,7 @@ fn each_error_status_without_a_json_rpc_error_fails_only_its_request_with_transp
             json!({"content": [{"type": "text", "text": "echo"}], "structuredContent": {"arguments": {}}}),
         ),
     );
-    driver.assert_alive("ping");
+    driver.assert_alive_amid("ping");
     finish(driver);
 }
 
@@ -624,7 +622,7 @@ fn each_error_status_with_a_json_rpc_error_body_gives_that_error_unchanged() {
             err(json!(status), challenged(status).unwrap_or_else(|| refused(status))),
         );
     }
-    driver.assert_alive("ping");
+    driver.assert_alive_amid("ping");
     finish(driver);
 }
 
@@ -678,7 +676,7 @@ fn a_failed_server_discover_over_http_fails_initialize_and_the_bridge_stays_open
         let fake = Fake::start(name, &options);
         let mut driver = bridge(&fake.url(), &[]);
         exchange(&mut driver, request(json!(1), "initialize", params.clone()), err(json!(1), expected.clone()));
-        driver.assert_alive("ping");
+        driver.assert_alive_amid("ping");
         // A second initialize is a new first one: it posts server/discover again.
         exchange(&mut driver, request(json!(2), "initialize", params.clone()), err(json!(2), expected));
         assert_eq!(fake.posts_of("server/discover").len(), 2, "{name}");
@@ -695,7 +693,7 @@ fn a_failed_server_discover_over_http_fails_initialize_and_the_bridge_stays_open
         request(json!(1), "initialize", params),
         err(json!(1), transport_failed("cannot connect to the upstream server")),
     );
-    driver.assert_alive("ping");
+    driver.assert_alive_amid("ping");
     finish(driver);
 }
 
@@ -711,7 +709,7 @@ fn a_server_that_accepts_and_stays_silent_fails_at_the_connect_limit() {
     let mut driver = bridge(&format!("https://127.0.0.1:{port}/mcp"), &["--discover-timeout", "60"]);
     let params =
         json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}});
-    driver.request(json!(1), "initialize", params);
+    driver.send_request(json!(1), "initialize", params);
     let response = driver.response(&json!(1));
     assert_eq!(response, err(json!(1), transport_failed("cannot connect to the upstream server")));
     drop(silent);
@@ -739,7 +737,7 @@ fn a_success_body_that_is_not_a_json_rpc_response_gives_invalid_response() {
     for (i, (arguments, expected)) in cases.into_iter().enumerate() {
         exchange(&mut driver, call(json!(i), "body", arguments), err(json!(i), expected));
     }
-    driver.assert_alive("ping");
+    driver.assert_alive_amid("ping");
     finish(driver);
 }
 
@@ -771,7 +769,7 @@ fn a_json_body_over_max_response_bytes_fails_at_once() {
         call(json!(5), "big", json!({"bytes": 8192, "as": "json"})),
         err(json!(5), invalid_response("limit: 4096 bytes")),
     );
-    driver.assert_alive("ping");
+    driver.assert_alive_amid("ping");
     driver.send(&sized(6, 300));
     let response = driver.response(&json!(6));
     let x = "x".repeat(padding(&fake.call_of("sized"), 300));
@@ -876,10 +874,10 @@ fn every_sse_framing_gives_the_progress_and_then_the_result() {
         driver.send(&json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "sse", "arguments": arguments, "_meta": {"progressToken": format!("t{i}")}}}));
         assert_json(
             &format!("{name}: the progress"),
-            &driver.next(),
+            &driver.recv(),
             &json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": format!("t{i}"), "progress": 1, "total": 1, "message": "step 1"}}),
         );
-        assert_json(&format!("{name}: the result"), &driver.next(), &text(json!(i), "sse ok"));
+        assert_json(&format!("{name}: the result"), &driver.recv(), &text(json!(i), "sse ok"));
     }
     // Data over two lines is one message, the lines joined with a line feed.
     let two_lines = "data: {\"jsonrpc\": \"2.0\",\ndata: \"id\": {{id}}, \"result\": {\"content\": []}}\n\n";
@@ -901,12 +899,12 @@ fn an_sse_stream_that_ends_before_its_response_fails_with_transport_failed() {
         driver.send(&json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "sse", "arguments": {"frames": ["data: {{progress}}\n\n"], "end": end}, "_meta": {"progressToken": 0}}}));
         assert_json(
             &format!("{end}: the progress"),
-            &driver.next(),
+            &driver.recv(),
             &json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 0, "progress": 1, "total": 1, "message": "step 1"}}),
         );
         assert_json(
             &format!("{end}: the error"),
-            &driver.next(),
+            &driver.recv(),
             &err(json!(i), transport_failed("the stream ended before its response")),
         );
     }
@@ -916,7 +914,7 @@ fn an_sse_stream_that_ends_before_its_response_fails_with_transport_failed() {
         call(json!("json"), "big", json!({"bytes": 100, "as": "json", "finish": "abort"})),
         err(json!("json"), transport_failed("the body broke off")),
     );
-    driver.assert_alive("ping");
+    driver.assert_alive_amid("ping");
     finish(driver);
 }
 
@@ -964,16 +962,16 @@ fn progress_with_token_0_and_log_messages_of_the_request_stream_come_before_the_
     for k in 1..=3 {
         assert_json(
             "progress",
-            &driver.next(),
+            &driver.recv(),
             &json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 0, "progress": k, "total": 3, "message": format!("step {k}")}}),
         );
     }
     assert_json(
         "the log message",
-        &driver.next(),
+        &driver.recv(),
         &json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "logger": "fake-http", "data": "hello"}}),
     );
-    assert_json("the result", &driver.next(), &text(json!(7), "done"));
+    assert_json("the result", &driver.recv(), &text(json!(7), "done"));
     exchange(&mut driver, request(json!(8), "logging/setLevel", json!({"level": "warning"})), ok(json!(8), json!({})));
     exchange(&mut driver, call(json!(9), "progress", json!({"count": 1, "level": "info"})), text(json!(9), "done"));
     exchange(&mut driver, call(json!(10), "progress", json!({"count": 1, "level": "error"})), text(json!(10), "done"));
@@ -1107,7 +1105,7 @@ fn a_cancel_posts_notifications_cancelled_and_closes_the_stream_of_the_request()
         driver.send(&json!({"jsonrpc": "2.0", "id": "long", "method": "tools/call", "params": {"name": "wait", "arguments": {}, "_meta": {"progressToken": 5}}}));
         assert_json(
             "the progress of the stream",
-            &driver.next(),
+            &driver.recv(),
             &json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 5, "progress": 0, "total": 1, "message": "waiting"}}),
         );
         driver.cancel(&json!("long"));
@@ -1121,7 +1119,7 @@ fn a_cancel_posts_notifications_cancelled_and_closes_the_stream_of_the_request()
         );
         assert_eq!(header(&cancel, "Mcp-Method").as_deref(), Some("notifications/cancelled"), "{cancel:#}");
         assert_eq!(header(&cancel, "MCP-Protocol-Version").as_deref(), Some("2026-07-28"), "{cancel:#}");
-        driver.assert_alive("ping");
+        driver.assert_alive_amid("ping");
         assert_never_answered(&driver.seen, &[json!("long")]);
         finish(driver);
     }
@@ -1205,7 +1203,7 @@ fn the_proxy_variables_send_the_posts_through_the_proxy_unless_no_proxy_names_th
         let fake = Fake::start_in(&dir, &[]);
         let record = dir.join("proxy.jsonl");
         let mut cmd = Command::new("python3");
-        cmd.arg(harness::repo_root().join("tests/fake/http_proxy.py")).arg("--record").arg(&record);
+        cmd.arg(crate::support::repo_root().join("tests/fake/http_proxy.py")).arg("--record").arg(&record);
         let proxy = Served::start(cmd, false);
         let proxy_url = format!("http://127.0.0.1:{}", proxy.port);
         let env: Vec<(&str, &str)> = vars
@@ -1422,7 +1420,7 @@ fn an_https_upstream_without_the_ca_file_fails_with_transport_failed() {
     );
     fake.wait("the failed handshake", |e| e.iter().any(|x| x["event"] == "tls-error"));
     assert_json("the requests of the fake", &json!(fake.posts()), &json!([]));
-    driver.assert_alive("ping");
+    driver.assert_alive_amid("ping");
     finish(driver);
 }
 
@@ -1471,7 +1469,7 @@ fn the_listen_stream_is_a_post_with_an_event_stream_whose_events_reach_the_clien
     let caps = r#"{"tools":{"listChanged":true},"resources":{"subscribe":true}}"#;
     let (fake, mut driver) = session("listen", &["--capabilities", caps], &[]);
     let list_changed = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}});
-    assert_json("the event after the first acknowledgment", &driver.next(), &list_changed);
+    assert_json("the event after the first acknowledgment", &driver.recv(), &list_changed);
     let first = fake.posts_of("subscriptions/listen");
     assert_eq!(first.len(), 1, "{first:#?}");
     assert_json(
@@ -1741,7 +1739,7 @@ fn a_result_of_an_upstream_at_a_url_reaches_the_client_byte_for_byte() {
     let fake = Fake::start("fast", &[]);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
     isolated(&mut cmd).arg(fake.url());
-    let mut bridge = harness::Bridge::spawn(cmd);
+    let mut bridge = Driver::spawn(cmd);
     bridge.initialize();
     let block = r#"{"type":"t\u0065xt", "text": "a\/b\u00e9"}"#;
     // `{{id}}` is the fake's place for the request's id.
@@ -1844,7 +1842,7 @@ fn no_message_and_no_log_line_holds_the_path_or_query_of_the_url_or_the_header_v
         fake.wait("three listen streams", |e| {
             e.iter().filter(|p| p["body"]["method"] == "subscriptions/listen").count() >= 3
         });
-        driver.assert_alive("ping");
+        driver.assert_alive_amid("ping");
         let seen = json!(driver.seen).to_string();
         let ended = finish(driver);
         assert_no_secret("the messages of the bridge", &seen);

@@ -1,14 +1,20 @@
-//! A counting client driver of the real `mcp-bridge-vscode` binary, for the
-//! fault-injection and soak tests (issue 6).
+//! The driver of the real `mcp-bridge-vscode` binary: it writes raw lines to
+//! the bridge's stdin and reads its stdout line by line.
 //!
-//! Unlike [`super::Bridge`], it keeps every message the bridge writes (so
-//! that the responses can be counted per id at the end), captures the
-//! bridge's stderr (to look for a panic), and runs the bridge in its own
-//! process group, so that the bridge and its upstream are both killed when
-//! the driver drops. Every wait has a deadline.
+//! It keeps every message the bridge writes (so that the responses can be
+//! counted per id at the end) with its exact text, captures the bridge's
+//! stderr (to look for a panic, and to show it when a wait fails), and runs
+//! the bridge in its own process group, so that the bridge and its upstream
+//! are both killed when the driver drops. Every wait has a deadline, so a
+//! hang fails the test instead of stalling the suite.
+//!
+//! Two ways to read: [`Driver::recv`] and [`Driver::request`] take the next
+//! message in order (any other message before the expected one fails the
+//! test), while [`Driver::response`], [`Driver::call`] and the waits look
+//! for a message among all that came, for the tests that count them.
 
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -23,10 +29,12 @@ pub const STEP: Duration = Duration::from_secs(20);
 pub struct Driver {
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<Value>,
+    lines: Receiver<String>,
     /// Every message the bridge wrote so far, in order.
     pub seen: Vec<Value>,
-    /// How many messages of `seen` [`Driver::next`] handed out.
+    /// The exact text of each message of `seen`.
+    texts: Vec<String>,
+    /// How many messages of `seen` [`Driver::recv`] handed out.
     cursor: usize,
     /// The bridge closed its stdout.
     closed: bool,
@@ -41,7 +49,8 @@ pub struct Ended {
 }
 
 impl Driver {
-    /// Starts the bridge with its options and, after `--`, the upstream.
+    /// Starts the bridge with its options and, after `--`, the upstream
+    /// (no `--` when `upstream` is empty).
     pub fn start(options: &[&str], upstream: &[String]) -> Driver {
         Driver::start_env(options, upstream, &[])
     }
@@ -49,7 +58,10 @@ impl Driver {
     /// [`Driver::start`] with environment variables, e.g. `MCP_BRIDGE_LOG`.
     pub fn start_env(options: &[&str], upstream: &[String], env: &[(&str, &str)]) -> Driver {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
-        cmd.args(options).arg("--").args(upstream);
+        cmd.args(options);
+        if !upstream.is_empty() {
+            cmd.arg("--").args(upstream);
+        }
         cmd.envs(env.iter().copied());
         Driver::spawn(cmd)
     }
@@ -65,10 +77,7 @@ impl Driver {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                let value = serde_json::from_str(&line).unwrap_or_else(
-                    |e| json!({"NOT JSON": format!("{e}"), "line": line.chars().take(500).collect::<String>()}),
-                );
-                if tx.send(value).is_err() {
+                if tx.send(line).is_err() {
                     break;
                 }
             }
@@ -92,6 +101,7 @@ impl Driver {
             stdin,
             lines,
             seen: Vec::new(),
+            texts: Vec::new(),
             cursor: 0,
             closed: false,
             stderr,
@@ -115,7 +125,8 @@ impl Driver {
         self.send_raw(&bytes);
     }
 
-    pub fn request(&mut self, id: Value, method: &str, params: Value) {
+    /// Sends a request and reads nothing.
+    pub fn send_request(&mut self, id: Value, method: &str, params: Value) {
         self.send(&request(id, method, params));
     }
 
@@ -127,12 +138,10 @@ impl Driver {
     /// for the first message; false when nothing came.
     fn pull(&mut self, wait: Duration) -> bool {
         match self.lines.recv_timeout(wait) {
-            Ok(value) => {
-                assert!(value.get("NOT JSON").is_none(), "the bridge wrote a line that is not JSON: {value}");
-                self.seen.push(value);
-                while let Ok(value) = self.lines.try_recv() {
-                    assert!(value.get("NOT JSON").is_none(), "the bridge wrote a line that is not JSON: {value}");
-                    self.seen.push(value);
+            Ok(text) => {
+                self.keep(text);
+                while let Ok(text) = self.lines.try_recv() {
+                    self.keep(text);
                 }
                 true
             }
@@ -144,8 +153,74 @@ impl Driver {
         }
     }
 
+    fn keep(&mut self, text: String) {
+        let value = serde_json::from_str(&text).unwrap_or_else(|e| {
+            panic!("the bridge wrote a line that is not JSON ({e}): {}", text.chars().take(500).collect::<String>())
+        });
+        self.seen.push(value);
+        self.texts.push(text);
+    }
+
+    /// Waits at most `wait` for a message not handed out yet; false when
+    /// none came (also when the bridge closed its stdout).
+    fn wait_next(&mut self, wait: Duration) -> bool {
+        let deadline = Instant::now() + wait;
+        while self.cursor >= self.seen.len() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || self.closed {
+                return false;
+            }
+            self.pull(left);
+        }
+        true
+    }
+
+    /// The index of the next message not handed out yet, which it hands
+    /// out; at most [`STEP`].
+    #[track_caller]
+    fn advance(&mut self) -> usize {
+        if !self.wait_next(STEP) {
+            panic!("no message from the bridge in {STEP:?}; stderr:\n{}", self.stderr_text());
+        }
+        self.cursor += 1;
+        self.cursor - 1
+    }
+
+    /// The next message not handed out yet, waiting at most [`STEP`].
+    #[track_caller]
+    pub fn recv(&mut self) -> Value {
+        let at = self.advance();
+        self.seen[at].clone()
+    }
+
+    /// The next message's exact text, waiting at most [`STEP`].
+    #[track_caller]
+    pub fn recv_text(&mut self) -> String {
+        let at = self.advance();
+        self.texts[at].clone()
+    }
+
+    /// The next message within `wait`; `None` when there is none (also
+    /// when the bridge closed its stdout).
+    pub fn try_recv(&mut self, wait: Duration) -> Option<Value> {
+        if !self.wait_next(wait) {
+            return None;
+        }
+        self.cursor += 1;
+        Some(self.seen[self.cursor - 1].clone())
+    }
+
+    /// Asserts that the bridge writes nothing more for `wait` (or closes
+    /// its stdout).
+    #[track_caller]
+    pub fn expect_silence(&mut self, wait: Duration) {
+        if self.wait_next(wait) {
+            panic!("expected no line, got {}", self.texts[self.cursor]);
+        }
+    }
+
     /// The messages that came since the last call of `take_new` or
-    /// [`Driver::next`], waiting at most `wait` when there are none.
+    /// [`Driver::recv`], waiting at most `wait` when there are none.
     pub fn take_new(&mut self, wait: Duration) -> Vec<Value> {
         if self.cursor >= self.seen.len() && !self.closed {
             self.pull(wait);
@@ -155,37 +230,31 @@ impl Driver {
         new
     }
 
-    /// The next message not handed out yet, waiting at most [`STEP`].
+    /// Sends a request and returns the next message, which must be its
+    /// response: any other message before it fails the test.
     #[track_caller]
-    pub fn next(&mut self) -> Value {
-        let deadline = Instant::now() + STEP;
-        while self.cursor >= self.seen.len() {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() || self.closed {
-                panic!("no message from the bridge in {STEP:?}; stderr:\n{}", self.stderr_text());
-            }
-            self.pull(left);
-        }
-        self.cursor += 1;
-        self.seen[self.cursor - 1].clone()
+    pub fn request(&mut self, id: Value, method: &str, params: Value) -> Value {
+        self.send_request(id.clone(), method, params);
+        let response = self.recv();
+        assert_eq!(response["id"], id, "response to {method}: {response}");
+        response
     }
 
     /// Waits until the response to `id` is in `seen` and returns it (the
-    /// first one); the messages before it stay counted, and [`Driver::next`]
+    /// first one); the messages before it stay counted, and [`Driver::recv`]
     /// goes on after it. At most [`STEP`].
     #[track_caller]
     pub fn response(&mut self, id: &Value) -> Value {
         self.wait_for(|m| is_response(m) && &m["id"] == id, &format!("the response to {id}"));
         let at = self.seen.iter().position(|m| is_response(m) && &m["id"] == id).unwrap_or(0);
-        // [`Driver::next`] goes on after it.
         self.cursor = self.cursor.max(at + 1);
         self.seen[at].clone()
     }
 
-    /// Sends a request and waits for its response.
+    /// Sends a request and waits for its response, among other messages.
     #[track_caller]
     pub fn call(&mut self, id: Value, method: &str, params: Value) -> Value {
-        self.request(id.clone(), method, params);
+        self.send_request(id.clone(), method, params);
         self.response(&id)
     }
 
@@ -202,10 +271,10 @@ impl Driver {
         }
     }
 
-    /// Waits until `seen` has `count` responses whose ids are in `ids`.
+    /// Waits until `seen` has a response to each id of `ids`, at most `limit`.
     #[track_caller]
     pub fn wait_responses(&mut self, ids: &[Value], limit: Duration) {
-        let wanted: std::collections::HashSet<String> = ids.iter().map(Value::to_string).collect();
+        let wanted: HashSet<String> = ids.iter().map(Value::to_string).collect();
         let deadline = Instant::now() + limit;
         loop {
             let have = responses_per_id(&self.seen).keys().filter(|k| wanted.contains(*k)).count();
@@ -233,35 +302,50 @@ impl Driver {
         }
     }
 
-    /// Sends a ping and waits for its exact answer: the reader still reads.
+    /// Sends a ping whose exact answer must be the next message: the reader
+    /// still reads, and nothing else was pending.
     #[track_caller]
-    pub fn assert_alive(&mut self, id: &str) {
+    pub fn assert_alive(&mut self) {
+        let response = self.request(json!("alive"), "ping", json!({}));
+        assert_eq!(response, json!({"jsonrpc": "2.0", "id": "alive", "result": {}}));
+    }
+
+    /// Sends a ping with `id` and waits for its exact answer among other
+    /// messages: the reader still reads.
+    #[track_caller]
+    pub fn assert_alive_amid(&mut self, id: &str) {
         let response = self.call(json!(id), "ping", json!({}));
         assert_eq!(response, json!({"jsonrpc": "2.0", "id": id, "result": {}}));
     }
 
-    /// Initializes with a client that declares `capabilities`; returns the
-    /// response.
+    /// Initializes with a client that declares `capabilities` (the request
+    /// id `"init"`); returns the response, which must be the next message.
     #[track_caller]
     pub fn initialize_with(&mut self, capabilities: Value) -> Value {
-        let response = self.call(
+        let response = self.request(
             json!("init"),
             "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "driver", "version": "1.0"}}),
+            json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "harness", "version": "1.0"}}),
         );
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         response
     }
 
     #[track_caller]
-    pub fn initialize(&mut self) {
+    pub fn initialize(&mut self) -> Value {
         let response = self.initialize_with(json!({}));
         assert!(response.get("result").is_some(), "initialize failed: {response}");
+        response
     }
 
     /// The process id of the bridge.
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// Whether the bridge has exited.
+    pub fn exited(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
     }
 
     pub fn close_stdin(&mut self) {
@@ -330,6 +414,9 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("the stderr of the bridge:\n{}", self.stderr_text());
+        }
         self.kill_group();
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -417,7 +504,7 @@ pub fn assert_never_answered(messages: &[Value], ids: &[Value]) {
 /// Every response in `messages` has an id of `ids`: nothing else was answered.
 #[track_caller]
 pub fn assert_only_answered(messages: &[Value], ids: &[Value]) {
-    let known: std::collections::HashSet<String> = ids.iter().map(Value::to_string).collect();
+    let known: HashSet<String> = ids.iter().map(Value::to_string).collect();
     for (id, n) in responses_per_id(messages) {
         assert!(known.contains(&id), "a response ({n}) to {id}, which is no request of the client");
     }

@@ -4,9 +4,8 @@
 //! table, the discover rule, the limits of each path, the order of a list
 //! change and its call, and the end of the input on each path.
 
-mod harness;
-
-use harness::{bridge_error, Bridge, NOT_JSONRPC, NOT_VALID_JSON, NO_METHOD};
+use crate::support::driver::{line, Driver};
+use crate::support::{bridge_error, NOT_JSONRPC, NOT_VALID_JSON, NO_METHOD};
 use serde_json::{json, Value};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -21,16 +20,10 @@ const TOO_MANY: &str = "The connection has too many requests in flight";
 const TOO_LONG: &str = "The request is longer than the line limit of the bridge.";
 const TOO_DEEP: &str = "The request has more levels of nesting than the limit of the bridge.";
 
-fn demo(options: &[&str]) -> Bridge {
+fn demo(options: &[&str]) -> Driver {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
     cmd.arg("demo-server").args(options);
-    Bridge::spawn(cmd)
-}
-
-fn line(message: &Value) -> Vec<u8> {
-    let mut bytes = message.to_string().into_bytes();
-    bytes.push(b'\n');
-    bytes
+    Driver::spawn(cmd)
 }
 
 /// The `_meta` a 2026-07-28 client puts on each request.
@@ -99,7 +92,7 @@ enum Path {
 /// schema; on the modern path rmcp answers unrepaired, or refuses the
 /// request without `_meta`. When no path was chosen yet, this
 /// `initialize` chooses the legacy one.
-fn path_of(bridge: &mut Bridge) -> Path {
+fn path_of(bridge: &mut Driver) -> Path {
     bridge.send(&json!({"jsonrpc": "2.0", "id": "probe-init", "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1.0"}}}));
     response(bridge, "probe-init");
     bridge.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
@@ -117,7 +110,7 @@ fn path_of(bridge: &mut Bridge) -> Path {
 
 /// The response with `id`; notifications before it are skipped, another
 /// response fails the test.
-fn response(bridge: &mut Bridge, id: &str) -> Value {
+fn response(bridge: &mut Driver, id: &str) -> Value {
     loop {
         let message = bridge.recv();
         if message.get("method").is_some() {
@@ -335,7 +328,7 @@ fn the_end_of_the_input_before_a_request_writes_nothing_and_returns() {
         for expected in &answers {
             assert_eq!(&shape(server.recv()), expected, "{rule}");
         }
-        let status = server.wait_exit(EXIT_LIMIT);
+        let status = server.wait_exit(EXIT_LIMIT).status;
         assert!(status.success(), "{rule}: {status}");
         server.expect_silence(Duration::from_millis(100));
     }
@@ -394,7 +387,7 @@ fn the_modern_path_answers_a_request_above_the_in_flight_limit_at_once() {
     // The end of the input is read too: the 255 left are cancelled after
     // the grace, without responses.
     server.close_stdin();
-    let status = server.wait_exit(EXIT_LIMIT);
+    let status = server.wait_exit(EXIT_LIMIT).status;
     assert!(status.success(), "{status}");
     server.expect_silence(Duration::from_millis(100));
 }
@@ -437,7 +430,7 @@ fn slow_count(id: i64, steps: u64, delay_ms: u64, on_modern: bool) -> Value {
 }
 
 /// Reads until the server closes its output; the messages it wrote.
-fn drain(server: &mut Bridge, limit: Duration) -> Vec<Value> {
+fn drain(server: &mut Driver, limit: Duration) -> Vec<Value> {
     let start = Instant::now();
     let mut seen = Vec::new();
     while start.elapsed() < limit {
@@ -460,7 +453,7 @@ fn the_end_of_the_input_on_the_modern_path_ends_the_listen_streams_then_waits_th
     server.close_stdin();
     let closed = Instant::now();
     let seen = drain(&mut server, EXIT_LIMIT);
-    let status = server.wait_exit(EXIT_LIMIT);
+    let status = server.wait_exit(EXIT_LIMIT).status;
     let waited = closed.elapsed();
     assert!(status.success(), "{status}");
     let responses: Vec<&Value> = seen.iter().filter(|m| m.get("id").is_some()).collect();
@@ -481,7 +474,7 @@ fn the_end_of_the_input_on_the_legacy_path_cancels_each_request_without_a_respon
     std::thread::sleep(Duration::from_millis(100));
     server.close_stdin();
     let seen = drain(&mut server, EXIT_LIMIT);
-    let status = server.wait_exit(EXIT_LIMIT);
+    let status = server.wait_exit(EXIT_LIMIT).status;
     assert!(status.success(), "{status}");
     assert!(seen.iter().all(|m| m.get("id").is_none()), "a request in flight at the end got a response: {seen:?}");
 }

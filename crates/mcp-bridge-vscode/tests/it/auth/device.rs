@@ -203,7 +203,7 @@ fn a_later_device_sign_in_asks_the_client_with_the_url_and_the_code() {
     let dir = TempDir::new("device-later");
     let fake = Fake::start(dir.path(), &["--device", "--step-up", "mcp:write"]);
     let mut driver = bridge(dir.path(), &fake.url(), &[], &[SSH]);
-    driver.request(
+    driver.send_request(
         json!(INIT),
         "initialize",
         json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"url": {}}}, "clientInfo": {"name": "auth-test", "version": "1.0"}}),
@@ -212,8 +212,8 @@ fn a_later_device_sign_in_asks_the_client_with_the_url_and_the_code() {
     assert_eq!(get(&first).status, 200);
     assert_eq!(driver.response(&json!(INIT)), initialize_result());
     driver.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    driver.request(json!(2), "tools/call", json!({"name": "whoami", "arguments": {}}));
-    let question = driver.next();
+    driver.send_request(json!(2), "tools/call", json!({"name": "whoami", "arguments": {}}));
+    let question = driver.recv();
     assert_eq!(question["method"], "elicitation/create", "{question}");
     let url = question["params"]["url"].as_str().unwrap_or("").to_owned();
     let code = url.split("user_code=").nth(1).unwrap_or("").to_owned();
@@ -227,11 +227,11 @@ fn a_later_device_sign_in_asks_the_client_with_the_url_and_the_code() {
     driver.send(&json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept"}}));
     assert_eq!(get(&url).status, 200);
     assert_eq!(
-        driver.next(),
+        driver.recv(),
         json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete", "params": {"elicitationId": "elicitation-1"}})
     );
     assert_eq!(
-        driver.next(),
+        driver.recv(),
         json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "scope mcp:read mcp:write"}]}})
     );
     assert_eq!(fake.requests_to("/authorize"), Vec::<Value>::new(), "no redirect flow");

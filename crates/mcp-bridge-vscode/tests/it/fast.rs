@@ -7,9 +7,8 @@
 //! serving. The property tests (`crates/mcp-bridge/tests/properties_fast.rs`)
 //! compare both paths on generated lines; this table checks the wire.
 
-mod harness;
-
-use harness::{bridge_error, fake_upstream, Bridge};
+use crate::support::driver::Driver;
+use crate::support::{bridge_error, fake_upstream};
 use serde_json::{json, Value};
 
 /// A string member that makes each line longer than the 64 KiB of the
@@ -85,7 +84,7 @@ fn texts(outcome: &Result<Value, Value>) -> String {
 
 #[test]
 fn each_result_small_or_big_gets_the_result_rules_or_the_error_and_the_bridge_keeps_serving() {
-    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     bridge.initialize();
     let all = cases("").into_iter().chain(cases(&pad()));
     for (n, case) in all.enumerate() {
@@ -113,7 +112,7 @@ fn each_result_small_or_big_gets_the_result_rules_or_the_error_and_the_bridge_ke
 /// `"a/bé`), while the members a rule names are gone.
 #[test]
 fn an_untouched_member_of_a_result_reaches_the_client_byte_for_byte() {
-    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     bridge.initialize();
     for (id, pad) in [(1, String::new()), (2, pad())] {
         let block = format!(r#"{{"type":"t\u0065xt", "text": "a\/b\u00e9{pad}"}}"#);
@@ -161,7 +160,7 @@ fn big_list() -> (String, Value) {
 #[test]
 fn a_big_tools_list_gets_r6_on_the_fast_path() {
     let (list, want) = big_list();
-    let mut bridge = Bridge::start(&[], &fake_upstream(&["--tools-list", &list]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&["--tools-list", &list]));
     bridge.initialize();
     bridge.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}));
     let line = bridge.recv_text();
@@ -177,7 +176,6 @@ fn a_big_tools_list_gets_r6_on_the_fast_path() {
 /// order of the tools and of their members.
 #[test]
 fn each_r6_repair_of_a_big_list_gives_its_info_line_in_order() {
-    use harness::driver::Driver;
     let (list, want) = big_list();
     let mut driver = Driver::start(&[], &fake_upstream(&["--tools-list", &list]));
     driver.initialize();

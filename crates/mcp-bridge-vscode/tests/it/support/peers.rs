@@ -5,10 +5,8 @@
 //! with a peer missing, every test that needs one FAILS with the command to
 //! run: a test that skips in CI checks nothing.
 //!
-//! Needs `mod harness;` beside it in the test crate (for `repo_root`).
-#![allow(dead_code)]
 
-use crate::harness::repo_root;
+use super::{assert_json, repo_root};
 use serde_json::Value;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -157,14 +155,6 @@ pub fn modern_check(upstream: &[String]) -> Value {
     serde_json::from_str(done.stdout.trim()).unwrap_or_else(|e| {
         panic!("modern_client.py printed no JSON ({e}):\n{}\nstderr:\n{}", done.stdout, done.stderr)
     })
-}
-
-/// Compares whole JSON values and prints both in full when they differ.
-#[track_caller]
-pub fn assert_json(label: &str, actual: &Value, expected: &Value) {
-    if actual != expected {
-        panic!("{label}: the values differ\n--- expected\n{expected:#}\n--- actual\n{actual:#}");
-    }
 }
 
 /// The step `name` of a driver document; it must exist.

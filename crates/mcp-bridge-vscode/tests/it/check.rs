@@ -1,9 +1,7 @@
 //! `mcp-bridge-vscode check`: the report of what VS Code will see, with the
 //! repairs of the result rules and their JSON pointers.
 
-mod harness;
-
-use harness::fake_upstream;
+use crate::support::fake_upstream;
 use serde_json::json;
 use std::process::Command;
 
@@ -89,10 +87,10 @@ fn check_without_an_upstream_shows_the_demo_server_and_its_repairs() {
 fn check_against_the_python_peer_reports_its_repairs() {
     let peers = std::env::var_os("MCP_BRIDGE_PEERS")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| harness::repo_root().join(".cache/peers"));
+        .unwrap_or_else(|| crate::support::repo_root().join(".cache/peers"));
     let python = peers.join("py/bin/python");
     assert!(python.exists(), "the Python peer is missing: run scripts/install-peers");
-    let server = harness::repo_root().join("tests/peers/python/server.py");
+    let server = crate::support::repo_root().join("tests/peers/python/server.py");
     let (code, report) = check(&[python.display().to_string(), server.display().to_string()]);
     assert_eq!(code, Some(0), "{report}");
     for expected in [

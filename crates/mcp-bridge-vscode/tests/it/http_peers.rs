@@ -20,14 +20,10 @@
 //! missing peer fails the test. Every run is bounded: the server must listen
 //! in 30 s, the driver stops itself after 60 s and is killed after 90 s.
 
-mod common;
-mod harness;
-mod served;
-
-use common::*;
-use harness::repo_root;
+use crate::support::peers::*;
+use crate::support::served::Served;
+use crate::support::{assert_json, repo_root};
 use serde_json::{json, Value};
-use served::Served;
 use std::process::Command;
 
 /// The icons of the peers: a remote upstream keeps only the data: one.

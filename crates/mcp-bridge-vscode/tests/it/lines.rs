@@ -3,14 +3,13 @@
 //! checks the exact code, message, `data.cause` and id, then that the
 //! bridge still serves.
 
-mod harness;
-
-use harness::*;
+use crate::support::driver::Driver;
+use crate::support::*;
 use serde_json::{json, Value};
 use std::time::Duration;
 
-fn ready_bridge() -> Bridge {
-    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+fn ready_bridge() -> Driver {
+    let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     bridge.initialize();
     bridge
 }
@@ -21,7 +20,7 @@ fn error_of(response: &Value) -> &Value {
 
 #[test]
 fn ping_set_level_and_discover_follow_their_rules_before_initialize() {
-    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     assert_eq!(bridge.request(json!(1), "ping", json!({})), json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
     assert_eq!(bridge.request(json!(2), "logging/setLevel", json!({"level": "warning"}))["result"], json!({}));
     let bad_level = bridge.request(json!(3), "logging/setLevel", json!({"level": "loud"}));
@@ -40,7 +39,7 @@ fn ping_set_level_and_discover_follow_their_rules_before_initialize() {
 
 #[test]
 fn requests_before_ready_get_not_initialized_or_method_not_found_with_modern_meta() {
-    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     let legacy = bridge.request(json!(1), "tools/list", json!({}));
     assert_eq!(
         error_of(&legacy),
@@ -81,7 +80,7 @@ fn a_second_initialize_gets_already_initialized_and_unknown_methods_get_method_n
 
 #[test]
 fn initialize_with_invalid_params_gets_invalid_params_and_a_later_initialize_works() {
-    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     for (id, params) in [(1, json!([1])), (2, json!({"capabilities": {}})), (3, json!(null))] {
         let response = bridge.request(json!(id), "initialize", params);
         assert_eq!(
@@ -95,7 +94,7 @@ fn initialize_with_invalid_params_gets_invalid_params_and_a_later_initialize_wor
 
 #[test]
 fn the_initialize_result_uses_the_upstream_server_info_and_drops_modern_members() {
-    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     let response = bridge.initialize();
     assert_eq!(
         response["result"],
@@ -110,10 +109,10 @@ fn the_initialize_result_uses_the_upstream_server_info_and_drops_modern_members(
 
 #[test]
 fn without_upstream_server_info_the_fallback_name_is_the_command_file_name_or_name() {
-    let mut bridge = Bridge::start(&[], &fake_upstream(&["--server-info", "none"]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&["--server-info", "none"]));
     let result = bridge.initialize()["result"].clone();
     assert_eq!(result["serverInfo"], json!({"name": "python3", "version": env!("CARGO_PKG_VERSION")}));
-    let mut named = Bridge::start(
+    let mut named = Driver::start(
         &["--name", "my-server"],
         &fake_upstream(&["--server-info", "{\"name\":\"\",\"version\":\"1\"}"]),
     );
@@ -123,7 +122,7 @@ fn without_upstream_server_info_the_fallback_name_is_the_command_file_name_or_na
 
 #[test]
 fn forwarded_params_lose_task_and_meta_and_carry_the_modern_meta() {
-    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     bridge.initialize_with(
         json!({"roots": {"listChanged": true}, "sampling": {}, "tasks": {}, "elicitation": {"form": {}}}),
     );
@@ -264,7 +263,7 @@ fn sixty_four_levels_pass_and_sixty_five_get_too_deep() {
 
 #[test]
 fn a_line_over_the_limit_gets_line_too_long_with_the_id_from_either_end() {
-    let mut bridge = Bridge::start(&["--max-line-bytes", "1000"], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&["--max-line-bytes", "1000"], &fake_upstream(&[]));
     bridge.initialize();
     let pad = "x".repeat(2000);
     let cases = [
@@ -289,7 +288,7 @@ fn a_line_over_the_limit_gets_line_too_long_with_the_id_from_either_end() {
 fn a_line_exactly_at_the_limit_passes_and_one_byte_more_does_not() {
     let base = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"p\":\"\"}}";
     let limit = 200;
-    let mut bridge = Bridge::start(&["--max-line-bytes", &limit.to_string()], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&["--max-line-bytes", &limit.to_string()], &fake_upstream(&[]));
     let at_limit = base.replace("\"p\":\"\"", &format!("\"p\":\"{}\"", "x".repeat(limit - base.len())));
     assert_eq!(at_limit.len(), limit);
     bridge.send_raw(format!("{at_limit}\n").as_bytes());
@@ -334,7 +333,7 @@ fn an_upstream_error_goes_to_the_client_unchanged_except_minus_32042() {
 
 #[test]
 fn a_request_without_response_in_its_limit_gets_timeout_with_method_and_limit() {
-    let mut bridge = Bridge::start(&["--test-request-timeout-ms", "300"], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&["--test-request-timeout-ms", "300"], &fake_upstream(&[]));
     bridge.initialize();
     let response = bridge.request(json!(1), "tools/call", json!({"name": "stall"}));
     assert_eq!(
@@ -385,7 +384,7 @@ fn more_than_256_requests_in_flight_get_too_many_requests_at_once() {
 fn a_canceled_request_gets_no_response_and_the_upstream_gets_notifications_cancelled() {
     let dir = tempdir();
     let record = dir.join("record.jsonl");
-    let mut bridge = Bridge::start(&[], &fake_upstream(&["--record", record.to_str().unwrap_or_default()]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&["--record", record.to_str().unwrap_or_default()]));
     bridge.initialize();
     bridge.send(&json!({"jsonrpc": "2.0", "id": "c1", "method": "tools/call", "params": {"name": "stall"}}));
     std::thread::sleep(Duration::from_millis(200));
@@ -446,7 +445,7 @@ fn log_messages_below_the_level_of_the_client_are_dropped_and_lose_their_meta() 
 
 #[test]
 fn an_upstream_line_that_is_not_valid_fails_its_request_with_invalid_response() {
-    let mut bridge = Bridge::start(&["--max-line-bytes", "4096"], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&["--max-line-bytes", "4096"], &fake_upstream(&[]));
     bridge.initialize();
     let invalid = bridge.request(json!(1), "tools/call", json!({"name": "invalid-json"}));
     assert_eq!(invalid["error"]["code"], -32603);

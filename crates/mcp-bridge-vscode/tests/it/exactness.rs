@@ -9,10 +9,8 @@
 //! Each test runs the real binary against the scripted fake upstream
 //! (tests/fake/upstream.py), compares whole messages, and bounds each wait.
 
-mod harness;
-
-use harness::driver::{self, assert_never_answered, assert_no_panic, is_response, Driver, STEP};
-use harness::{bridge_error, fake_upstream, Bridge, UPSTREAM_STOPPED};
+use crate::support::driver::{self, assert_never_answered, assert_no_panic, is_response, Driver, STEP};
+use crate::support::{bridge_error, fake_upstream, UPSTREAM_STOPPED};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -122,8 +120,8 @@ fn echo_text(responses: &str) -> Value {
 }
 
 /// Starts the bridge with the fake and a client of every input kind.
-fn bridge(options: &[&str], fake: &[&str]) -> Bridge {
-    let mut bridge = Bridge::start(options, &fake_upstream(fake));
+fn bridge(options: &[&str], fake: &[&str]) -> Driver {
+    let mut bridge = Driver::start(options, &fake_upstream(fake));
     let init = bridge.initialize_with(all_caps());
     assert!(init.get("result").is_some(), "{init}");
     bridge
@@ -216,13 +214,13 @@ fn meta_with_level(level: &str) -> Value {
 fn a_level_set_during_initializing_goes_with_later_calls_and_the_listen_stream() {
     let record = Record::new("level-initializing");
     let caps = r#"{"tools":{"listChanged":true},"logging":{}}"#;
-    let mut bridge = Bridge::start(
+    let mut bridge = Driver::start(
         &[],
         &fake_upstream(&["--discover-delay-ms", "600", "--capabilities", caps, "--record", record.arg()]),
     );
     bridge.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "harness", "version": "1.0"}}}));
-    // The next line is the answer to setLevel (Bridge::request checks the
+    // The next line is the answer to setLevel (Driver::request checks the
     // id): the initialize was still running.
     let set = bridge.request(json!(1), "logging/setLevel", json!({"level": "notice"}));
     assert_eq!(set, ok(json!(1), json!({})));
@@ -373,7 +371,7 @@ fn the_loss_of_the_upstream_in_a_later_round_completes_the_accepted_url_before_t
     assert_eq!(bridge.recv(), complete("elicitation-1"));
     assert_eq!(bridge.recv(), err(json!(1), bridge_error(-32603, UPSTREAM_STOPPED, "upstream_exited", None)));
     bridge.close_stdin();
-    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).code(), Some(1));
+    assert_eq!(bridge.wait_exit(Duration::from_secs(10)).status.code(), Some(1));
 }
 
 /// "Cancellation (M1)": "At the end of the input, the front end cancels
@@ -389,7 +387,7 @@ fn the_end_of_the_input_in_a_later_round_completes_the_accepted_url_and_gives_no
     assert!(init.get("result").is_some(), "{init}");
     let steps = json!([input_required(json!({"login": url("https://example.com/login")})), "stall"]);
     driver.send(&script_call(json!(1), steps));
-    assert_eq!(driver.next(), url_question("b-1", "https://example.com/login", "elicitation-1"));
+    assert_eq!(driver.recv(), url_question("b-1", "https://example.com/login", "elicitation-1"));
     driver.send(&answer("b-1", json!({"action": "accept"})));
     // Round 2 reached the upstream, which never answers it.
     record.request("tools/call", |p| p["requestState"] == "1");
@@ -444,7 +442,7 @@ fn no_progress_after_a_cancellation_in_a_flood_and_no_response() {
     driver.initialize();
     let flood = json!("flood");
     let arguments = json!({"kinds": ["progress"], "count": 1_000_000, "until_cancel": true});
-    driver.request(
+    driver.send_request(
         flood.clone(),
         "tools/call",
         json!({"name": "flood", "arguments": arguments, "_meta": {"progressToken": "tok"}}),
@@ -461,7 +459,7 @@ fn no_progress_after_a_cancellation_in_a_flood_and_no_response() {
         json!({"name": "result", "arguments": {"result": {"content": [{"type": "text", "text": "after"}]}}}),
     );
     assert_eq!(after, ok(json!("after"), json!({"content": [{"type": "text", "text": "after"}]})));
-    driver.assert_alive("alive");
+    driver.assert_alive_amid("alive");
     driver.close_stdin();
     let ended = driver.wait_exit(Duration::from_secs(10));
     assert_no_panic(&ended);
@@ -489,7 +487,7 @@ fn the_request_state_warning_gives_the_wait_for_the_client_in_ms() {
     assert!(init.get("result").is_some(), "{init}");
     let steps = json!([input_required(json!({"who": form("Name?")})), {"after_ms": 1500, "then": "reject"}]);
     driver.send(&script_call(json!(1), steps));
-    let question = driver.next();
+    let question = driver.recv();
     assert_eq!(question["id"], "b-1", "{question}");
     let asked = Instant::now();
     // The client's delay is the quantity under test.

@@ -4,9 +4,7 @@
 //! `ListRoots`) and to a `@modelcontextprotocol/server@2.4.0` server
 //! (`inputRequired.elicit`).
 
-mod harness;
-
-use harness::repo_root;
+use crate::support::repo_root;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::Command;

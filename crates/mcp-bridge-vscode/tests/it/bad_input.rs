@@ -1,20 +1,19 @@
-//! The bad input of issue 6 that tests/lines.rs does not send yet, one test
+//! The bad input of issue 6 that the module `lines` does not send yet, one test
 //! per row of the README's "Reliability" table (behaviour spec, "Lines that
 //! are not valid", the "Error table", "Forwarded requests (M1)", "Pending
 //! requests of the bridge"). Each test checks the exact answer (or its
 //! absence) and that the bridge still serves.
 
-mod harness;
-
-use harness::*;
+use crate::support::driver::Driver;
+use crate::support::*;
 use serde_json::{json, Value};
 use std::time::Duration;
 
 const PARSE_ERROR: &str = "The request is not valid JSON.";
 const SHAPE: &str = "The message is not a valid JSON-RPC 2.0 request.";
 
-fn ready_bridge(options: &[&str]) -> Bridge {
-    let mut bridge = Bridge::start(options, &fake_upstream(&[]));
+fn ready_bridge(options: &[&str]) -> Driver {
+    let mut bridge = Driver::start(options, &fake_upstream(&[]));
     bridge.initialize();
     bridge
 }
@@ -194,7 +193,7 @@ fn crlf_line_ends_are_json_whitespace_and_count_toward_the_limit() {
 /// in each state (here before initialize, and between requests).
 #[test]
 fn empty_and_blank_lines_are_skipped_in_each_state() {
-    let mut bridge = Bridge::start(&[], &fake_upstream(&[]));
+    let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     bridge.send_raw(b"\n\n    \n\t\t\n \r\n");
     bridge.expect_silence(Duration::from_millis(200));
     bridge.initialize();

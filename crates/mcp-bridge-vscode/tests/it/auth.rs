@@ -10,17 +10,13 @@
 //! listeners with a small client of its own. Whole messages are compared;
 //! every wait is bounded.
 
-mod harness;
 // The redirect listener under other local connections.
-#[path = "auth/device.rs"]
 mod device;
-#[path = "auth/listener.rs"]
 mod listener;
-#[path = "auth/remote_host.rs"]
 mod remote_host;
 
-use harness::bridge_error;
-use harness::driver::{assert_no_panic, Driver, STEP};
+use crate::support::bridge_error;
+use crate::support::driver::{assert_no_panic, Driver, STEP};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -109,7 +105,7 @@ impl Fake {
     /// with the fake and its options.
     fn spawn(mut cmd: Command, dir: &Path, path: &str, options: &[&str]) -> Fake {
         let record = dir.join("record.jsonl");
-        let script = harness::repo_root().join("tests/fake/auth_upstream.py");
+        let script = crate::support::repo_root().join("tests/fake/auth_upstream.py");
         let mut child = cmd
             .arg(script)
             .arg("--record")
@@ -219,7 +215,7 @@ fn bridge(config: &Path, url: &str, options: &[&str], env: &[(&str, &str)]) -> D
 }
 
 fn send_initialize(driver: &mut Driver) {
-    driver.request(
+    driver.send_request(
         json!(INIT),
         "initialize",
         json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "auth-test", "version": "1.0"}}),
@@ -844,7 +840,7 @@ fn a_step_up_after_initialize_without_consent_fails_with_reauthorization_require
 /// question of the later sign-in.
 #[track_caller]
 fn step_up_question(driver: &mut Driver) -> Value {
-    driver.request(
+    driver.send_request(
         json!(INIT),
         "initialize",
         json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"url": {}}}, "clientInfo": {"name": "auth-test", "version": "1.0"}}),
@@ -855,7 +851,7 @@ fn step_up_question(driver: &mut Driver) -> Value {
     driver.send(
         &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}),
     );
-    let question = driver.next();
+    let question = driver.recv();
     assert_eq!(question["method"], "elicitation/create", "{question}");
     question
 }
@@ -883,11 +879,11 @@ fn a_step_up_after_initialize_asks_the_client_with_a_url_elicitation() {
     driver.send(&json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept"}}));
     assert_eq!(follow(&url).status, 200);
     assert_eq!(
-        driver.next(),
+        driver.recv(),
         json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete", "params": {"elicitationId": "elicitation-1"}})
     );
     assert_eq!(
-        driver.next(),
+        driver.recv(),
         json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "scope mcp:read mcp:write"}]}})
     );
     let scopes: Vec<Value> = fake.requests_to("/authorize").iter().map(|r| r["values"]["scope"].clone()).collect();
@@ -1087,8 +1083,8 @@ fn endless_oauth_bodies_end_the_sign_in_with_bounded_memory() {
         let dir = TempDir::new("endless");
         let fake = Fake::start(dir.path(), &["--huge", route]);
         let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
-        driver.assert_alive("p0");
-        let idle = harness::driver::peak_rss_kib(driver.pid());
+        driver.assert_alive_amid("p0");
+        let idle = crate::support::driver::peak_rss_kib(driver.pid());
         send_initialize(&mut driver);
         if browser {
             follow(&start_url(&mut driver, 1));
@@ -1099,7 +1095,7 @@ fn endless_oauth_bodies_end_the_sign_in_with_bounded_memory() {
             error(json!(INIT), bridge_error(-32603, SIGN_IN_FAILED, "sign_in_failed", Some(detail))),
             "{route}"
         );
-        let peak = harness::driver::peak_rss_kib(driver.pid());
+        let peak = crate::support::driver::peak_rss_kib(driver.pid());
         eprintln!("{route}: peak RSS {peak} KiB, before the sign-in {idle} KiB");
         assert!(idle > 0 && peak <= 2 * idle, "{route}: peak RSS {peak} KiB, before the sign-in {idle} KiB");
     }
@@ -1120,7 +1116,7 @@ fn a_hanging_refresh_blocks_no_request_with_a_valid_token_and_ends_within_its_li
     std::thread::sleep(Duration::from_millis(6500));
     let ids: Vec<Value> = (1..=4).map(|n| json!(n)).collect();
     for id in &ids {
-        driver.request(id.clone(), "tools/call", json!({"name": "whoami", "arguments": {}}));
+        driver.send_request(id.clone(), "tools/call", json!({"name": "whoami", "arguments": {}}));
     }
     for id in &ids {
         let response = driver.response(id);
@@ -1233,7 +1229,7 @@ fn bridges_share_one_grant(count: usize) {
     while start.elapsed() < Duration::from_secs(20) {
         round += 1;
         for driver in &mut drivers {
-            driver.request(json!(round), "tools/call", json!({"name": "whoami", "arguments": {}}));
+            driver.send_request(json!(round), "tools/call", json!({"name": "whoami", "arguments": {}}));
         }
         for driver in &mut drivers {
             let response = driver.response(&json!(round));
