@@ -15,8 +15,8 @@ mod device;
 mod listener;
 mod remote_host;
 
-use crate::support::bridge_error;
 use crate::support::driver::{assert_no_panic, Driver, STEP};
+use crate::support::{bridge_error, message, message_with};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -27,33 +27,6 @@ use std::time::{Duration, Instant};
 
 const SIGN_IN_LINE: &str = "sign-in: open ";
 const INIT: &str = "init";
-
-const SIGN_IN_FAILED: &str =
-    "The sign-in at the authorization server of the upstream server failed. See the Output channel of the server.";
-const SIGN_IN_DENIED: &str = "The authorization server refused the access. Restart the server to sign in again.";
-const SIGN_IN_ERROR: &str =
-    "The authorization server sent an error for the sign-in. See the Output channel of the server.";
-const SIGN_IN_START_REUSED: &str = "The start URL of the sign-in received a second request, thus the bridge stopped the sign-in. Another program on the host of the bridge possibly opened the URL. Restart the server to sign in again. When this occurs again on a host that other users share, use --no-browser.";
-const ACCESS_REFUSED: &str = "The upstream server refused the access after the sign-in. The account possibly does not have the necessary permissions. See the Output channel of the server.";
-const REAUTHORIZATION_REQUIRED: &str = "The upstream server needs a new sign-in, and the client did not open the URL of the sign-in. Restart the server to sign in again.";
-const SANDBOX: &str = "The upstream server needs a sign-in, but the bridge runs in the sandbox of VS Code. The sandbox blocks the browser and the redirect port of the sign-in. Disable the sandbox for this server.";
-
-/// The message of `sign_in_timeout` with its placeholders filled.
-fn sign_in_timeout_message(seconds: u64, name: &str) -> String {
-    format!("The sign-in did not complete in {seconds} s. The URL of the sign-in is in the Output channel of the server. To get more time, set --sign-in-timeout. During initialize, also set --discover-timeout. When the authorization server shows no sign-in page, it possibly does not know the stored client. Then run \"{name} logout <url>\" with the URL of this server, and restart the server.")
-}
-
-fn redirect_port_message(port: u16) -> String {
-    format!("The bridge cannot listen on the redirect port {port}. Stop the program that uses the port, or set a different port with --redirect-port. Each server with a sign-in needs its own port.")
-}
-
-fn registration_unavailable_message(redirect_uri: &str) -> String {
-    format!("The authorization server has no client registration that the bridge can use. Register a client with the redirect URI {redirect_uri} at the authorization server. Then give its client ID with --client-id and its issuer with --client-issuer.")
-}
-
-fn registration_failed_message(redirect_uri: &str) -> String {
-    format!("The authorization server refused the registration of the client. Register a client with the redirect URI {redirect_uri} at the authorization server. Then give its client ID with --client-id and its issuer with --client-issuer.")
-}
 
 // --- A temporary folder ----------------------------------------------------
 
@@ -634,7 +607,7 @@ fn an_expired_token_is_refreshed_once_before_the_next_request_and_the_rotated_re
 #[test]
 fn a_denied_sign_in_fails_initialize_with_sign_in_denied() {
     let (response, fake, _dir) = sign_in_with("deny", &["--deny"]);
-    assert_eq!(response, error(json!(INIT), bridge_error(-32603, SIGN_IN_DENIED, "sign_in_denied", None)));
+    assert_eq!(response, error(json!(INIT), bridge_error(-32603, &message("sign_in_denied"), "sign_in_denied", None)));
     assert_eq!(fake.requests_to("/token"), Vec::<Value>::new());
 }
 
@@ -645,7 +618,7 @@ fn an_error_of_the_redirect_fails_initialize_with_sign_in_error_and_its_code() {
     let (response, fake, _dir) = sign_in_with("error", &["--error", "server_error"]);
     assert_eq!(
         response,
-        error(json!(INIT), bridge_error(-32603, SIGN_IN_ERROR, "sign_in_error", Some("server_error")))
+        error(json!(INIT), bridge_error(-32603, &message("sign_in_error"), "sign_in_error", Some("server_error")))
     );
     assert_eq!(fake.requests_to("/token"), Vec::<Value>::new());
 }
@@ -658,7 +631,10 @@ fn an_error_of_the_redirect_fails_initialize_with_sign_in_error_and_its_code() {
 fn a_wrong_iss_fails_the_sign_in_before_any_token_request() {
     let (response, fake, _dir) = sign_in_with("iss", &["--iss", "wrong"]);
     let detail = "redirect: the iss of the response is not the authorization server";
-    assert_eq!(response, error(json!(INIT), bridge_error(-32603, SIGN_IN_FAILED, "sign_in_failed", Some(detail))));
+    assert_eq!(
+        response,
+        error(json!(INIT), bridge_error(-32603, &message("sign_in_failed"), "sign_in_failed", Some(detail)))
+    );
     assert_eq!(fake.requests_to("/token"), Vec::<Value>::new());
     assert_eq!(fake.requests_to("/authorize").len(), 1);
 }
@@ -673,7 +649,8 @@ fn no_registration_fails_with_registration_unavailable_naming_the_redirect_uri()
     let fake = Fake::start(dir.path(), &["--no-registration"]);
     let port = free_port().to_string();
     let mut driver = bridge(dir.path(), &fake.url(), &["--redirect-port", &port], &[]);
-    let message = registration_unavailable_message(&format!("http://127.0.0.1:{port}/callback"));
+    let message =
+        message_with("registration_unavailable", &[("redirect_uri", &format!("http://127.0.0.1:{port}/callback"))]);
     assert_eq!(
         initialize_without_browser(&mut driver),
         error(json!(INIT), bridge_error(-32603, &message, "registration_unavailable", None))
@@ -698,7 +675,7 @@ fn a_refused_registration_fails_with_registration_failed_and_its_status_and_code
         redirect_uri.starts_with("http://127.0.0.1:") && redirect_uri.ends_with("/callback"),
         "the redirect URI of the registration: {redirect_uri}"
     );
-    let message = registration_failed_message(&redirect_uri);
+    let message = message_with("registration_failed", &[("redirect_uri", &redirect_uri)]);
     let detail = "HTTP status 400, invalid_redirect_uri";
     assert_eq!(response, error(json!(INIT), bridge_error(-32603, &message, "registration_failed", Some(detail))));
     assert_eq!(fake.requests_to("/authorize"), Vec::<Value>::new());
@@ -716,7 +693,15 @@ fn a_redirect_port_in_use_fails_with_redirect_port_unavailable_naming_it() {
     let mut driver = bridge(dir.path(), &fake.url(), &["--redirect-port", &port.to_string()], &[]);
     assert_eq!(
         initialize_without_browser(&mut driver),
-        error(json!(INIT), bridge_error(-32603, &redirect_port_message(port), "redirect_port_unavailable", None))
+        error(
+            json!(INIT),
+            bridge_error(
+                -32603,
+                &message_with("redirect_port_unavailable", &[("port", &port.to_string())]),
+                "redirect_port_unavailable",
+                None
+            )
+        )
     );
     assert_eq!((fake.requests_to("/register"), fake.requests_to("/authorize")), (vec![], vec![]));
     assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
@@ -743,7 +728,7 @@ fn a_second_get_of_the_start_url_stops_the_sign_in() {
     assert!(second.status >= 400 && second.location.is_none(), "the second GET goes nowhere: {second:?}");
     assert_eq!(
         driver.response(&json!(INIT)),
-        error(json!(INIT), bridge_error(-32603, SIGN_IN_START_REUSED, "sign_in_start_reused", None))
+        error(json!(INIT), bridge_error(-32603, &message("sign_in_start_reused"), "sign_in_start_reused", None))
     );
     assert_eq!((fake.requests_to("/authorize"), fake.requests_to("/token")), (vec![], vec![]));
 }
@@ -762,7 +747,7 @@ fn a_sign_in_without_a_redirect_stops_at_its_time_limit() {
     start_url(&mut driver, 1);
     let response = driver.response(&json!(INIT));
     let elapsed = started.elapsed();
-    let message = sign_in_timeout_message(1, "mcp-bridge-vscode");
+    let message = message_with("sign_in_timeout", &[("seconds", "1"), ("name", "mcp-bridge-vscode")]);
     assert_eq!(response, error(json!(INIT), bridge_error(-32603, &message, "sign_in_timeout", None)));
     assert!(elapsed >= Duration::from_secs(1), "the error came before the limit: {elapsed:?}");
     assert_eq!((fake.requests_to("/authorize"), fake.requests_to("/token")), (vec![], vec![]));
@@ -778,7 +763,7 @@ fn in_the_sandbox_a_necessary_sign_in_fails_at_once() {
     let mut driver = bridge(dir.path(), &fake.url(), &[], &[("SANDBOX_RUNTIME", "1")]);
     assert_eq!(
         initialize_without_browser(&mut driver),
-        error(json!(INIT), bridge_error(-32603, SANDBOX, "sandbox", None))
+        error(json!(INIT), bridge_error(-32603, &message("sandbox"), "sandbox", None))
     );
     assert_eq!(fake.records(), vec![mcp("server/discover", None, 401)]);
     assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
@@ -829,7 +814,10 @@ fn a_step_up_after_initialize_without_consent_fails_with_reauthorization_require
     let call = driver.call(json!(2), "tools/call", json!({"name": "whoami", "arguments": {}}));
     assert_eq!(
         call,
-        error(json!(2), bridge_error(-32603, REAUTHORIZATION_REQUIRED, "reauthorization_required", Some("no_consent")))
+        error(
+            json!(2),
+            bridge_error(-32603, &message("reauthorization_required"), "reauthorization_required", Some("no_consent"))
+        )
     );
     assert_eq!(since(&fake, from), vec![mcp("tools/call", Some("SeCrEt-access-2"), 403)]);
     assert_eq!(driver.stderr_text().matches(SIGN_IN_LINE).count(), 1, "{}", driver.stderr_text());
@@ -901,12 +889,18 @@ fn a_declined_later_sign_in_gives_declined_and_then_cooldown() {
     driver.send(&json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "decline"}}));
     assert_eq!(
         driver.response(&json!(2)),
-        error(json!(2), bridge_error(-32603, REAUTHORIZATION_REQUIRED, "reauthorization_required", Some("declined")))
+        error(
+            json!(2),
+            bridge_error(-32603, &message("reauthorization_required"), "reauthorization_required", Some("declined"))
+        )
     );
     let again = driver.call(json!(3), "tools/call", json!({"name": "whoami", "arguments": {}}));
     assert_eq!(
         again,
-        error(json!(3), bridge_error(-32603, REAUTHORIZATION_REQUIRED, "reauthorization_required", Some("cooldown")))
+        error(
+            json!(3),
+            bridge_error(-32603, &message("reauthorization_required"), "reauthorization_required", Some("cooldown"))
+        )
     );
     assert_eq!(fake.requests_to("/authorize").len(), 1, "no sign-in after the decline");
 }
@@ -919,7 +913,7 @@ fn a_refusal_after_the_sign_in_fails_with_access_refused_and_the_status() {
     let (response, fake, _dir) = sign_in_with("refuse", &["--always-refuse"]);
     assert_eq!(
         response,
-        error(json!(INIT), bridge_error(-32603, ACCESS_REFUSED, "access_refused", Some("HTTP status 401")))
+        error(json!(INIT), bridge_error(-32603, &message("access_refused"), "access_refused", Some("HTTP status 401")))
     );
     assert_eq!(fake.requests_to("/authorize").len(), 1);
     assert_eq!(
@@ -987,7 +981,10 @@ fn the_bridge_exits_with_0_at_the_end_of_stdin_after_a_sign_in() {
 fn a_refused_token_request_names_its_step_code_and_http_status() {
     let (response, fake, _dir) = sign_in_with("token-error", &["--token-error", "invalid_grant"]);
     let detail = "token request: invalid_grant, HTTP status 400";
-    assert_eq!(response, error(json!(INIT), bridge_error(-32603, SIGN_IN_FAILED, "sign_in_failed", Some(detail))));
+    assert_eq!(
+        response,
+        error(json!(INIT), bridge_error(-32603, &message("sign_in_failed"), "sign_in_failed", Some(detail)))
+    );
     assert_eq!(fake.requests_to("/token").len(), 1);
 }
 
@@ -1001,10 +998,9 @@ fn an_authorization_endpoint_that_fails_the_check_gives_sign_in_invalid_url() {
         let dir = TempDir::new("bad-authorize");
         let fake = Fake::start(dir.path(), &["--authorization-endpoint", endpoint]);
         let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
-        let message = "The authorization server sent an authorization URL that is not valid. The bridge did not open it. See the Output channel of the server.";
         assert_eq!(
             initialize_without_browser(&mut driver),
-            error(json!(INIT), bridge_error(-32603, message, "sign_in_invalid_url", None)),
+            error(json!(INIT), bridge_error(-32603, &message("sign_in_invalid_url"), "sign_in_invalid_url", None)),
             "{endpoint}"
         );
         assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
@@ -1026,7 +1022,7 @@ fn a_hostile_registration_error_is_cleaned_and_cut_in_the_detail() {
     let redirect_uri = register[0]["redirect_uris"][0].as_str().unwrap_or_default().to_owned();
     let cleaned: String = format!("[31mbadline{}", "x".repeat(500)).chars().take(200).collect();
     let detail = format!("HTTP status 400, {cleaned}…");
-    let message = registration_failed_message(&redirect_uri);
+    let message = message_with("registration_failed", &[("redirect_uri", &redirect_uri)]);
     assert_eq!(response, error(json!(INIT), bridge_error(-32603, &message, "registration_failed", Some(&detail))));
     assert!(!driver.stderr_text().contains('\u{1b}'), "a terminal escape in the log");
 }
@@ -1092,7 +1088,7 @@ fn endless_oauth_bodies_end_the_sign_in_with_bounded_memory() {
         let response = driver.response(&json!(INIT));
         assert_eq!(
             response,
-            error(json!(INIT), bridge_error(-32603, SIGN_IN_FAILED, "sign_in_failed", Some(detail))),
+            error(json!(INIT), bridge_error(-32603, &message("sign_in_failed"), "sign_in_failed", Some(detail))),
             "{route}"
         );
         let peak = crate::support::driver::peak_rss_kib(driver.pid());

@@ -5,7 +5,7 @@
 //! change and its call, and the end of the input on each path.
 
 use crate::support::driver::{line, Driver};
-use crate::support::{bridge_error, NOT_JSONRPC, NOT_VALID_JSON, NO_METHOD};
+use crate::support::{bridge_error, message};
 use serde_json::{json, Value};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -16,9 +16,6 @@ const LINE_LIMIT: usize = 64 * 1024 * 1024;
 const GRACE: Duration = Duration::from_secs(2);
 /// The longest a clean exit may take after the end of the input.
 const EXIT_LIMIT: Duration = Duration::from_secs(10);
-const TOO_MANY: &str = "The connection has too many requests in flight";
-const TOO_LONG: &str = "The request is longer than the line limit of the bridge.";
-const TOO_DEEP: &str = "The request has more levels of nesting than the limit of the bridge.";
 
 fn demo(options: &[&str]) -> Driver {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
@@ -194,28 +191,28 @@ fn first_line_cases() -> Vec<Case> {
             rule: "invalid JSON takes the modern path, answered with the parse error",
             options: &[],
             input: b"{not json}\n".to_vec(),
-            answers: vec![error(Value::Null, -32700, NOT_VALID_JSON, "parse_error", None)],
+            answers: vec![error(Value::Null, -32700, &message("parse_error"), "parse_error", None)],
             then: Path::Modern,
         },
         Case {
             rule: "a line deeper than the limit takes the modern path, answered with the depth error",
             options: &[],
             input: deep.into_bytes(),
-            answers: vec![error(json!(7), -32600, TOO_DEEP, "too_deep", Some("limit: 64 levels"))],
+            answers: vec![error(json!(7), -32600, &message("too_deep"), "too_deep", Some("limit: 64 levels"))],
             then: Path::Modern,
         },
         Case {
             rule: "JSON that is not JSON-RPC (an initialize without jsonrpc) takes the modern path, answered -32600",
             options: &[],
             input: line(&json!({"id": 1, "method": "initialize", "params": {}})),
-            answers: vec![error(json!(1), -32600, NOT_JSONRPC, "invalid_request_shape", None)],
+            answers: vec![error(json!(1), -32600, &message("invalid_request_shape"), "invalid_request_shape", None)],
             then: Path::Modern,
         },
         Case {
             rule: "a line that is not valid UTF-8 takes the modern path, answered with the parse error",
             options: &[],
             input: b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}\n".to_vec(),
-            answers: vec![error(json!(1), -32700, NOT_VALID_JSON, "parse_error", None)],
+            answers: vec![error(json!(1), -32700, &message("parse_error"), "parse_error", None)],
             then: Path::Modern,
         },
         Case {
@@ -250,35 +247,35 @@ fn first_line_cases() -> Vec<Case> {
             rule: "discover (answer), then invalid JSON takes the modern path",
             options: &[],
             input: discover_and(b"[1,\n".to_vec()),
-            answers: vec![discovered(1), error(Value::Null, -32700, NOT_VALID_JSON, "parse_error", None)],
+            answers: vec![discovered(1), error(Value::Null, -32700, &message("parse_error"), "parse_error", None)],
             then: Path::Modern,
         },
         Case {
             rule: "discover (refuse) gets -32601 method_not_found and picks no path",
             options: refuse,
             input: line(&discover(1)),
-            answers: vec![error(json!(1), -32601, NO_METHOD, "method_not_found", None)],
+            answers: vec![error(json!(1), -32601, &message("method_not_found"), "method_not_found", None)],
             then: Path::Legacy,
         },
         Case {
             rule: "discover (refuse), then a request in the same write takes the modern path",
             options: refuse,
             input: discover_and(line(&add(2))),
-            answers: vec![error(json!(1), -32601, NO_METHOD, "method_not_found", None), added(2)],
+            answers: vec![error(json!(1), -32601, &message("method_not_found"), "method_not_found", None), added(2)],
             then: Path::Modern,
         },
         Case {
             rule: "discover (refuse), then a response takes the modern path",
             options: refuse,
             input: discover_and(line(&json!({"jsonrpc": "2.0", "id": 5, "result": {}}))),
-            answers: vec![error(json!(1), -32601, NO_METHOD, "method_not_found", None)],
+            answers: vec![error(json!(1), -32601, &message("method_not_found"), "method_not_found", None)],
             then: Path::Modern,
         },
         Case {
             rule: "discover (refuse), then a line over the limit is dropped and picks no path",
             options: refuse,
             input: discover_and(long_line(LINE_LIMIT + 1)),
-            answers: vec![error(json!(1), -32601, NO_METHOD, "method_not_found", None)],
+            answers: vec![error(json!(1), -32601, &message("method_not_found"), "method_not_found", None)],
             then: Path::Legacy,
         },
     ]
@@ -310,7 +307,7 @@ fn the_end_of_the_input_before_a_request_writes_nothing_and_returns() {
             "a discover refused, then the end",
             &["--refuse-discover"],
             line(&discover(1)),
-            vec![error(json!(1), -32601, NO_METHOD, "method_not_found", None)],
+            vec![error(json!(1), -32601, &message("method_not_found"), "method_not_found", None)],
         ),
         // The framer reads a last line without its newline as a line (the
         // stdio bridge's framing): not the end before a request.
@@ -318,7 +315,7 @@ fn the_end_of_the_input_before_a_request_writes_nothing_and_returns() {
             "a partial line at the end is a line: its parse error, then the return",
             &[],
             b"{\"jsonrpc\":\"2.0\"".to_vec(),
-            vec![error(Value::Null, -32700, NOT_VALID_JSON, "parse_error", None)],
+            vec![error(Value::Null, -32700, &message("parse_error"), "parse_error", None)],
         ),
     ];
     for (rule, options, input, answers) in cases {
@@ -356,7 +353,13 @@ fn a_line_over_the_limit_gets_32600_on_the_legacy_path_and_nothing_on_the_modern
     }
     assert_eq!(
         answer,
-        error(Value::Null, -32600, TOO_LONG, "line_too_long", Some(&format!("limit: {LINE_LIMIT} bytes")))
+        error(
+            Value::Null,
+            -32600,
+            &message("line_too_long"),
+            "line_too_long",
+            Some(&format!("limit: {LINE_LIMIT} bytes"))
+        )
     );
     legacy.assert_alive();
 
@@ -377,7 +380,7 @@ fn the_modern_path_answers_a_request_above_the_in_flight_limit_at_once() {
     let burst: Vec<u8> = (1..=256).flat_map(|id| line(&slow(id))).collect();
     server.send_raw(&burst);
     server.send(&add(257));
-    assert_eq!(server.recv(), error(json!(257), -32603, TOO_MANY, "too_many_requests", None));
+    assert_eq!(server.recv(), error(json!(257), -32603, &message("too_many_requests"), "too_many_requests", None));
     // A cancellation frees a place; the reader reads it though 256 wait.
     server.send(
         &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "test"}}),

@@ -10,7 +10,7 @@
 //! (tests/fake/upstream.py), compares whole messages, and bounds each wait.
 
 use crate::support::driver::{self, assert_never_answered, assert_no_panic, is_response, Driver, STEP};
-use crate::support::{bridge_error, fake_upstream, UPSTREAM_STOPPED};
+use crate::support::{bridge_error, fake_upstream, message};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -20,10 +20,6 @@ fn all_caps() -> Value {
     json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}})
 }
 
-const TIMEOUT: &str = "The upstream server did not answer in time. See the Output channel of the server.";
-const TOO_MANY_ROUNDS: &str =
-    "The upstream server asked for input too many times. See the Output channel of the server.";
-const INPUT_TIMEOUT: &str = "The client did not answer the input request of the upstream server in time.";
 const STATE_TEXT: &str = "The upstream server did not accept the saved state of the request. The answer possibly came after the time limit of the state, or the server started again. Upstream message: state expired.";
 /// The warning line of the request-state rule, up to its wait.
 const STATE_WARNING: &str =
@@ -43,7 +39,7 @@ fn err(id: Value, error: Value) -> Value {
 }
 
 fn timeout(id: Value, detail: &str) -> Value {
-    err(id, bridge_error(-32603, TIMEOUT, "timeout", Some(detail)))
+    err(id, bridge_error(-32603, &message("timeout"), "timeout", Some(detail)))
 }
 
 fn input_required(requests: Value) -> Value {
@@ -353,7 +349,10 @@ fn too_many_rounds_complete_the_accepted_url_before_the_error() {
         bridge.send(&answer(&id, json!({"action": "accept", "content": {"continue": "Continue"}})));
     }
     assert_eq!(bridge.recv(), complete("elicitation-1"));
-    assert_eq!(bridge.recv(), err(json!(1), bridge_error(-32603, TOO_MANY_ROUNDS, "too_many_rounds", None)));
+    assert_eq!(
+        bridge.recv(),
+        err(json!(1), bridge_error(-32603, &message("too_many_rounds"), "too_many_rounds", None))
+    );
     bridge.assert_alive();
 }
 
@@ -369,7 +368,10 @@ fn the_loss_of_the_upstream_in_a_later_round_completes_the_accepted_url_before_t
     assert_eq!(bridge.recv(), url_question("b-1", "https://example.com/login", "elicitation-1"));
     bridge.send(&answer("b-1", json!({"action": "accept"})));
     assert_eq!(bridge.recv(), complete("elicitation-1"));
-    assert_eq!(bridge.recv(), err(json!(1), bridge_error(-32603, UPSTREAM_STOPPED, "upstream_exited", None)));
+    assert_eq!(
+        bridge.recv(),
+        err(json!(1), bridge_error(-32603, &message("upstream_exited"), "upstream_exited", None))
+    );
     bridge.close_stdin();
     assert_eq!(bridge.wait_exit(Duration::from_secs(10)).status.code(), Some(1));
 }
@@ -632,7 +634,7 @@ fn the_answers_of_the_client_have_the_input_limit() {
     bridge.send(&script_call(json!(1), json!([input_required(json!({"who": form("Name?")}))])));
     assert_eq!(bridge.recv()["id"], "b-1");
     assert_eq!(bridge.recv(), withdrawn("b-1", "no answer in time"));
-    assert_eq!(bridge.recv(), err(json!(1), bridge_error(-32603, INPUT_TIMEOUT, "input_timeout", None)));
+    assert_eq!(bridge.recv(), err(json!(1), bridge_error(-32603, &message("input_timeout"), "input_timeout", None)));
     let elapsed = start.elapsed();
     assert!(elapsed >= Duration::from_millis(3600), "no sooner than 3.6 s: {elapsed:?}");
     assert!(elapsed < Duration::from_millis(7200), "the 3.6 s limit, not a longer one: {elapsed:?}");
@@ -641,18 +643,21 @@ fn the_answers_of_the_client_have_the_input_limit() {
 
 // --- Results and answers without their shape -------------------------------
 
-const INVALID_INPUT_REQUEST: &str =
-    "The upstream server sent an input request that is not valid for the client. See the Output channel of the server.";
-const INVALID_CLIENT_ANSWER: &str =
-    "The client sent an answer that is not valid for the input request of the upstream server.";
-
 fn not_an_object(id: Value) -> Value {
-    err(id, bridge_error(-32603, INVALID_INPUT_REQUEST, "invalid_input_request", Some("the result is not an object")))
+    err(
+        id,
+        bridge_error(
+            -32603,
+            &message("invalid_input_request"),
+            "invalid_input_request",
+            Some("the result is not an object"),
+        ),
+    )
 }
 
 fn not_the_shape(id: Value, key: &str) -> Value {
     let detail = format!("input request '{key}': the answer does not have the shape of the schema");
-    err(id, bridge_error(-32603, INVALID_CLIENT_ANSWER, "invalid_client_answer", Some(&detail)))
+    err(id, bridge_error(-32603, &message("invalid_client_answer"), "invalid_client_answer", Some(&detail)))
 }
 
 /// "Checks before the client gets a question", the checks of the whole

@@ -8,7 +8,7 @@
 //! compare both paths on generated lines; this table checks the wire.
 
 use crate::support::driver::Driver;
-use crate::support::{bridge_error, fake_upstream};
+use crate::support::{bridge_error, fake_upstream, message};
 use serde_json::{json, Value};
 
 /// A string member that makes each line longer than the 64 KiB of the
@@ -16,9 +16,6 @@ use serde_json::{json, Value};
 fn pad() -> String {
     "p".repeat(70 * 1024)
 }
-
-const INVALID_RESPONSE: &str =
-    "The upstream server sent a response that is not valid. See the Output channel of the server.";
 
 /// One big result: the JSON text the upstream server writes, and what the
 /// client must get.
@@ -64,12 +61,12 @@ fn cases(pad: &str) -> Vec<Case> {
         Case {
             rule: "a lone surrogate escape is a response that is not valid (parse_error)",
             result_text: format!(r#"{{"content":[{{"type":"text","text":"\ud800{pad}"}}]}}"#),
-            want: Err(bridge_error(-32603, INVALID_RESPONSE, "invalid_response", Some("parse_error"))),
+            want: Err(bridge_error(-32603, &message("invalid_response"), "invalid_response", Some("parse_error"))),
         },
         Case {
             rule: "a result deeper than 128 levels is a response that is not valid (too_deep)",
             result_text: format!(r#"{{"x":"{pad}","d":{}{}}}"#, "[".repeat(130), "]".repeat(130)),
-            want: Err(bridge_error(-32603, INVALID_RESPONSE, "invalid_response", Some("too_deep"))),
+            want: Err(bridge_error(-32603, &message("invalid_response"), "invalid_response", Some("too_deep"))),
         },
     ]
 }

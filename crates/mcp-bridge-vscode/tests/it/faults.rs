@@ -10,7 +10,7 @@
 //! got exactly one response or, where the spec says so, none.
 
 use crate::support::driver::*;
-use crate::support::{bridge_error, fake_upstream, UPSTREAM_STOPPED};
+use crate::support::{bridge_error, fake_upstream, message};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -18,17 +18,8 @@ use std::time::{Duration, Instant};
 /// The longest a bridge may take to exit once it should.
 const EXIT: Duration = Duration::from_secs(10);
 
-const INVALID_RESPONSE: &str =
-    "The upstream server sent a response that is not valid. See the Output channel of the server.";
-const TIMEOUT: &str = "The upstream server did not answer in time. See the Output channel of the server.";
-const TOO_MANY: &str = "The connection has too many requests in flight";
-const NOT_VALID_JSON: &str = "The request is not valid JSON.";
-const NOT_JSONRPC: &str = "The message is not a valid JSON-RPC 2.0 request.";
-const LINE_TOO_LONG: &str = "The request is longer than the line limit of the bridge.";
-const TOO_DEEP: &str = "The request has more levels of nesting than the limit of the bridge.";
 /// The debug line of the bridge for an upstream response it drops.
 const DROPPED_UNKNOWN: &str = "dropped an upstream response with an unknown id";
-const DISCOVER_FAILED: &str = "The upstream server did not answer server/discover. It is not an MCP server of revision 2026-07-28, or it does not respond. See the Output channel of the server.";
 
 fn error_response(id: Value, error: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": error})
@@ -39,12 +30,12 @@ fn text_response(id: Value, text: &str) -> Value {
 }
 
 fn upstream_exited(id: Value) -> Value {
-    error_response(id, bridge_error(-32603, UPSTREAM_STOPPED, "upstream_exited", None))
+    error_response(id, bridge_error(-32603, &message("upstream_exited"), "upstream_exited", None))
 }
 
 /// The error of `closed`: the same message as `upstream_exited`, another cause.
 fn closed(id: Value) -> Value {
-    error_response(id, bridge_error(-32603, UPSTREAM_STOPPED, "closed", None))
+    error_response(id, bridge_error(-32603, &message("closed"), "closed", None))
 }
 
 /// A file the fake upstream appends every line it receives to (`--record`).
@@ -154,15 +145,7 @@ fn upstream_exits_before_discover_initialize_gets_upstream_exited_and_the_bridge
     let early = driver.call(json!(1), "tools/list", json!({}));
     assert_eq!(
         early,
-        error_response(
-            json!(1),
-            bridge_error(
-                -32600,
-                "The client did not initialize the connection. Send initialize first.",
-                "not_initialized",
-                None
-            )
-        )
+        error_response(json!(1), bridge_error(-32600, &message("not_initialized"), "not_initialized", None))
     );
     // The bridge was not in ready, so the end of stdin is a plain end: 0.
     end_of_input(&mut driver, 0);
@@ -314,7 +297,7 @@ fn a_partial_line_then_the_exit_fails_the_request_once_with_invalid_response_and
         response,
         error_response(
             json!(1),
-            json!({"code": -32603, "message": INVALID_RESPONSE, "data": {"cause": "invalid_response", "detail": "parse_error"}})
+            json!({"code": -32603, "message": &message("invalid_response"), "data": {"cause": "invalid_response", "detail": "parse_error"}})
         )
     );
     let other = driver.response(&json!("other"));
@@ -341,7 +324,7 @@ fn invalid_json_and_a_line_over_the_limit_fail_only_their_request_with_invalid_r
         invalid,
         error_response(
             json!("bad"),
-            json!({"code": -32603, "message": INVALID_RESPONSE, "data": {"cause": "invalid_response", "detail": "parse_error"}})
+            json!({"code": -32603, "message": &message("invalid_response"), "data": {"cause": "invalid_response", "detail": "parse_error"}})
         )
     );
     let huge = driver.call(json!("huge"), "tools/call", json!({"name": "huge", "arguments": {"bytes": 100_000}}));
@@ -349,7 +332,7 @@ fn invalid_json_and_a_line_over_the_limit_fail_only_their_request_with_invalid_r
         huge,
         error_response(
             json!("huge"),
-            json!({"code": -32603, "message": INVALID_RESPONSE, "data": {"cause": "invalid_response", "detail": "line_too_long"}})
+            json!({"code": -32603, "message": &message("invalid_response"), "data": {"cause": "invalid_response", "detail": "line_too_long"}})
         )
     );
     driver.send(&call_tool(json!("g2"), "gather", json!({"count": 2, "tag": "two"})));
@@ -407,7 +390,7 @@ fn an_upstream_that_stalls_gives_timeout_once_and_a_late_answer_after_the_timeou
     for id in &all {
         assert_eq!(
             responses_to(&driver.seen, id),
-            vec![&error_response(id.clone(), bridge_error(-32603, TIMEOUT, "timeout", Some(detail)))]
+            vec![&error_response(id.clone(), bridge_error(-32603, &message("timeout"), "timeout", Some(detail)))]
         );
     }
     let cancels = record.wait_cancels(11);
@@ -599,7 +582,10 @@ fn three_hundred_requests_at_once_give_256_results_and_44_too_many_requests() {
     for id in 256..300 {
         assert_eq!(
             responses_to(&driver.seen, &json!(id)),
-            vec![&error_response(json!(id), bridge_error(-32603, TOO_MANY, "too_many_requests", None))]
+            vec![&error_response(
+                json!(id),
+                bridge_error(-32603, &message("too_many_requests"), "too_many_requests", None)
+            )]
         );
     }
     let answered: Vec<i64> =
@@ -806,8 +792,9 @@ fn huge_and_deep_lines_between_valid_ones_each_get_their_one_answer() {
     }
     driver.send_raw(&bytes);
     driver.send(&call_tool(json!("v6"), "unknown-id", json!({})));
-    let too_long = bridge_error(-32600, LINE_TOO_LONG, "line_too_long", Some(&format!("limit: {limit} bytes")));
-    let too_deep = bridge_error(-32600, TOO_DEEP, "too_deep", Some("limit: 64 levels"));
+    let too_long =
+        bridge_error(-32600, &message("line_too_long"), "line_too_long", Some(&format!("limit: {limit} bytes")));
+    let too_deep = bridge_error(-32600, &message("too_deep"), "too_deep", Some("limit: 64 levels"));
     let ok = |id: &str| json!({"jsonrpc": "2.0", "id": id, "result": {}});
     let expected = vec![
         ok("v1"),
@@ -857,7 +844,7 @@ fn a_line_one_byte_over_the_default_limit_gets_line_too_long_and_the_next_is_ser
         driver.recv(),
         error_response(
             json!("big"),
-            bridge_error(-32600, LINE_TOO_LONG, "line_too_long", Some("limit: 67108864 bytes"))
+            bridge_error(-32600, &message("line_too_long"), "line_too_long", Some("limit: 67108864 bytes"))
         )
     );
     assert_eq!(driver.recv(), json!({"jsonrpc": "2.0", "id": "next", "result": {}}));
@@ -892,11 +879,14 @@ fn bad_lines_during_requests_in_flight_do_not_disturb_them() {
         let shape = json!(format!("shape-{i}"));
         assert_eq!(
             responses_to(&driver.seen, &bad),
-            vec![&error_response(bad.clone(), bridge_error(-32700, NOT_VALID_JSON, "parse_error", None))]
+            vec![&error_response(bad.clone(), bridge_error(-32700, &message("parse_error"), "parse_error", None))]
         );
         assert_eq!(
             responses_to(&driver.seen, &shape),
-            vec![&error_response(shape.clone(), bridge_error(-32600, NOT_JSONRPC, "invalid_request_shape", None))]
+            vec![&error_response(
+                shape.clone(),
+                bridge_error(-32600, &message("invalid_request_shape"), "invalid_request_shape", None)
+            )]
         );
         answered.extend([bad, shape]);
     }
@@ -962,7 +952,7 @@ fn an_upstream_that_stops_reading_still_gives_every_request_its_timeout() {
     for id in &all {
         assert_eq!(
             responses_to(&driver.seen, id),
-            vec![&error_response(id.clone(), bridge_error(-32603, TIMEOUT, "timeout", Some(detail)))]
+            vec![&error_response(id.clone(), bridge_error(-32603, &message("timeout"), "timeout", Some(detail)))]
         );
     }
     driver.assert_alive_amid("p1");
@@ -1020,7 +1010,7 @@ fn an_upstream_that_answers_twice_gets_its_first_answer_through_once() {
 fn malformed_upstream_responses_fail_their_request_once_with_invalid_response() {
     let mut driver = Driver::start(&["--test-request-timeout-ms", "5000"], &fake_upstream(&[]));
     driver.initialize();
-    let shape = json!({"code": -32603, "message": INVALID_RESPONSE, "data": {"cause": "invalid_response", "detail": "invalid_request_shape"}});
+    let shape = json!({"code": -32603, "message": &message("invalid_response"), "data": {"cause": "invalid_response", "detail": "invalid_request_shape"}});
     let failing = [
         r#"{"jsonrpc":"2.0","id":ID,"error":"oops"}"#,
         r#"{"jsonrpc":"2.0","id":ID,"error":{"message":"no code"}}"#,
@@ -1075,7 +1065,10 @@ fn answers_of_the_client_get_through_at_the_limit_of_requests_in_flight() {
         driver.drain_for(Duration::from_millis(50));
     };
     let extra = driver.call(json!("extra"), "tools/call", json!({"name": "unknown-id"}));
-    assert_eq!(extra, error_response(json!("extra"), bridge_error(-32603, TOO_MANY, "too_many_requests", None)));
+    assert_eq!(
+        extra,
+        error_response(json!("extra"), bridge_error(-32603, &message("too_many_requests"), "too_many_requests", None))
+    );
     let answers: Vec<Value> = questions
         .iter()
         .map(|q| json!({"jsonrpc": "2.0", "id": q, "result": {"action": "accept", "content": {"name": q}}}))
@@ -1108,7 +1101,7 @@ fn an_upstream_that_stalls_on_discover_fails_initialize_once_and_the_bridge_stay
         response,
         error_response(
             json!("init"),
-            bridge_error(-32603, DISCOVER_FAILED, "discover_failed", Some("no response in 1 s"))
+            bridge_error(-32603, &message("discover_failed"), "discover_failed", Some("no response in 1 s"))
         )
     );
     driver.assert_alive_amid("p1");
@@ -1131,10 +1124,7 @@ fn after_the_loss_of_the_upstream_every_request_gets_upstream_exited_except_ping
     assert_eq!(driver.call(json!(2), "logging/setLevel", json!({"level": "info"}))["result"], json!({}));
     assert_eq!(
         driver.call(json!(3), "server/discover", json!({})),
-        error_response(
-            json!(3),
-            bridge_error(-32601, "The server does not have this method.", "method_not_found", None)
-        )
+        error_response(json!(3), bridge_error(-32601, &message("method_not_found"), "method_not_found", None))
     );
     driver.assert_alive_amid("p1");
     let init =

@@ -17,18 +17,12 @@
 
 use crate::support::driver::*;
 use crate::support::served::Served;
-use crate::support::{assert_json, bridge_error};
+use crate::support::{assert_json, bridge_error, message};
 use serde_json::{json, Map, Value};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-const TRANSPORT_FAILED: &str = "The connection to the upstream server failed. See the Output channel of the server.";
-const INVALID_RESPONSE: &str =
-    "The upstream server sent a response that is not valid. See the Output channel of the server.";
-const TIMEOUT: &str = "The upstream server did not answer in time. See the Output channel of the server.";
-const DISCOVER_FAILED: &str = "The upstream server did not answer server/discover. It is not an MCP server of revision 2026-07-28, or it does not respond. See the Output channel of the server.";
 
 /// The path and the query of every URL: they stand for keys.
 const PATH_SECRET: &str = "path-secret-7f3a";
@@ -225,11 +219,11 @@ fn text(id: Value, text: &str) -> Value {
 }
 
 fn transport_failed(detail: &str) -> Value {
-    bridge_error(-32603, TRANSPORT_FAILED, "transport_failed", Some(detail))
+    bridge_error(-32603, &message("transport_failed"), "transport_failed", Some(detail))
 }
 
 fn invalid_response(detail: &str) -> Value {
-    bridge_error(-32603, INVALID_RESPONSE, "invalid_response", Some(detail))
+    bridge_error(-32603, &message("invalid_response"), "invalid_response", Some(detail))
 }
 
 /// The JSON-RPC error that the fake's `jsonrpc` bodies hold.
@@ -563,9 +557,6 @@ fn a_tool_with_an_invalid_x_mcp_header_is_left_out_of_tools_list_with_a_warning(
 /// behaviour spec.
 const STATUSES: [u16; 9] = [400, 401, 403, 404, 408, 429, 500, 501, 503];
 
-const REAUTHORIZATION_REQUIRED: &str =
-    "The upstream server needs a new sign-in, and the client did not open the URL of the sign-in. Restart the server to sign in again.";
-
 /// The answer to a request that got `status`, whatever its body, when the
 /// status is a challenge: a 401 after initialize asks for a later sign-in,
 /// and these clients declare no `elicitation.url`, so the bridge cannot ask
@@ -573,8 +564,9 @@ const REAUTHORIZATION_REQUIRED: &str =
 /// table, reauthorization_required: "data.detail has declined, no_consent or
 /// cooldown").
 fn challenged(status: u16) -> Option<Value> {
-    (status == 401)
-        .then(|| bridge_error(-32603, REAUTHORIZATION_REQUIRED, "reauthorization_required", Some("no_consent")))
+    (status == 401).then(|| {
+        bridge_error(-32603, &message("reauthorization_required"), "reauthorization_required", Some("no_consent"))
+    })
 }
 
 /// "After a failed request to an upstream server at a URL, data.detail also
@@ -670,7 +662,7 @@ fn a_failed_server_discover_over_http_fails_initialize_and_the_bridge_stays_open
         (
             "discover-404-jsonrpc",
             vec!["--status", "server/discover=404:jsonrpc"],
-            json!({"code": -32001, "message": DISCOVER_FAILED, "data": {"cause": "discover_failed", "detail": "refused with HTTP status 404, HTTP status 404"}}),
+            json!({"code": -32001, "message": &message("discover_failed"), "data": {"cause": "discover_failed", "detail": "refused with HTTP status 404, HTTP status 404"}}),
         ),
     ] {
         let fake = Fake::start(name, &options);
@@ -1031,8 +1023,9 @@ fn a_server_that_answers_every_request_with_a_stream_gives_the_same_results() {
 fn a_slow_answer_gets_the_time_limit_and_its_stream_closes() {
     let (fake, mut driver) =
         session("timeout", &["--delay", "prompts/list=10000"], &["--test-request-timeout-ms", "500"]);
-    let timeout =
-        |method: &str| bridge_error(-32603, TIMEOUT, "timeout", Some(&format!("{method}: no response in 500 ms")));
+    let timeout = |method: &str| {
+        bridge_error(-32603, &message("timeout"), "timeout", Some(&format!("{method}: no response in 500 ms")))
+    };
     for (id, sse) in [(1, false), (2, true)] {
         exchange(
             &mut driver,

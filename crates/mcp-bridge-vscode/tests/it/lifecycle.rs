@@ -8,8 +8,6 @@ use serde_json::json;
 use std::process::Command;
 use std::time::Duration;
 
-const DISCOVER_FAILED: &str = "The upstream server did not answer server/discover. It is not an MCP server of revision 2026-07-28, or it does not respond. See the Output channel of the server.";
-
 fn initialize_params() -> serde_json::Value {
     json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}})
 }
@@ -18,10 +16,7 @@ fn initialize_params() -> serde_json::Value {
 fn a_command_that_cannot_start_gets_spawn_failed_and_the_bridge_stays_open() {
     let mut bridge = Driver::start(&[], &["/nonexistent/mcp-server".to_string()]);
     let response = bridge.request(json!(1), "initialize", initialize_params());
-    assert_eq!(
-        response["error"],
-        bridge_error(-32603, "The bridge cannot start the upstream server. Examine the command in the configuration of the server. See the Output channel of the server.", "spawn_failed", None)
-    );
+    assert_eq!(response["error"], bridge_error(-32603, &message("spawn_failed"), "spawn_failed", None));
     bridge.assert_alive();
     let again = bridge.request(json!(2), "initialize", initialize_params());
     assert_eq!(again["error"]["data"]["cause"], "spawn_failed", "a failed initialize returns to awaiting_initialize");
@@ -33,7 +28,10 @@ fn a_command_that_cannot_start_gets_spawn_failed_and_the_bridge_stays_open() {
 fn a_discover_error_gives_discover_failed_with_the_upstream_code_and_message() {
     let mut bridge = Driver::start(&[], &fake_upstream(&["--discover", "legacy-error"]));
     let response = bridge.request(json!(1), "initialize", initialize_params());
-    assert_eq!(response["error"], bridge_error(-32601, DISCOVER_FAILED, "discover_failed", Some("Method not found")));
+    assert_eq!(
+        response["error"],
+        bridge_error(-32601, &message("discover_failed"), "discover_failed", Some("Method not found"))
+    );
     bridge.assert_alive();
     let again = bridge.request(json!(2), "initialize", initialize_params());
     assert_eq!(again["error"]["data"]["cause"], "discover_failed");
@@ -43,14 +41,17 @@ fn a_discover_error_gives_discover_failed_with_the_upstream_code_and_message() {
 fn a_discover_error_minus_32042_becomes_minus_32603() {
     let mut bridge = Driver::start(&[], &fake_upstream(&["--discover", "error"]));
     let response = bridge.request(json!(1), "initialize", initialize_params());
-    assert_eq!(response["error"], bridge_error(-32603, DISCOVER_FAILED, "discover_failed", Some("sealed")));
+    assert_eq!(response["error"], bridge_error(-32603, &message("discover_failed"), "discover_failed", Some("sealed")));
 }
 
 #[test]
 fn no_discover_answer_in_the_limit_gives_discover_failed_with_the_limit() {
     let mut bridge = Driver::start(&["--discover-timeout", "1"], &fake_upstream(&["--discover", "stall"]));
     let response = bridge.request(json!(1), "initialize", initialize_params());
-    assert_eq!(response["error"], bridge_error(-32603, DISCOVER_FAILED, "discover_failed", Some("no response in 1 s")));
+    assert_eq!(
+        response["error"],
+        bridge_error(-32603, &message("discover_failed"), "discover_failed", Some("no response in 1 s"))
+    );
     bridge.assert_alive();
 }
 
@@ -58,7 +59,7 @@ fn no_discover_answer_in_the_limit_gives_discover_failed_with_the_limit() {
 fn an_upstream_that_exits_before_discover_gives_upstream_exited_and_the_bridge_stays_open() {
     let mut bridge = Driver::start(&[], &fake_upstream(&["--discover", "exit"]));
     let response = bridge.request(json!(1), "initialize", initialize_params());
-    assert_eq!(response["error"], bridge_error(-32603, UPSTREAM_STOPPED, "upstream_exited", None));
+    assert_eq!(response["error"], bridge_error(-32603, &message("upstream_exited"), "upstream_exited", None));
     bridge.assert_alive();
     bridge.close_stdin();
     assert_eq!(bridge.wait_exit(Duration::from_secs(10)).status.code(), Some(0));
@@ -86,7 +87,11 @@ fn a_child_that_exits_during_a_request_gives_upstream_exited_and_exit_code_1() {
     responses.sort_by_key(|r| r["id"].to_string());
     assert_eq!(responses.iter().map(|r| r["id"].clone()).collect::<Vec<_>>(), vec![json!("dies"), json!("slow")]);
     for response in &responses {
-        assert_eq!(response["error"], bridge_error(-32603, UPSTREAM_STOPPED, "upstream_exited", None), "{response}");
+        assert_eq!(
+            response["error"],
+            bridge_error(-32603, &message("upstream_exited"), "upstream_exited", None),
+            "{response}"
+        );
     }
     assert_eq!(bridge.wait_exit(Duration::from_secs(10)).status.code(), Some(1));
 }
@@ -98,7 +103,7 @@ fn a_request_after_the_loss_of_the_upstream_gets_upstream_exited() {
     let response = bridge.request(json!(1), "tools/call", json!({"name": "exit"}));
     assert_eq!(response["error"]["data"]["cause"], "upstream_exited");
     let later = bridge.request(json!(2), "tools/list", json!({}));
-    assert_eq!(later["error"], bridge_error(-32603, UPSTREAM_STOPPED, "upstream_exited", None));
+    assert_eq!(later["error"], bridge_error(-32603, &message("upstream_exited"), "upstream_exited", None));
     bridge.assert_alive();
     bridge.close_stdin();
     assert_eq!(bridge.wait_exit(Duration::from_secs(10)).status.code(), Some(1));
@@ -192,7 +197,7 @@ fn a_child_that_exits_while_a_process_it_started_holds_its_stdout_is_lost_all_th
     let mut bridge = Driver::start(&["--test-shutdown-grace-ms", "300"], &wrapper_of_a_lingering_server(2.0, &marker));
     bridge.initialize();
     let response = bridge.request(json!(1), "tools/call", json!({"name": "stall"}));
-    assert_eq!(response["error"], bridge_error(-32603, UPSTREAM_STOPPED, "upstream_exited", None));
+    assert_eq!(response["error"], bridge_error(-32603, &message("upstream_exited"), "upstream_exited", None));
     assert_eq!(bridge.wait_exit(Duration::from_secs(10)).status.code(), Some(1));
     kill_lingering_server(&marker);
 }

@@ -24,15 +24,12 @@ fn ping_set_level_and_discover_follow_their_rules_before_initialize() {
     assert_eq!(bridge.request(json!(1), "ping", json!({})), json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
     assert_eq!(bridge.request(json!(2), "logging/setLevel", json!({"level": "warning"}))["result"], json!({}));
     let bad_level = bridge.request(json!(3), "logging/setLevel", json!({"level": "loud"}));
-    assert_eq!(
-        error_of(&bad_level),
-        &bridge_error(-32602, "The parameters of the request are not valid.", "invalid_params", None)
-    );
+    assert_eq!(error_of(&bad_level), &bridge_error(-32602, &message("invalid_params"), "invalid_params", None));
     let discover = bridge.request(json!(4), "server/discover", json!({}));
-    assert_eq!(error_of(&discover), &bridge_error(-32601, NO_METHOD, "method_not_found", None));
+    assert_eq!(error_of(&discover), &bridge_error(-32601, &message("method_not_found"), "method_not_found", None));
     bridge.initialize();
     let discover = bridge.request(json!(5), "server/discover", json!({}));
-    assert_eq!(error_of(&discover), &bridge_error(-32601, NO_METHOD, "method_not_found", None));
+    assert_eq!(error_of(&discover), &bridge_error(-32601, &message("method_not_found"), "method_not_found", None));
     assert_eq!(bridge.request(json!(6), "logging/setLevel", json!({"level": "debug"}))["result"], json!({}));
     bridge.assert_alive();
 }
@@ -41,15 +38,7 @@ fn ping_set_level_and_discover_follow_their_rules_before_initialize() {
 fn requests_before_ready_get_not_initialized_or_method_not_found_with_modern_meta() {
     let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     let legacy = bridge.request(json!(1), "tools/list", json!({}));
-    assert_eq!(
-        error_of(&legacy),
-        &bridge_error(
-            -32600,
-            "The client did not initialize the connection. Send initialize first.",
-            "not_initialized",
-            None
-        )
-    );
+    assert_eq!(error_of(&legacy), &bridge_error(-32600, &message("not_initialized"), "not_initialized", None));
     let unknown = bridge.request(json!(2), "whatever/else", json!(null));
     assert_eq!(error_of(&unknown)["data"]["cause"], "not_initialized");
     let modern = bridge.request(
@@ -57,7 +46,7 @@ fn requests_before_ready_get_not_initialized_or_method_not_found_with_modern_met
         "tools/list",
         json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
     );
-    assert_eq!(error_of(&modern), &bridge_error(-32601, NO_METHOD, "method_not_found", None));
+    assert_eq!(error_of(&modern), &bridge_error(-32601, &message("method_not_found"), "method_not_found", None));
     bridge.assert_alive();
 }
 
@@ -69,12 +58,9 @@ fn a_second_initialize_gets_already_initialized_and_unknown_methods_get_method_n
         "initialize",
         json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}),
     );
-    assert_eq!(
-        error_of(&again),
-        &bridge_error(-32600, "The client already sent initialize on this connection.", "already_initialized", None)
-    );
+    assert_eq!(error_of(&again), &bridge_error(-32600, &message("already_initialized"), "already_initialized", None));
     let unknown = bridge.request(json!(10), "tasks/list", json!({}));
-    assert_eq!(error_of(&unknown), &bridge_error(-32601, NO_METHOD, "method_not_found", None));
+    assert_eq!(error_of(&unknown), &bridge_error(-32601, &message("method_not_found"), "method_not_found", None));
     bridge.assert_alive();
 }
 
@@ -83,10 +69,7 @@ fn initialize_with_invalid_params_gets_invalid_params_and_a_later_initialize_wor
     let mut bridge = Driver::start(&[], &fake_upstream(&[]));
     for (id, params) in [(1, json!([1])), (2, json!({"capabilities": {}})), (3, json!(null))] {
         let response = bridge.request(json!(id), "initialize", params);
-        assert_eq!(
-            error_of(&response),
-            &bridge_error(-32602, "The parameters of the request are not valid.", "invalid_params", None)
-        );
+        assert_eq!(error_of(&response), &bridge_error(-32602, &message("invalid_params"), "invalid_params", None));
     }
     bridge.initialize();
     bridge.assert_alive();
@@ -182,7 +165,7 @@ fn a_line_that_is_not_json_gets_parse_error_with_the_sniffed_id_or_null() {
         let response = bridge.recv();
         assert_eq!(
             response,
-            json!({"jsonrpc": "2.0", "id": id, "error": bridge_error(-32700, NOT_VALID_JSON, "parse_error", None)}),
+            json!({"jsonrpc": "2.0", "id": id, "error": bridge_error(-32700, &message("parse_error"), "parse_error", None)}),
             "{:?}",
             String::from_utf8_lossy(line)
         );
@@ -217,13 +200,13 @@ fn valid_json_that_is_not_json_rpc_gets_invalid_request_shape() {
         (json!({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}), json!(null)),
         (json!({"jsonrpc": "2.0", "id": null, "method": "notifications/initialized"}), json!(null)),
     ];
-    for (message, id) in cases {
-        bridge.send(&message);
+    for (sent, id) in cases {
+        bridge.send(&sent);
         let response = bridge.recv();
         assert_eq!(
             response,
-            json!({"jsonrpc": "2.0", "id": id, "error": bridge_error(-32600, NOT_JSONRPC, "invalid_request_shape", None)}),
-            "{message}"
+            json!({"jsonrpc": "2.0", "id": id, "error": bridge_error(-32600, &message("invalid_request_shape"), "invalid_request_shape", None)}),
+            "{sent}"
         );
     }
     bridge.assert_alive();
@@ -256,7 +239,7 @@ fn sixty_four_levels_pass_and_sixty_five_get_too_deep() {
     let response = bridge.recv();
     assert_eq!(
         response,
-        json!({"jsonrpc": "2.0", "id": 2, "error": bridge_error(-32600, "The request has more levels of nesting than the limit of the bridge.", "too_deep", Some("limit: 64 levels"))})
+        json!({"jsonrpc": "2.0", "id": 2, "error": bridge_error(-32600, &message("too_deep"), "too_deep", Some("limit: 64 levels"))})
     );
     bridge.assert_alive();
 }
@@ -278,7 +261,7 @@ fn a_line_over_the_limit_gets_line_too_long_with_the_id_from_either_end() {
         bridge.send_raw(line.as_bytes());
         assert_eq!(
             bridge.recv(),
-            json!({"jsonrpc": "2.0", "id": id, "error": bridge_error(-32600, "The request is longer than the line limit of the bridge.", "line_too_long", Some("limit: 1000 bytes"))})
+            json!({"jsonrpc": "2.0", "id": id, "error": bridge_error(-32600, &message("line_too_long"), "line_too_long", Some("limit: 1000 bytes"))})
         );
         bridge.assert_alive();
     }
@@ -338,12 +321,7 @@ fn a_request_without_response_in_its_limit_gets_timeout_with_method_and_limit() 
     let response = bridge.request(json!(1), "tools/call", json!({"name": "stall"}));
     assert_eq!(
         response["error"],
-        bridge_error(
-            -32603,
-            "The upstream server did not answer in time. See the Output channel of the server.",
-            "timeout",
-            Some("tools/call: no response in 300 ms")
-        )
+        bridge_error(-32603, &message("timeout"), "timeout", Some("tools/call: no response in 300 ms"))
     );
     bridge.assert_alive();
 }
@@ -357,10 +335,7 @@ fn more_than_256_requests_in_flight_get_too_many_requests_at_once() {
     let mut refused = Vec::new();
     for _ in 0..44 {
         let response = bridge.recv();
-        assert_eq!(
-            response["error"],
-            bridge_error(-32603, "The connection has too many requests in flight", "too_many_requests", None)
-        );
+        assert_eq!(response["error"], bridge_error(-32603, &message("too_many_requests"), "too_many_requests", None));
         refused.push(response["id"].as_i64().unwrap_or(-1));
     }
     assert_eq!(refused, (256..300).collect::<Vec<i64>>());
@@ -449,10 +424,7 @@ fn an_upstream_line_that_is_not_valid_fails_its_request_with_invalid_response() 
     bridge.initialize();
     let invalid = bridge.request(json!(1), "tools/call", json!({"name": "invalid-json"}));
     assert_eq!(invalid["error"]["code"], -32603);
-    assert_eq!(
-        invalid["error"]["message"],
-        "The upstream server sent a response that is not valid. See the Output channel of the server."
-    );
+    assert_eq!(invalid["error"]["message"], message("invalid_response"));
     assert_eq!(invalid["error"]["data"]["cause"], "invalid_response");
     let huge = bridge.request(json!(2), "tools/call", json!({"name": "huge", "arguments": {"bytes": 10000}}));
     assert_eq!(huge["error"]["data"]["cause"], "invalid_response");
@@ -513,7 +485,7 @@ fn an_input_required_result_never_reaches_the_client() {
         response["error"],
         bridge_error(
             -32603,
-            "The upstream server asked for input that the client did not declare.",
+            &message("undeclared_input_request"),
             "undeclared_input_request",
             Some("input request 'q': the client did not declare roots")
         )

@@ -4,7 +4,7 @@
 //! `--test-listen-ms BACKOFF,MAX,STABLE,ACK`.
 
 use crate::support::driver::Driver;
-use crate::support::{bridge_error, repo_root, NO_METHOD};
+use crate::support::{bridge_error, message, repo_root};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -154,9 +154,9 @@ fn without_a_declared_list_or_subscribe_no_stream_opens_and_subscribe_gets_metho
     let upstream = Upstream::new("none");
     let mut bridge = start(&upstream, &["--capabilities", r#"{"tools":{},"resources":{}}"#], &[]);
     let response = bridge.request(json!(1), "resources/subscribe", json!({"uri": "file:///a"}));
-    assert_eq!(response["error"], bridge_error(-32601, NO_METHOD, "method_not_found", None));
+    assert_eq!(response["error"], bridge_error(-32601, &message("method_not_found"), "method_not_found", None));
     let response = bridge.request(json!(2), "resources/unsubscribe", json!({"uri": "file:///a"}));
-    assert_eq!(response["error"], bridge_error(-32601, NO_METHOD, "method_not_found", None));
+    assert_eq!(response["error"], bridge_error(-32601, &message("method_not_found"), "method_not_found", None));
     assert!(upstream.listens().is_empty());
 }
 
@@ -166,13 +166,13 @@ fn subscribe_without_resources_subscribe_gets_method_not_found_and_bad_params_in
     let mut bridge = start(&upstream, &["--capabilities", r#"{"tools":{"listChanged":true}}"#], &[]);
     assert_eq!(bridge.recv(), list_changed());
     let response = bridge.request(json!(1), "resources/subscribe", json!({"uri": "file:///a"}));
-    assert_eq!(response["error"], bridge_error(-32601, NO_METHOD, "method_not_found", None));
+    assert_eq!(response["error"], bridge_error(-32601, &message("method_not_found"), "method_not_found", None));
     drop(bridge);
 
     let upstream = Upstream::new("badparams");
     let mut bridge = start(&upstream, &[], &[]);
     assert_eq!(bridge.recv(), list_changed());
-    let invalid = bridge_error(-32602, "The parameters of the request are not valid.", "invalid_params", None);
+    let invalid = bridge_error(-32602, &message("invalid_params"), "invalid_params", None);
     for (id, params) in [(2, json!({})), (3, json!({"uri": 5})), (4, json!([]))] {
         let response = bridge.request(json!(id), "resources/subscribe", params);
         assert_eq!(response["error"], invalid, "{response}");
@@ -274,7 +274,7 @@ fn a_change_that_fails_before_its_ack_keeps_the_old_stream_and_gives_the_error()
         response["error"],
         bridge_error(
             -32603,
-            "The upstream server sent a response that is not valid. See the Output channel of the server.",
+            &message("invalid_response"),
             "invalid_response",
             Some("the stream ended before its acknowledgment")
         )
@@ -283,12 +283,7 @@ fn a_change_that_fails_before_its_ack_keeps_the_old_stream_and_gives_the_error()
     let (_, response) = subscribe(&mut bridge, 3);
     assert_eq!(
         response["error"],
-        bridge_error(
-            -32603,
-            "The upstream server did not answer in time. See the Output channel of the server.",
-            "timeout",
-            Some("subscriptions/listen: no response in 300 ms")
-        )
+        bridge_error(-32603, &message("timeout"), "timeout", Some("subscriptions/listen: no response in 300 ms"))
     );
     let listens = upstream.wait_listens(4);
     upstream.wait_cancellation(&listens[3]["id"], "the request timed out");
@@ -447,21 +442,13 @@ fn subscribe_before_ready_follows_the_rule_of_requests_before_ready() {
     let upstream = Upstream::new("early");
     let mut bridge = Driver::start(&[], &upstream.command(&[]));
     let plain = bridge.request(json!(1), "resources/subscribe", json!({"uri": "file:///a"}));
-    assert_eq!(
-        plain["error"],
-        bridge_error(
-            -32600,
-            "The client did not initialize the connection. Send initialize first.",
-            "not_initialized",
-            None
-        )
-    );
+    assert_eq!(plain["error"], bridge_error(-32600, &message("not_initialized"), "not_initialized", None));
     let modern = bridge.request(
         json!(2),
         "resources/unsubscribe",
         json!({"uri": "file:///a", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
     );
-    assert_eq!(modern["error"], bridge_error(-32601, NO_METHOD, "method_not_found", None));
+    assert_eq!(modern["error"], bridge_error(-32601, &message("method_not_found"), "method_not_found", None));
     // In ready but before notifications/initialized there is no listen stream yet: -32601.
     let init = bridge.request(
         json!(0),
@@ -470,7 +457,7 @@ fn subscribe_before_ready_follows_the_rule_of_requests_before_ready() {
     );
     assert!(init.get("result").is_some(), "{init}");
     let response = bridge.request(json!(3), "resources/subscribe", json!({"uri": "file:///a"}));
-    assert_eq!(response["error"], bridge_error(-32601, NO_METHOD, "method_not_found", None));
+    assert_eq!(response["error"], bridge_error(-32601, &message("method_not_found"), "method_not_found", None));
     assert!(upstream.listens().is_empty());
 }
 
@@ -490,7 +477,7 @@ fn changes_beyond_the_queue_of_the_owner_get_too_many_requests_at_once() {
         lines.push(b'\n');
     }
     bridge.send_raw(&lines);
-    let too_many = bridge_error(-32603, "The connection has too many requests in flight", "too_many_requests", None);
+    let too_many = bridge_error(-32603, &message("too_many_requests"), "too_many_requests", None);
     let mut refused = Vec::new();
     let mut answered = 0;
     while answered < count {
@@ -500,7 +487,7 @@ fn changes_beyond_the_queue_of_the_owner_get_too_many_requests_at_once() {
         if id == 0 {
             let timeout = bridge_error(
                 -32603,
-                "The upstream server did not answer in time. See the Output channel of the server.",
+                &message("timeout"),
                 "timeout",
                 Some("subscriptions/listen: no response in 1500 ms"),
             );

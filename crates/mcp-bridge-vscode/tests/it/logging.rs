@@ -2,12 +2,12 @@
 //! level and answers `{}` in each state, and the level goes upstream.
 
 use crate::support::driver::Driver;
-use crate::support::{bridge_error, fake_upstream};
+use crate::support::{bridge_error, fake_upstream, message};
 use serde_json::{json, Value};
 use std::time::Duration;
 
 fn invalid_params() -> Value {
-    bridge_error(-32602, "The parameters of the request are not valid.", "invalid_params", None)
+    bridge_error(-32602, &message("invalid_params"), "invalid_params", None)
 }
 
 #[track_caller]

@@ -20,7 +20,7 @@
 
 use crate::support::driver::Driver;
 use crate::support::peers::*;
-use crate::support::{assert_json, bridge_error};
+use crate::support::{assert_json, bridge_error, message};
 use serde_json::{json, Value};
 use std::process::Command;
 use std::time::Duration;
@@ -239,7 +239,7 @@ fn a_legacy_only_upstream_fails_initialize_with_discover_failed_for_the_sdk_clie
     assert_json(
         "the initialize error",
         &init["error"],
-        &json!({"code": -32601, "message": DISCOVER_FAILED, "data": {"cause": "discover_failed", "detail": "Method not found"}}),
+        &json!({"code": -32601, "message": &message("discover_failed"), "data": {"cause": "discover_failed", "detail": "Method not found"}}),
     );
     // The error is the only message; then the SDK closes stdin and the bridge exits 0.
     assert_eq!(doc["received"].as_array().map(Vec::len), Some(1), "{doc:#}");
@@ -254,7 +254,7 @@ fn after_a_failed_discover_the_bridge_stays_open_and_initialize_can_be_sent_agai
     let mut bridge = Driver::start(&["--discover-timeout", "20"], &everything_server());
     let params =
         json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}});
-    let expected_error = json!({"code": -32601, "message": DISCOVER_FAILED, "data": {"cause": "discover_failed", "detail": "Method not found"}});
+    let expected_error = json!({"code": -32601, "message": &message("discover_failed"), "data": {"cause": "discover_failed", "detail": "Method not found"}});
     let first = bridge.request(json!(1), "initialize", params.clone());
     assert_json("the first initialize", &first, &json!({"jsonrpc": "2.0", "id": 1, "error": expected_error}));
     // ping answers {} in each state.
@@ -268,12 +268,7 @@ fn after_a_failed_discover_the_bridge_stays_open_and_initialize_can_be_sent_agai
     assert_json(
         "tools/list in awaiting_initialize",
         &early["error"],
-        &bridge_error(
-            -32600,
-            "The client did not initialize the connection. Send initialize first.",
-            "not_initialized",
-            None,
-        ),
+        &bridge_error(-32600, &message("not_initialized"), "not_initialized", None),
     );
     // A second initialize is a new first initialize: it starts the upstream again.
     let second = bridge.request(json!(4), "initialize", params);

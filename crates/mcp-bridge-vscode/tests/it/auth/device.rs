@@ -111,18 +111,28 @@ fn every_polling_answer_of_the_rfc_is_followed() {
 #[test]
 fn a_denied_an_expired_or_a_refused_device_code_ends_with_the_cause_of_the_table() {
     for (name, options, user, expected) in [
-        ("deny", vec!["--device"], Some("&deny=1"), bridge_error(-32603, SIGN_IN_DENIED, "sign_in_denied", None)),
+        (
+            "deny",
+            vec!["--device"],
+            Some("&deny=1"),
+            bridge_error(-32603, &message("sign_in_denied"), "sign_in_denied", None),
+        ),
         (
             "expire",
             vec!["--device", "--device-expires-in", "2"],
             None,
-            bridge_error(-32603, &sign_in_timeout_message(300, "mcp-bridge-vscode"), "sign_in_timeout", None),
+            bridge_error(
+                -32603,
+                &message_with("sign_in_timeout", &[("seconds", "300"), ("name", "mcp-bridge-vscode")]),
+                "sign_in_timeout",
+                None,
+            ),
         ),
         (
             "refuse",
             vec!["--device", "--device-polls", "error:unauthorized_client"],
             None,
-            bridge_error(-32603, SIGN_IN_ERROR, "sign_in_error", Some("unauthorized_client")),
+            bridge_error(-32603, &message("sign_in_error"), "sign_in_error", Some("unauthorized_client")),
         ),
     ] {
         let dir = TempDir::new(&format!("device-{name}"));
@@ -190,7 +200,7 @@ fn the_sign_in_option_chooses_the_flow() {
     let detail = "device authorization: the authorization server does not offer it";
     assert_eq!(
         initialize_without_browser(&mut driver),
-        error(json!(INIT), bridge_error(-32603, SIGN_IN_FAILED, "sign_in_failed", Some(detail)))
+        error(json!(INIT), bridge_error(-32603, &message("sign_in_failed"), "sign_in_failed", Some(detail)))
     );
 }
 

@@ -102,7 +102,12 @@ fn on_a_remote_host_the_loopback_redirect_fails_and_the_device_grant_completes()
         driver.response(&json!(INIT)),
         error(
             json!(INIT),
-            bridge_error(-32603, &sign_in_timeout_message(3, "mcp-bridge-vscode"), "sign_in_timeout", None)
+            bridge_error(
+                -32603,
+                &message_with("sign_in_timeout", &[("seconds", "3"), ("name", "mcp-bridge-vscode")]),
+                "sign_in_timeout",
+                None
+            )
         )
     );
     drop(driver);

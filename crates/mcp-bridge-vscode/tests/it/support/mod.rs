@@ -1,7 +1,7 @@
 //! The support of the integration tests: the driver of the real binary
 //! ([`driver`]), the pinned peers ([`peers`]), the servers that listen on a
-//! port ([`served`]), the scripted fake upstream, and the error objects of
-//! the error table.
+//! port ([`served`]), the scripted fake upstream, and the messages and
+//! error objects of the error table.
 
 pub mod driver;
 pub mod peers;
@@ -9,6 +9,7 @@ pub mod served;
 
 use serde_json::{json, Value};
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -38,7 +39,48 @@ pub fn assert_json(label: &str, actual: &Value, expected: &Value) {
     }
 }
 
-pub const NOT_VALID_JSON: &str = "The request is not valid JSON.";
-pub const NOT_JSONRPC: &str = "The message is not a valid JSON-RPC 2.0 request.";
-pub const NO_METHOD: &str = "The server does not have this method.";
-pub const UPSTREAM_STOPPED: &str = "The upstream server process stopped. See the Output channel of the server.";
+/// The message of `cause` in the error table, which has no placeholder.
+#[track_caller]
+pub fn message(cause: &str) -> String {
+    message_with(cause, &[])
+}
+
+/// The message of `cause` in the error table with its placeholders
+/// (`{seconds}`, `{name}`, `{port}`, `{redirect_uri}`) filled: each of
+/// `values` must fill one, and none may be left.
+#[track_caller]
+pub fn message_with(cause: &str, values: &[(&str, &str)]) -> String {
+    let mut text = error_table()
+        .lines()
+        .skip(1)
+        .find_map(|row| {
+            let mut cells = row.split('\t');
+            (cells.next() == Some(cause)).then(|| cells.nth(1)).flatten()
+        })
+        .unwrap_or_else(|| panic!("the error table has no cause {cause:?}"))
+        .to_owned();
+    for (name, value) in values {
+        let placeholder = format!("{{{name}}}");
+        assert!(text.contains(&placeholder), "the message of {cause} has no {placeholder}: {text}");
+        text = text.replace(&placeholder, value);
+    }
+    assert!(!text.contains('{'), "the message of {cause} has a placeholder left: {text}");
+    text
+}
+
+/// The rows of the spec's error table, crates/mcp-bridge/tests/fixtures/
+/// error_table.tsv, which the library's tests check against the spec and
+/// the code. A packaged crate finds it in the package of the library
+/// beside it (the library's package has its tests).
+fn error_table() -> &'static str {
+    static TABLE: OnceLock<String> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let crates = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let places = [crates.join("mcp-bridge"), crates.join(concat!("mcp-bridge-", env!("CARGO_PKG_VERSION")))]
+            .map(|library| library.join("tests/fixtures/error_table.tsv"));
+        places
+            .iter()
+            .find_map(|path| std::fs::read_to_string(path).ok())
+            .unwrap_or_else(|| panic!("no error table at {places:?}"))
+    })
+}

@@ -17,9 +17,6 @@ use std::time::{Duration, Instant};
 /// The longest run of one driver: its own watchdog is 60 s.
 pub const DRIVER_LIMIT: Duration = Duration::from_secs(90);
 
-/// The message of the cause discover_failed (Error table).
-pub const DISCOVER_FAILED: &str = "The upstream server did not answer server/discover. It is not an MCP server of revision 2026-07-28, or it does not respond. See the Output channel of the server.";
-
 /// The folder of the installed peers, checked.
 pub fn peers() -> PathBuf {
     let Some(dir) = std::env::var_os("MCP_BRIDGE_PEERS") else {
