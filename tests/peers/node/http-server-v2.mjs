@@ -2,9 +2,10 @@
 // `@modelcontextprotocol/server@2.4.0` (TypeScript SDK v2: createMcpHandler) behind
 // `node:http` with `@modelcontextprotocol/node@2.1.2` (toNodeHandler). It is the second,
 // independent upstream peer of the HTTP integration tests of mcp-bridge
-// (crates/mcp-bridge-vscode/tests/http_peers.rs); tests/peers/python/http_server.py
+// (crates/mcp-bridge-vscode/tests/it/http_peers.rs); tests/peers/python/http_server.py
 // offers the same surface with the Python SDK. Keep every name and text stable: the
-// tests assert them exactly.
+// tests assert them exactly. What it shares with the stdio peers (server-v2.mjs,
+// input-server-v2.mjs) is defined once in surface.mjs.
 //
 //     node tests/peers/node/http-server-v2.mjs [--path /mcp]
 //
@@ -80,12 +81,23 @@
 //                          Completion of "color": COLORS by prefix.
 
 import http from 'node:http';
-import { McpServer, ResourceTemplate, completable, createMcpHandler, fromJsonSchema, inputRequired } from '@modelcontextprotocol/server';
+import { McpServer, createMcpHandler, fromJsonSchema } from '@modelcontextprotocol/server';
 import { localhostHostValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import * as z from 'zod';
+import {
+    offerAdd,
+    offerColor,
+    offerEcho,
+    offerFail,
+    offerGreet,
+    offerReadme,
+    offerRegister,
+    offerSlow,
+    progress,
+    sleep,
+    text
+} from './surface.mjs';
 
-const NAMES = ['Ada', 'Alan', 'Grace'];
-const COLORS = ['red', 'green', 'blue'];
 const HTTPS_ICON = { src: 'https://example.com/icon.png', mimeType: 'image/png' };
 const DATA_ICON = { src: 'data:image/png;base64,iVBORw0KGgo=', mimeType: 'image/png', sizes: ['16x16'] };
 
@@ -117,30 +129,6 @@ function whenCancelled(key, ms) {
     });
 }
 
-function sleep(ms, signal) {
-    return new Promise((resolve, reject) => {
-        if (signal.aborted) return reject(signal.reason);
-        const timer = setTimeout(resolve, ms);
-        signal.addEventListener(
-            'abort',
-            () => {
-                clearTimeout(timer);
-                reject(signal.reason);
-            },
-            { once: true }
-        );
-    });
-}
-
-const text = (value) => ({ content: [{ type: 'text', text: value }] });
-
-async function progress(ctx, i, total, message) {
-    const token = ctx.mcpReq._meta?.progressToken;
-    if (token === undefined) return;
-    await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i, total, message } });
-}
-
-// The handler is made below; build() publishes through it.
 let handler;
 
 function build() {
@@ -159,39 +147,9 @@ function build() {
         }
     );
 
-    server.registerTool(
-        'echo',
-        { description: 'Echo the text back.', inputSchema: z.object({ text: z.string() }), icons: [HTTPS_ICON, DATA_ICON] },
-        async ({ text: value }) => text(value)
-    );
-
-    server.registerTool(
-        'add',
-        {
-            description: 'Add two integers.',
-            inputSchema: z.object({ a: z.number().int(), b: z.number().int() }),
-            outputSchema: z.object({ sum: z.number().int() }),
-            icons: [HTTPS_ICON]
-        },
-        async ({ a, b }) => ({ content: [], structuredContent: { sum: a + b } })
-    );
-
-    server.registerTool(
-        'slow',
-        {
-            description: 'Sleep for a while and report progress.',
-            inputSchema: z.object({ seconds: z.number(), steps: z.number().int().optional() })
-        },
-        async ({ seconds, steps }, ctx) => {
-            const n = Math.max(steps ?? 2, 1);
-            await progress(ctx, 0, n, `step 0 of ${n}`);
-            for (let i = 1; i <= n; i++) {
-                await sleep((seconds * 1000) / n, ctx.mcpReq.signal);
-                await progress(ctx, i, n, `step ${i} of ${n}`);
-            }
-            return text(`slept ${seconds} s`);
-        }
-    );
+    offerEcho(server, [HTTPS_ICON, DATA_ICON]);
+    offerAdd(server, [HTTPS_ICON]);
+    offerSlow(server);
 
     server.registerTool(
         'wait',
@@ -217,20 +175,7 @@ function build() {
         }
     );
 
-    const nameSchema = z.object({ name: z.string() });
-    server.registerTool(
-        'register',
-        { description: 'Register a user by name, asked with a form.', inputSchema: z.object({}) },
-        async (_args, ctx) => {
-            const answer = ctx.mcpReq.inputResponses?.name;
-            if (answer?.action === 'accept') return text(`registered ${answer.content?.name}`);
-            if (answer?.action === 'decline') return text('declined');
-            if (answer?.action === 'cancel') return text('cancelled');
-            return inputRequired({
-                inputRequests: { name: inputRequired.elicit({ message: 'What is your name?', requestedSchema: nameSchema }) }
-            });
-        }
-    );
+    offerRegister(server);
 
     server.registerTool(
         'add_tool',
@@ -277,30 +222,13 @@ function build() {
         ]
     }));
 
-    server.registerTool(
-        'fail',
-        { description: 'Fail with the given code and message.', inputSchema: z.object({ code: z.number().int(), message: z.string() }) },
-        async ({ message }) => {
-            throw new Error(message);
-        }
-    );
+    offerFail(server);
 
     for (const name of addedTools) {
         server.registerTool(name, { description: `The added tool ${name}.`, inputSchema: z.object({}) }, async () => text(`I am ${name}`));
     }
 
-    server.registerPrompt(
-        'greet',
-        {
-            description: 'Greet someone by name.',
-            argsSchema: z.object({ name: completable(z.string(), (value) => NAMES.filter((n) => n.startsWith(value))) }),
-            icons: [DATA_ICON]
-        },
-        async ({ name }) => ({
-            description: 'Greet someone by name.',
-            messages: [{ role: 'user', content: { type: 'text', text: `Hello, ${name}!` } }]
-        })
-    );
+    offerGreet(server, [DATA_ICON]);
 
     server.registerPrompt('linked', { description: 'A message with a resource link.' }, async () => ({
         messages: [
@@ -311,26 +239,13 @@ function build() {
         ]
     }));
 
-    server.registerResource(
-        'readme',
-        'peer://static/readme',
-        { description: 'The static readme of the peer.', mimeType: 'text/plain', icons: [HTTPS_ICON] },
-        async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the static readme of the peer.' }] })
-    );
+    offerReadme(server, [HTTPS_ICON]);
 
     server.registerResource('counter', 'live://counter', { mimeType: 'text/plain', icons: [DATA_ICON] }, async (uri) => ({
         contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'counter' }]
     }));
 
-    server.registerResource(
-        'color',
-        new ResourceTemplate('peer://colors/{color}', {
-            list: undefined,
-            complete: { color: (value) => COLORS.filter((c) => c.startsWith(value)) }
-        }),
-        { description: 'A color by name.', mimeType: 'text/plain', icons: [HTTPS_ICON, DATA_ICON] },
-        async (uri, { color }) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: `The color is ${color}.` }] })
-    );
+    offerColor(server, [HTTPS_ICON, DATA_ICON]);
 
     return server;
 }

@@ -1,9 +1,10 @@
 // A real MCP server of revision 2026-07-28 over stdio, written with npm
 // `@modelcontextprotocol/server@2.4.0` (TypeScript SDK v2). It is the second,
 // independent upstream peer of the integration tests of mcp-bridge
-// (crates/mcp-bridge-vscode/tests/peers.rs); tests/peers/python/server.py offers
+// (crates/mcp-bridge-vscode/tests/it/peers.rs); tests/peers/python/server.py offers
 // the same surface with the Python SDK. Keep every name and text stable: the
-// tests assert them exactly.
+// tests assert them exactly. What it shares with the other peers of the SDK v2 is
+// defined once in surface.mjs.
 //
 //     node tests/peers/node/server-v2.mjs            # 2026-07-28 only (legacy: 'reject')
 //     node tests/peers/node/server-v2.mjs --legacy   # also serves a 2025-era opening
@@ -77,27 +78,10 @@
 // * Progress: notifications/progress with the client's progressToken unchanged (0 stays 0).
 // * At the end of stdin, the requests in flight are aborted and get no response.
 
-import { McpServer, ResourceTemplate, completable, fromJsonSchema } from '@modelcontextprotocol/server';
+import { McpServer, fromJsonSchema } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import * as z from 'zod';
-
-const NAMES = ['Ada', 'Alan', 'Grace'];
-const COLORS = ['red', 'green', 'blue'];
-
-function sleep(ms, signal) {
-    return new Promise((resolve, reject) => {
-        if (signal.aborted) return reject(signal.reason);
-        const timer = setTimeout(resolve, ms);
-        signal.addEventListener(
-            'abort',
-            () => {
-                clearTimeout(timer);
-                reject(signal.reason);
-            },
-            { once: true }
-        );
-    });
-}
+import { offerAdd, offerColor, offerEcho, offerFail, offerGreet, offerReadme, offerSlow } from './surface.mjs';
 
 function build() {
     const server = new McpServer(
@@ -105,21 +89,8 @@ function build() {
         { instructions: 'Test peer of mcp-bridge: the TypeScript SDK v2 (@modelcontextprotocol/server 2.4.0).' }
     );
 
-    server.registerTool(
-        'echo',
-        { description: 'Echo the text back.', inputSchema: z.object({ text: z.string() }) },
-        async ({ text }) => ({ content: [{ type: 'text', text }] })
-    );
-
-    server.registerTool(
-        'add',
-        {
-            description: 'Add two integers.',
-            inputSchema: z.object({ a: z.number().int(), b: z.number().int() }),
-            outputSchema: z.object({ sum: z.number().int() })
-        },
-        async ({ a, b }) => ({ content: [], structuredContent: { sum: a + b } })
-    );
+    offerEcho(server);
+    offerAdd(server);
 
     server.registerTool(
         'squares',
@@ -144,67 +115,11 @@ function build() {
         async ({ tags }) => ({ content: [{ type: 'text', text: `tags: ${tags.join(', ')}` }] })
     );
 
-    server.registerTool(
-        'slow',
-        {
-            description: 'Sleep for a while and report progress.',
-            inputSchema: z.object({ seconds: z.number(), steps: z.number().int().optional() })
-        },
-        async ({ seconds, steps }, ctx) => {
-            const n = Math.max(steps ?? 2, 1);
-            const token = ctx.mcpReq._meta?.progressToken;
-            const progress = async (i) => {
-                if (token === undefined) return;
-                await ctx.mcpReq.notify({
-                    method: 'notifications/progress',
-                    params: { progressToken: token, progress: i, total: n, message: `step ${i} of ${n}` }
-                });
-            };
-            await progress(0);
-            for (let i = 1; i <= n; i++) {
-                await sleep((seconds * 1000) / n, ctx.mcpReq.signal);
-                await progress(i);
-            }
-            return { content: [{ type: 'text', text: `slept ${seconds} s` }] };
-        }
-    );
-
-    server.registerTool(
-        'fail',
-        { description: 'Fail with the given code and message.', inputSchema: z.object({ code: z.number().int(), message: z.string() }) },
-        async ({ message }) => {
-            throw new Error(message);
-        }
-    );
-
-    server.registerPrompt(
-        'greet',
-        {
-            description: 'Greet someone by name.',
-            argsSchema: z.object({ name: completable(z.string(), (value) => NAMES.filter((n) => n.startsWith(value))) })
-        },
-        async ({ name }) => ({
-            description: 'Greet someone by name.',
-            messages: [{ role: 'user', content: { type: 'text', text: `Hello, ${name}!` } }]
-        })
-    );
-
-    server.registerResource(
-        'readme',
-        'peer://static/readme',
-        { description: 'The static readme of the peer.', mimeType: 'text/plain' },
-        async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the static readme of the peer.' }] })
-    );
-
-    server.registerResource(
-        'color',
-        new ResourceTemplate('peer://colors/{color}', {
-            list: undefined,
-            complete: { color: (value) => COLORS.filter((c) => c.startsWith(value)) }
-        }),
-        { description: 'A color by name.', mimeType: 'text/plain' },
-        async (uri, { color }) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: `The color is ${color}.` }] })
-    );
+    offerSlow(server);
+    offerFail(server);
+    offerGreet(server);
+    offerReadme(server);
+    offerColor(server);
 
     return server;
 }

@@ -1,8 +1,9 @@
 """A real MCP server of revision 2026-07-28 over Streamable HTTP, written with PyPI `mcp==2.3.0`.
 
 It is the upstream peer of the HTTP integration tests of mcp-bridge
-(crates/mcp-bridge-vscode/tests/http_peers.rs). tests/peers/node/http-server-v2.mjs
-offers the same surface with the TypeScript SDK v2. Keep every name and text below
+(crates/mcp-bridge-vscode/tests/it/http_peers.rs). tests/peers/node/http-server-v2.mjs
+offers the same surface with the TypeScript SDK v2; what it shares with the stdio
+peers (server.py, live_server.py, input_server.py) is defined once in surface.py. Keep every name and text below
 stable: the tests assert them exactly.
 
 Run it with the venv of scripts/install-peers:
@@ -109,29 +110,30 @@ import socket
 import sys
 import threading
 import warnings
-from typing import Annotated
 
 import anyio
 import uvicorn
-from mcp.server.elicitation import AcceptedElicitation, DeclinedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.prompts.base import UserMessage
-from mcp.server.mcpserver.resolve import Elicit, Resolve
-from mcp.shared.exceptions import MCPError
-from mcp_types import (
-    Completion,
-    Icon,
-    PromptReference,
-    ResourceLink,
-    ResourceTemplateReference,
-    TextContent,
+from mcp_types import Icon, ResourceLink, TextContent
+from surface import (
+    offer_add,
+    offer_add_tool,
+    offer_chatty,
+    offer_color,
+    offer_completions,
+    offer_counter,
+    offer_echo,
+    offer_fail,
+    offer_greet,
+    offer_readme,
+    offer_register,
+    offer_slow,
+    offer_touch,
 )
-from pydantic import BaseModel
 
 warnings.simplefilter("ignore")  # Context.log is deprecated at 2026-07-28; the bridge still maps it.
 
-NAMES = ["Ada", "Alan", "Grace"]
-COLORS = ["red", "green", "blue"]
 HTTPS_ICON = Icon(src="https://example.com/icon.png", mime_type="image/png")
 DATA_ICON = Icon(src="data:image/png;base64,iVBORw0KGgo=", mime_type="image/png", sizes=["16x16"])
 
@@ -157,28 +159,9 @@ def cancel_event(key: str) -> anyio.Event:
     return cancel_events[key]
 
 
-@mcp.tool(description="Echo the text back.", structured_output=False, icons=[HTTPS_ICON, DATA_ICON])
-def echo(text: str) -> str:
-    return text
-
-
-class Sum(BaseModel):
-    sum: int
-
-
-@mcp.tool(description="Add two integers.", icons=[HTTPS_ICON])
-def add(a: int, b: int) -> Sum:
-    return Sum(sum=a + b)
-
-
-@mcp.tool(description="Sleep for a while and report progress.", structured_output=False)
-async def slow(seconds: float, ctx: Context, steps: int = 2) -> str:
-    steps = max(steps, 1)
-    await ctx.report_progress(0, steps, f"step 0 of {steps}")
-    for i in range(1, steps + 1):
-        await anyio.sleep(seconds / steps)
-        await ctx.report_progress(i, steps, f"step {i} of {steps}")
-    return f"slept {seconds:g} s"
+offer_echo(mcp, icons=[HTTPS_ICON, DATA_ICON])
+offer_add(mcp, icons=[HTTPS_ICON])
+offer_slow(mcp)
 
 
 @mcp.tool(description="Wait until canceled, and remember the cancellation.", structured_output=False)
@@ -201,44 +184,10 @@ async def was_cancelled(key: str) -> str:
     return f"cancelled {key}" if key in cancelled else f"not cancelled {key}"
 
 
-class Name(BaseModel):
-    name: str
-
-
-def ask_name() -> Elicit[Name]:
-    return Elicit("What is your name?", Name)
-
-
-@mcp.tool(description="Register a user by name, asked with a form.", structured_output=False)
-def register(answer: Annotated[ElicitationResult[Name], Resolve(ask_name)]) -> str:
-    if isinstance(answer, AcceptedElicitation):
-        return f"registered {answer.data.name}"
-    if isinstance(answer, DeclinedElicitation):
-        return "declined"
-    return "cancelled"
-
-
-@mcp.tool(description="Register a new tool and announce the change.", structured_output=False)
-async def add_tool(name: str, ctx: Context) -> str:
-    def added() -> str:
-        return f"I am {name}"
-
-    mcp.add_tool(added, name=name, description=f"The added tool {name}.", structured_output=False)
-    await ctx.notify_tools_changed()
-    return f"added {name}"
-
-
-@mcp.tool(description="Announce an update of a resource.", structured_output=False)
-async def touch(uri: str, ctx: Context) -> str:
-    await ctx.notify_resource_updated(uri)
-    return f"touched {uri}"
-
-
-@mcp.tool(description="Log at four levels.", structured_output=False)
-async def chatty(ctx: Context) -> str:
-    for level in ["debug", "info", "warning", "error"]:
-        await ctx.log(level, f"{level} line", logger_name="chatty")
-    return "logged"
+offer_register(mcp, structured_output=False)
+offer_add_tool(mcp)
+offer_touch(mcp)
+offer_chatty(mcp)
 
 
 @mcp.tool(description="Run a query in a region.", structured_output=False)
@@ -269,14 +218,8 @@ def linked() -> list:
     ]
 
 
-@mcp.tool(description="Fail with the given code and message.", structured_output=False)
-def fail(code: int, message: str) -> str:
-    raise MCPError(code=code, message=message, data={"peer": "python-http"})
-
-
-@mcp.prompt(description="Greet someone by name.", icons=[DATA_ICON])
-def greet(name: str) -> str:
-    return f"Hello, {name}!"
+offer_fail(mcp, "python-http")
+offer_greet(mcp, icons=[DATA_ICON])
 
 
 @mcp.prompt(name="linked", description="A message with a resource link.")
@@ -285,42 +228,10 @@ def linked_prompt() -> list:
     return [UserMessage(link)]
 
 
-@mcp.resource(
-    "peer://static/readme",
-    name="readme",
-    description="The static readme of the peer.",
-    mime_type="text/plain",
-    icons=[HTTPS_ICON],
-)
-def readme() -> str:
-    return "This is the static readme of the peer."
-
-
-@mcp.resource("live://counter", name="counter", mime_type="text/plain", icons=[DATA_ICON])
-def counter() -> str:
-    return "counter"
-
-
-@mcp.resource(
-    "peer://colors/{color}",
-    name="color",
-    description="A color by name.",
-    mime_type="text/plain",
-    icons=[HTTPS_ICON, DATA_ICON],
-)
-def color(color: str) -> str:
-    return f"The color is {color}."
-
-
-@mcp.completion()
-async def complete(ref, argument, context):
-    if isinstance(ref, PromptReference) and ref.name == "greet" and argument.name == "name":
-        values = [n for n in NAMES if n.startswith(argument.value)]
-    elif isinstance(ref, ResourceTemplateReference) and ref.uri == "peer://colors/{color}" and argument.name == "color":
-        values = [c for c in COLORS if c.startswith(argument.value)]
-    else:
-        values = []
-    return Completion(values=values, total=len(values), has_more=False)
+offer_readme(mcp, icons=[HTTPS_ICON])
+offer_counter(mcp, icons=[DATA_ICON])
+offer_color(mcp, icons=[HTTPS_ICON, DATA_ICON])
+offer_completions(mcp)
 
 
 def main() -> None:

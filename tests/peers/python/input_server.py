@@ -1,6 +1,7 @@
 """A 2026-07-28 stdio server written with PyPI `mcp==2.3.0` whose tools ask for
 input through multi round-trip requests (`Resolve` with `Elicit`, `Sample`,
-`ListRoots`). The peer of crates/mcp-bridge-vscode/tests/input_peers.rs.
+`ListRoots`). The peer of crates/mcp-bridge-vscode/tests/it/input_peers.rs. `register`
+is defined in surface.py, as http_server.py serves it too.
 
 Tools
   register   asks a form {"name": string} -> text "registered <name>", or
@@ -12,21 +13,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp.server.elicitation import AcceptedElicitation, DeclinedElicitation, ElicitationResult
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
+from mcp.server.mcpserver.resolve import ListRoots, Resolve, Sample
 from mcp_types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
-from pydantic import BaseModel
+from surface import offer_register
 
 mcp = MCPServer("peer-python-input", version="1.0.0")
-
-
-class Name(BaseModel):
-    name: str
-
-
-def ask_name() -> Elicit[Name]:
-    return Elicit("What is your name?", Name)
 
 
 def ask_model() -> Sample:
@@ -38,13 +30,7 @@ def ask_roots() -> ListRoots:
     return ListRoots()
 
 
-@mcp.tool(description="Register a user by name, asked with a form.")
-def register(answer: Annotated[ElicitationResult[Name], Resolve(ask_name)]) -> str:
-    if isinstance(answer, AcceptedElicitation):
-        return f"registered {answer.data.name}"
-    if isinstance(answer, DeclinedElicitation):
-        return "declined"
-    return "cancelled"
+offer_register(mcp)
 
 
 @mcp.tool(description="Ask the client's model.")

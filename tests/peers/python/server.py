@@ -1,8 +1,9 @@
 """A real MCP server of revision 2026-07-28 over stdio, written with PyPI `mcp==2.3.0`.
 
 It is the upstream peer of the integration tests of mcp-bridge
-(crates/mcp-bridge-vscode/tests/peers.rs). tests/peers/node/server-v2.mjs offers
-the same surface with the TypeScript SDK v2. Keep every name and text below
+(crates/mcp-bridge-vscode/tests/it/peers.rs). tests/peers/node/server-v2.mjs offers
+the same surface with the TypeScript SDK v2; what it shares with the other Python
+peers is defined once in surface.py. Keep every name and text below
 stable: the tests assert them exactly.
 
 Run it with the venv of scripts/install-peers:
@@ -85,19 +86,18 @@ What this server does on the wire (seen with raw JSON lines, mcp 2.3.0)
 
 from __future__ import annotations
 
-import anyio
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.shared.exceptions import MCPError
-from mcp_types import (
-    CallToolResult,
-    Completion,
-    PromptReference,
-    ResourceTemplateReference,
+from mcp.server.mcpserver import MCPServer
+from mcp_types import CallToolResult
+from surface import (
+    offer_add,
+    offer_color,
+    offer_completions,
+    offer_echo,
+    offer_fail,
+    offer_greet,
+    offer_readme,
+    offer_slow,
 )
-from pydantic import BaseModel
-
-NAMES = ["Ada", "Alan", "Grace"]
-COLORS = ["red", "green", "blue"]
 
 mcp = MCPServer(
     "peer-python",
@@ -107,19 +107,8 @@ mcp = MCPServer(
     log_level="WARNING",
 )
 
-
-@mcp.tool(description="Echo the text back.", structured_output=False)
-def echo(text: str) -> str:
-    return text
-
-
-class Sum(BaseModel):
-    sum: int
-
-
-@mcp.tool(description="Add two integers.")
-def add(a: int, b: int) -> Sum:
-    return Sum(sum=a + b)
+offer_echo(mcp)
+offer_add(mcp)
 
 
 @mcp.tool(description="The squares of 1 to count, as an array.", structured_output=False)
@@ -146,51 +135,12 @@ _tags = mcp._tool_manager.get_tool("tags")  # noqa: SLF001
 assert _tags is not None
 _tags.parameters = {"type": "object", "properties": {"tags": {"type": "array"}}, "required": ["tags"]}
 
-
-@mcp.tool(description="Sleep for a while and report progress.", structured_output=False)
-async def slow(seconds: float, ctx: Context, steps: int = 2) -> str:
-    steps = max(steps, 1)
-    await ctx.report_progress(0, steps, f"step 0 of {steps}")
-    for i in range(1, steps + 1):
-        await anyio.sleep(seconds / steps)
-        await ctx.report_progress(i, steps, f"step {i} of {steps}")
-    return f"slept {seconds:g} s"
-
-
-@mcp.tool(description="Fail with the given code and message.", structured_output=False)
-def fail(code: int, message: str) -> str:
-    raise MCPError(code=code, message=message, data={"peer": "python"})
-
-
-@mcp.prompt(description="Greet someone by name.")
-def greet(name: str) -> str:
-    return f"Hello, {name}!"
-
-
-@mcp.resource(
-    "peer://static/readme",
-    name="readme",
-    description="The static readme of the peer.",
-    mime_type="text/plain",
-)
-def readme() -> str:
-    return "This is the static readme of the peer."
-
-
-@mcp.resource("peer://colors/{color}", name="color", description="A color by name.", mime_type="text/plain")
-def color(color: str) -> str:
-    return f"The color is {color}."
-
-
-@mcp.completion()
-async def complete(ref, argument, context):
-    if isinstance(ref, PromptReference) and ref.name == "greet" and argument.name == "name":
-        values = [n for n in NAMES if n.startswith(argument.value)]
-    elif isinstance(ref, ResourceTemplateReference) and ref.uri == "peer://colors/{color}" and argument.name == "color":
-        values = [c for c in COLORS if c.startswith(argument.value)]
-    else:
-        values = []
-    return Completion(values=values, total=len(values), has_more=False)
+offer_slow(mcp)
+offer_fail(mcp, "python")
+offer_greet(mcp)
+offer_readme(mcp)
+offer_color(mcp)
+offer_completions(mcp)
 
 
 if __name__ == "__main__":
