@@ -2,39 +2,18 @@
 //! refuses (exit 2, behaviour spec: "It is 2 for arguments that are not
 //! valid") with the way to write them.
 
-use std::io::Read;
+use crate::support::process::{run_bounded, Input};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// Runs the bridge in `dir` with its stdin open (a refusal must come before
-/// anything is read); kills it after 30 s.
+/// anything is read); fails after 30 s.
 fn run_in(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the bridge starts");
-    let _stdin = child.stdin.take();
-    let start = Instant::now();
-    let code = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status.code();
-        }
-        if start.elapsed() > Duration::from_secs(30) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{args:?} did not exit in 30 s with its stdin open");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let (mut out, mut err) = (String::new(), String::new());
-    let _ = child.stdout.take().map(|mut s| s.read_to_string(&mut out));
-    let _ = child.stderr.take().map(|mut s| s.read_to_string(&mut err));
-    (code, out, err)
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
+    cmd.args(args).current_dir(dir);
+    let done = run_bounded(cmd, Input::Open, Duration::from_secs(30));
+    (done.status.code(), done.stdout, done.stderr)
 }
 
 /// A folder of its own with a `server.py` in it.

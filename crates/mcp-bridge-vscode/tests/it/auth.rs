@@ -15,14 +15,14 @@ mod device;
 mod listener;
 mod remote_host;
 
-use crate::support::driver::{assert_no_panic, Driver, STEP};
+use crate::support::driver::{assert_no_panic, err, Driver, STEP};
+use crate::support::served::Served;
 use crate::support::{bridge_error, message, message_with};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 const SIGN_IN_LINE: &str = "sign-in: open ";
@@ -56,9 +56,7 @@ impl Drop for TempDir {
 
 /// tests/fake/auth_upstream.py with its options and its `--record` file.
 struct Fake {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    port: u16,
+    served: Served,
     /// The path of its MCP endpoint.
     path: String,
     record: PathBuf,
@@ -79,32 +77,12 @@ impl Fake {
     fn spawn(mut cmd: Command, dir: &Path, path: &str, options: &[&str]) -> Fake {
         let record = dir.join("record.jsonl");
         let script = crate::support::repo_root().join("tests/fake/auth_upstream.py");
-        let mut child = cmd
-            .arg(script)
-            .arg("--record")
-            .arg(&record)
-            .args(["--mcp-path", path])
-            .args(options)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("python3 runs the fake");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx.recv_timeout(STEP).expect("the fake prints its port");
-        let port = line.trim().strip_prefix("PORT ").and_then(|p| p.parse().ok());
-        let port = port.unwrap_or_else(|| panic!("the first line of the fake is not PORT <n>: {line:?}"));
-        Fake { stdin: child.stdin.take(), child, port, path: path.to_owned(), record }
+        cmd.arg(script).arg("--record").arg(&record).args(["--mcp-path", path]).args(options);
+        Fake { served: Served::start(cmd, false), path: path.to_owned(), record }
     }
 
     fn base(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        format!("http://127.0.0.1:{}", self.served.port)
     }
 
     /// The URL of its MCP endpoint (also the canonical resource).
@@ -121,22 +99,6 @@ impl Fake {
     /// The records whose path is `path`.
     fn requests_to(&self, path: &str) -> Vec<Value> {
         self.records().into_iter().filter(|r| r["path"] == path).collect()
-    }
-}
-
-impl Drop for Fake {
-    fn drop(&mut self) {
-        // The fake exits when its stdin closes.
-        self.stdin.take();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -204,10 +166,6 @@ fn initialize_result() -> Value {
     }})
 }
 
-fn error(id: Value, error: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": error})
-}
-
 /// The start URL of the `n`-th sign-in line (from 1), waiting for it.
 #[track_caller]
 fn start_url(driver: &mut Driver, n: usize) -> String {
@@ -268,6 +226,13 @@ fn logout(config: &Path, url: &str) -> (ExitStatus, String) {
 /// A port that nobody listens on now.
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
+}
+
+/// The peak resident memory of a process so far (`VmHWM`), in KiB.
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).unwrap_or("");
+    line.trim().trim_end_matches("kB").trim().parse().unwrap_or(0)
 }
 
 // --- The browser -----------------------------------------------------------
@@ -607,7 +572,7 @@ fn an_expired_token_is_refreshed_once_before_the_next_request_and_the_rotated_re
 #[test]
 fn a_denied_sign_in_fails_initialize_with_sign_in_denied() {
     let (response, fake, _dir) = sign_in_with("deny", &["--deny"]);
-    assert_eq!(response, error(json!(INIT), bridge_error(-32603, &message("sign_in_denied"), "sign_in_denied", None)));
+    assert_eq!(response, err(json!(INIT), bridge_error(-32603, &message("sign_in_denied"), "sign_in_denied", None)));
     assert_eq!(fake.requests_to("/token"), Vec::<Value>::new());
 }
 
@@ -618,7 +583,7 @@ fn an_error_of_the_redirect_fails_initialize_with_sign_in_error_and_its_code() {
     let (response, fake, _dir) = sign_in_with("error", &["--error", "server_error"]);
     assert_eq!(
         response,
-        error(json!(INIT), bridge_error(-32603, &message("sign_in_error"), "sign_in_error", Some("server_error")))
+        err(json!(INIT), bridge_error(-32603, &message("sign_in_error"), "sign_in_error", Some("server_error")))
     );
     assert_eq!(fake.requests_to("/token"), Vec::<Value>::new());
 }
@@ -633,7 +598,7 @@ fn a_wrong_iss_fails_the_sign_in_before_any_token_request() {
     let detail = "redirect: the iss of the response is not the authorization server";
     assert_eq!(
         response,
-        error(json!(INIT), bridge_error(-32603, &message("sign_in_failed"), "sign_in_failed", Some(detail)))
+        err(json!(INIT), bridge_error(-32603, &message("sign_in_failed"), "sign_in_failed", Some(detail)))
     );
     assert_eq!(fake.requests_to("/token"), Vec::<Value>::new());
     assert_eq!(fake.requests_to("/authorize").len(), 1);
@@ -653,7 +618,7 @@ fn no_registration_fails_with_registration_unavailable_naming_the_redirect_uri()
         message_with("registration_unavailable", &[("redirect_uri", &format!("http://127.0.0.1:{port}/callback"))]);
     assert_eq!(
         initialize_without_browser(&mut driver),
-        error(json!(INIT), bridge_error(-32603, &message, "registration_unavailable", None))
+        err(json!(INIT), bridge_error(-32603, &message, "registration_unavailable", None))
     );
     assert_eq!((fake.requests_to("/register"), fake.requests_to("/authorize")), (vec![], vec![]));
     assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
@@ -677,7 +642,7 @@ fn a_refused_registration_fails_with_registration_failed_and_its_status_and_code
     );
     let message = message_with("registration_failed", &[("redirect_uri", &redirect_uri)]);
     let detail = "HTTP status 400, invalid_redirect_uri";
-    assert_eq!(response, error(json!(INIT), bridge_error(-32603, &message, "registration_failed", Some(detail))));
+    assert_eq!(response, err(json!(INIT), bridge_error(-32603, &message, "registration_failed", Some(detail))));
     assert_eq!(fake.requests_to("/authorize"), Vec::<Value>::new());
 }
 
@@ -693,7 +658,7 @@ fn a_redirect_port_in_use_fails_with_redirect_port_unavailable_naming_it() {
     let mut driver = bridge(dir.path(), &fake.url(), &["--redirect-port", &port.to_string()], &[]);
     assert_eq!(
         initialize_without_browser(&mut driver),
-        error(
+        err(
             json!(INIT),
             bridge_error(
                 -32603,
@@ -728,7 +693,7 @@ fn a_second_get_of_the_start_url_stops_the_sign_in() {
     assert!(second.status >= 400 && second.location.is_none(), "the second GET goes nowhere: {second:?}");
     assert_eq!(
         driver.response(&json!(INIT)),
-        error(json!(INIT), bridge_error(-32603, &message("sign_in_start_reused"), "sign_in_start_reused", None))
+        err(json!(INIT), bridge_error(-32603, &message("sign_in_start_reused"), "sign_in_start_reused", None))
     );
     assert_eq!((fake.requests_to("/authorize"), fake.requests_to("/token")), (vec![], vec![]));
 }
@@ -748,7 +713,7 @@ fn a_sign_in_without_a_redirect_stops_at_its_time_limit() {
     let response = driver.response(&json!(INIT));
     let elapsed = started.elapsed();
     let message = message_with("sign_in_timeout", &[("seconds", "1"), ("name", "mcp-bridge-vscode")]);
-    assert_eq!(response, error(json!(INIT), bridge_error(-32603, &message, "sign_in_timeout", None)));
+    assert_eq!(response, err(json!(INIT), bridge_error(-32603, &message, "sign_in_timeout", None)));
     assert!(elapsed >= Duration::from_secs(1), "the error came before the limit: {elapsed:?}");
     assert_eq!((fake.requests_to("/authorize"), fake.requests_to("/token")), (vec![], vec![]));
 }
@@ -763,7 +728,7 @@ fn in_the_sandbox_a_necessary_sign_in_fails_at_once() {
     let mut driver = bridge(dir.path(), &fake.url(), &[], &[("SANDBOX_RUNTIME", "1")]);
     assert_eq!(
         initialize_without_browser(&mut driver),
-        error(json!(INIT), bridge_error(-32603, &message("sandbox"), "sandbox", None))
+        err(json!(INIT), bridge_error(-32603, &message("sandbox"), "sandbox", None))
     );
     assert_eq!(fake.records(), vec![mcp("server/discover", None, 401)]);
     assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
@@ -814,7 +779,7 @@ fn a_step_up_after_initialize_without_consent_fails_with_reauthorization_require
     let call = driver.call(json!(2), "tools/call", json!({"name": "whoami", "arguments": {}}));
     assert_eq!(
         call,
-        error(
+        err(
             json!(2),
             bridge_error(-32603, &message("reauthorization_required"), "reauthorization_required", Some("no_consent"))
         )
@@ -889,7 +854,7 @@ fn a_declined_later_sign_in_gives_declined_and_then_cooldown() {
     driver.send(&json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "decline"}}));
     assert_eq!(
         driver.response(&json!(2)),
-        error(
+        err(
             json!(2),
             bridge_error(-32603, &message("reauthorization_required"), "reauthorization_required", Some("declined"))
         )
@@ -897,7 +862,7 @@ fn a_declined_later_sign_in_gives_declined_and_then_cooldown() {
     let again = driver.call(json!(3), "tools/call", json!({"name": "whoami", "arguments": {}}));
     assert_eq!(
         again,
-        error(
+        err(
             json!(3),
             bridge_error(-32603, &message("reauthorization_required"), "reauthorization_required", Some("cooldown"))
         )
@@ -913,7 +878,7 @@ fn a_refusal_after_the_sign_in_fails_with_access_refused_and_the_status() {
     let (response, fake, _dir) = sign_in_with("refuse", &["--always-refuse"]);
     assert_eq!(
         response,
-        error(json!(INIT), bridge_error(-32603, &message("access_refused"), "access_refused", Some("HTTP status 401")))
+        err(json!(INIT), bridge_error(-32603, &message("access_refused"), "access_refused", Some("HTTP status 401")))
     );
     assert_eq!(fake.requests_to("/authorize").len(), 1);
     assert_eq!(
@@ -983,7 +948,7 @@ fn a_refused_token_request_names_its_step_code_and_http_status() {
     let detail = "token request: invalid_grant, HTTP status 400";
     assert_eq!(
         response,
-        error(json!(INIT), bridge_error(-32603, &message("sign_in_failed"), "sign_in_failed", Some(detail)))
+        err(json!(INIT), bridge_error(-32603, &message("sign_in_failed"), "sign_in_failed", Some(detail)))
     );
     assert_eq!(fake.requests_to("/token").len(), 1);
 }
@@ -1000,7 +965,7 @@ fn an_authorization_endpoint_that_fails_the_check_gives_sign_in_invalid_url() {
         let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
         assert_eq!(
             initialize_without_browser(&mut driver),
-            error(json!(INIT), bridge_error(-32603, &message("sign_in_invalid_url"), "sign_in_invalid_url", None)),
+            err(json!(INIT), bridge_error(-32603, &message("sign_in_invalid_url"), "sign_in_invalid_url", None)),
             "{endpoint}"
         );
         assert!(!driver.stderr_text().contains(SIGN_IN_LINE), "{}", driver.stderr_text());
@@ -1023,7 +988,7 @@ fn a_hostile_registration_error_is_cleaned_and_cut_in_the_detail() {
     let cleaned: String = format!("[31mbadline{}", "x".repeat(500)).chars().take(200).collect();
     let detail = format!("HTTP status 400, {cleaned}…");
     let message = message_with("registration_failed", &[("redirect_uri", &redirect_uri)]);
-    assert_eq!(response, error(json!(INIT), bridge_error(-32603, &message, "registration_failed", Some(&detail))));
+    assert_eq!(response, err(json!(INIT), bridge_error(-32603, &message, "registration_failed", Some(&detail))));
     assert!(!driver.stderr_text().contains('\u{1b}'), "a terminal escape in the log");
 }
 
@@ -1080,7 +1045,7 @@ fn endless_oauth_bodies_end_the_sign_in_with_bounded_memory() {
         let fake = Fake::start(dir.path(), &["--huge", route]);
         let mut driver = bridge(dir.path(), &fake.url(), &[], &[]);
         driver.assert_alive_amid("p0");
-        let idle = crate::support::driver::peak_rss_kib(driver.pid());
+        let idle = peak_rss_kib(driver.pid());
         send_initialize(&mut driver);
         if browser {
             follow(&start_url(&mut driver, 1));
@@ -1088,10 +1053,10 @@ fn endless_oauth_bodies_end_the_sign_in_with_bounded_memory() {
         let response = driver.response(&json!(INIT));
         assert_eq!(
             response,
-            error(json!(INIT), bridge_error(-32603, &message("sign_in_failed"), "sign_in_failed", Some(detail))),
+            err(json!(INIT), bridge_error(-32603, &message("sign_in_failed"), "sign_in_failed", Some(detail))),
             "{route}"
         );
-        let peak = crate::support::driver::peak_rss_kib(driver.pid());
+        let peak = peak_rss_kib(driver.pid());
         eprintln!("{route}: peak RSS {peak} KiB, before the sign-in {idle} KiB");
         assert!(idle > 0 && peak <= 2 * idle, "{route}: peak RSS {peak} KiB, before the sign-in {idle} KiB");
     }

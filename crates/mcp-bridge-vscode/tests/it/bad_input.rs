@@ -5,19 +5,10 @@
 //! absence) and that the bridge still serves.
 
 use crate::support::driver::Driver;
+use crate::support::fake::*;
 use crate::support::*;
 use serde_json::{json, Value};
 use std::time::Duration;
-
-fn ready_bridge(options: &[&str]) -> Driver {
-    let mut bridge = Driver::start(options, &fake_upstream(&[]));
-    bridge.initialize();
-    bridge
-}
-
-fn error(id: Value, code: i64, message: &str, cause: &str, detail: Option<&str>) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": bridge_error(code, message, cause, detail)})
-}
 
 /// The params the fake upstream received for a tools/call echo, from the
 /// raw line it returns.
@@ -48,7 +39,7 @@ fn invalid_utf8_anywhere_gets_parse_error_with_the_sniffed_id() {
     ];
     for (line, id) in cases {
         bridge.send_raw(line);
-        assert_eq!(bridge.recv(), error(id, -32700, &message("parse_error"), "parse_error", None), "{line:?}");
+        assert_eq!(bridge.recv(), error_response(id, -32700, &message("parse_error"), "parse_error", None), "{line:?}");
     }
     bridge.assert_alive();
 }
@@ -72,7 +63,7 @@ fn a_lone_surrogate_escape_gets_parse_error_and_a_valid_pair_passes() {
     ];
     for (line, id) in cases {
         bridge.send_raw(format!("{line}\n").as_bytes());
-        assert_eq!(bridge.recv(), error(id, -32700, &message("parse_error"), "parse_error", None), "{line}");
+        assert_eq!(bridge.recv(), error_response(id, -32700, &message("parse_error"), "parse_error", None), "{line}");
     }
     bridge.send_raw(
         b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"s\":\"\\ud83e\\udd80\"}}}\n",
@@ -101,7 +92,7 @@ fn ids_beyond_i64_and_u64_come_back_exactly_and_1e400_is_not_an_id() {
         bridge.send_raw(format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n").as_bytes());
         assert_eq!(
             bridge.recv(),
-            error(json!(null), -32600, &message("invalid_request_shape"), "invalid_request_shape", None),
+            error_response(json!(null), -32600, &message("invalid_request_shape"), "invalid_request_shape", None),
             "{id}"
         );
     }
@@ -153,10 +144,10 @@ fn duplicate_keys_the_last_one_wins_for_the_method_and_in_params() {
 fn a_bom_at_the_start_of_a_line_gets_parse_error_with_the_id_at_the_end() {
     let mut bridge = ready_bridge(&[]);
     bridge.send_raw(b"\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":\"bom\"}\n");
-    assert_eq!(bridge.recv(), error(json!("bom"), -32700, &message("parse_error"), "parse_error", None));
+    assert_eq!(bridge.recv(), error_response(json!("bom"), -32700, &message("parse_error"), "parse_error", None));
     bridge.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\xef\xbb\xbf\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
     assert_eq!(bridge.recv()["id"], 1);
-    assert_eq!(bridge.recv(), error(json!(null), -32700, &message("parse_error"), "parse_error", None));
+    assert_eq!(bridge.recv(), error_response(json!(null), -32700, &message("parse_error"), "parse_error", None));
     assert_eq!(bridge.recv()["id"], 2);
     bridge.assert_alive();
 }
@@ -172,14 +163,14 @@ fn crlf_line_ends_are_json_whitespace_and_count_toward_the_limit() {
     bridge.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\r\n");
     assert!(bridge.recv().get("result").is_some());
     bridge.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\" bad,\"id\":2}\r\n");
-    assert_eq!(bridge.recv(), error(json!(2), -32700, &message("parse_error"), "parse_error", None));
+    assert_eq!(bridge.recv(), error_response(json!(2), -32700, &message("parse_error"), "parse_error", None));
     let base = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":{\"p\":\"\"}}";
     let at_limit = base.replace("\"p\":\"\"", &format!("\"p\":\"{}\"", "x".repeat(limit - base.len())));
     assert_eq!(at_limit.len(), limit);
     bridge.send_raw(format!("{at_limit}\r\n").as_bytes());
     assert_eq!(
         bridge.recv(),
-        error(json!(3), -32600, &message("line_too_long"), "line_too_long", Some("limit: 1000 bytes"))
+        error_response(json!(3), -32600, &message("line_too_long"), "line_too_long", Some("limit: 1000 bytes"))
     );
     bridge.assert_alive();
 }
@@ -204,7 +195,7 @@ fn empty_and_blank_lines_are_skipped_in_each_state() {
 fn a_line_of_form_feeds_is_not_blank_and_gets_parse_error() {
     let mut bridge = ready_bridge(&[]);
     bridge.send_raw(b"\x0c\x0c\n");
-    assert_eq!(bridge.recv(), error(Value::Null, -32700, &message("parse_error"), "parse_error", None));
+    assert_eq!(bridge.recv(), error_response(Value::Null, -32700, &message("parse_error"), "parse_error", None));
     bridge.assert_alive();
 }
 
@@ -220,7 +211,10 @@ fn nesting_counts_objects_and_arrays_but_not_brackets_in_strings() {
     assert_eq!(bridge.recv(), json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
     bridge
         .send_raw(format!("{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{}}}\n", nest(64)).as_bytes());
-    assert_eq!(bridge.recv(), error(json!(2), -32600, &message("too_deep"), "too_deep", Some("limit: 64 levels")));
+    assert_eq!(
+        bridge.recv(),
+        error_response(json!(2), -32600, &message("too_deep"), "too_deep", Some("limit: 64 levels"))
+    );
     let brackets = "[{".repeat(100);
     bridge.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {"s": brackets}}));
     assert_eq!(bridge.recv(), json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
@@ -243,7 +237,7 @@ fn more_ids_and_envelopes_that_are_not_valid_get_invalid_request_shape() {
         bridge.send_raw(format!("{line}\n").as_bytes());
         assert_eq!(
             bridge.recv(),
-            error(id, -32600, &message("invalid_request_shape"), "invalid_request_shape", None),
+            error_response(id, -32600, &message("invalid_request_shape"), "invalid_request_shape", None),
             "{line}"
         );
     }
@@ -261,7 +255,7 @@ fn params_that_are_not_an_object_become_empty_or_get_invalid_params() {
         assert_eq!(params.as_object().map(|p| p.keys().cloned().collect::<Vec<_>>()), Some(vec!["_meta".to_owned()]));
     }
     let response = bridge.request(json!(4), "logging/setLevel", json!(["debug"]));
-    assert_eq!(response, error(json!(4), -32602, &message("invalid_params"), "invalid_params", None));
+    assert_eq!(response, error_response(json!(4), -32602, &message("invalid_params"), "invalid_params", None));
     bridge.assert_alive();
 }
 
@@ -277,7 +271,7 @@ fn a_notification_with_an_id_of_null_gets_invalid_request_shape_and_cancels_noth
     );
     assert_eq!(
         bridge.recv(),
-        error(json!(null), -32600, &message("invalid_request_shape"), "invalid_request_shape", None)
+        error_response(json!(null), -32600, &message("invalid_request_shape"), "invalid_request_shape", None)
     );
     let response = bridge.recv();
     assert_eq!(response["id"], "slow");
@@ -319,7 +313,10 @@ fn a_response_whose_error_is_not_an_error_object_gets_invalid_request_shape() {
         (json!(8), json!({"code": 1.5, "message": "m"})),
     ] {
         bridge.send(&json!({"jsonrpc": "2.0", "id": id, "error": bad}));
-        assert_eq!(bridge.recv(), error(id, -32600, &message("invalid_request_shape"), "invalid_request_shape", None));
+        assert_eq!(
+            bridge.recv(),
+            error_response(id, -32600, &message("invalid_request_shape"), "invalid_request_shape", None)
+        );
     }
     // Without a valid id, an error response gets no answer, whatever its error.
     bridge.send(&json!({"jsonrpc": "2.0", "id": "b-3", "error": {"message": "no code"}}));

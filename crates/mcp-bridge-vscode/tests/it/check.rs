@@ -1,7 +1,9 @@
 //! `mcp-bridge-vscode check`: the report of what VS Code will see, with the
 //! repairs of the result rules and their JSON pointers.
 
-use crate::support::fake_upstream;
+use crate::support::fake::fake_upstream;
+use crate::support::peers::python_server;
+use crate::support::process::{run_bounded_into, Input};
 use serde_json::json;
 use std::process::Command;
 
@@ -85,13 +87,7 @@ fn check_without_an_upstream_shows_the_demo_server_and_its_repairs() {
 
 #[test]
 fn check_against_the_python_peer_reports_its_repairs() {
-    let peers = std::env::var_os("MCP_BRIDGE_PEERS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| crate::support::repo_root().join(".cache/peers"));
-    let python = peers.join("py/bin/python");
-    assert!(python.exists(), "the Python peer is missing: run scripts/install-peers");
-    let server = crate::support::repo_root().join("tests/peers/python/server.py");
-    let (code, report) = check(&[python.display().to_string(), server.display().to_string()]);
+    let (code, report) = check(&python_server());
     assert_eq!(code, Some(0), "{report}");
     for expected in [
         "Server: Python peer (mcp 2.3.0) (peer-python 1.2.3)",
@@ -139,39 +135,17 @@ fn check_of_the_demo_ends_without_killing_the_demo() {
     assert!(!stderr.contains("did not exit in time"), "{stderr}");
 }
 
-/// Runs `check` with `args`, its stdout into `stdout`; kills it after
+/// Runs `check` with `args`, its stdout into `stdout`; fails after
 /// `limit`. Returns the exit code, stdout (when piped) and stderr.
 fn check_bounded(
     args: &[&str],
     stdout: std::process::Stdio,
     limit: std::time::Duration,
 ) -> (Option<i32>, String, String) {
-    use std::io::Read;
-    use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
-        .arg("check")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("check runs");
-    let start = std::time::Instant::now();
-    let code = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status.code();
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("check {args:?} did not end in {limit:?}");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let (mut out, mut err) = (String::new(), String::new());
-    let _ = child.stdout.take().map(|mut s| s.read_to_string(&mut out));
-    let _ = child.stderr.take().map(|mut s| s.read_to_string(&mut err));
-    (code, out, err)
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
+    cmd.arg("check").args(args);
+    let done = run_bounded_into(cmd, Input::Closed, stdout, limit);
+    (done.status.code(), done.stdout, done.stderr)
 }
 
 /// `check` runs in a terminal, where VS Code's Output channel does not

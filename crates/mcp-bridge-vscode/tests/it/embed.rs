@@ -5,7 +5,7 @@
 //! change and its call, and the end of the input on each path.
 
 use crate::support::driver::{line, Driver};
-use crate::support::{bridge_error, message};
+use crate::support::{error_response, message};
 use serde_json::{json, Value};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -49,10 +49,6 @@ fn add(id: i64) -> Value {
 /// The demo's answer to `add(id)` on the modern path, as rmcp writes it.
 fn added(id: i64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "complete", "content": [], "structuredContent": {"sum": 3}, "isError": false}})
-}
-
-fn error(id: Value, code: i64, message: &str, cause: &str, detail: Option<&str>) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": bridge_error(code, message, cause, detail)})
 }
 
 /// A line of `n` bytes before its newline, over the limit when `n` is.
@@ -191,28 +187,34 @@ fn first_line_cases() -> Vec<Case> {
             rule: "invalid JSON takes the modern path, answered with the parse error",
             options: &[],
             input: b"{not json}\n".to_vec(),
-            answers: vec![error(Value::Null, -32700, &message("parse_error"), "parse_error", None)],
+            answers: vec![error_response(Value::Null, -32700, &message("parse_error"), "parse_error", None)],
             then: Path::Modern,
         },
         Case {
             rule: "a line deeper than the limit takes the modern path, answered with the depth error",
             options: &[],
             input: deep.into_bytes(),
-            answers: vec![error(json!(7), -32600, &message("too_deep"), "too_deep", Some("limit: 64 levels"))],
+            answers: vec![error_response(json!(7), -32600, &message("too_deep"), "too_deep", Some("limit: 64 levels"))],
             then: Path::Modern,
         },
         Case {
             rule: "JSON that is not JSON-RPC (an initialize without jsonrpc) takes the modern path, answered -32600",
             options: &[],
             input: line(&json!({"id": 1, "method": "initialize", "params": {}})),
-            answers: vec![error(json!(1), -32600, &message("invalid_request_shape"), "invalid_request_shape", None)],
+            answers: vec![error_response(
+                json!(1),
+                -32600,
+                &message("invalid_request_shape"),
+                "invalid_request_shape",
+                None,
+            )],
             then: Path::Modern,
         },
         Case {
             rule: "a line that is not valid UTF-8 takes the modern path, answered with the parse error",
             options: &[],
             input: b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}\n".to_vec(),
-            answers: vec![error(json!(1), -32700, &message("parse_error"), "parse_error", None)],
+            answers: vec![error_response(json!(1), -32700, &message("parse_error"), "parse_error", None)],
             then: Path::Modern,
         },
         Case {
@@ -247,35 +249,41 @@ fn first_line_cases() -> Vec<Case> {
             rule: "discover (answer), then invalid JSON takes the modern path",
             options: &[],
             input: discover_and(b"[1,\n".to_vec()),
-            answers: vec![discovered(1), error(Value::Null, -32700, &message("parse_error"), "parse_error", None)],
+            answers: vec![
+                discovered(1),
+                error_response(Value::Null, -32700, &message("parse_error"), "parse_error", None),
+            ],
             then: Path::Modern,
         },
         Case {
             rule: "discover (refuse) gets -32601 method_not_found and picks no path",
             options: refuse,
             input: line(&discover(1)),
-            answers: vec![error(json!(1), -32601, &message("method_not_found"), "method_not_found", None)],
+            answers: vec![error_response(json!(1), -32601, &message("method_not_found"), "method_not_found", None)],
             then: Path::Legacy,
         },
         Case {
             rule: "discover (refuse), then a request in the same write takes the modern path",
             options: refuse,
             input: discover_and(line(&add(2))),
-            answers: vec![error(json!(1), -32601, &message("method_not_found"), "method_not_found", None), added(2)],
+            answers: vec![
+                error_response(json!(1), -32601, &message("method_not_found"), "method_not_found", None),
+                added(2),
+            ],
             then: Path::Modern,
         },
         Case {
             rule: "discover (refuse), then a response takes the modern path",
             options: refuse,
             input: discover_and(line(&json!({"jsonrpc": "2.0", "id": 5, "result": {}}))),
-            answers: vec![error(json!(1), -32601, &message("method_not_found"), "method_not_found", None)],
+            answers: vec![error_response(json!(1), -32601, &message("method_not_found"), "method_not_found", None)],
             then: Path::Modern,
         },
         Case {
             rule: "discover (refuse), then a line over the limit is dropped and picks no path",
             options: refuse,
             input: discover_and(long_line(LINE_LIMIT + 1)),
-            answers: vec![error(json!(1), -32601, &message("method_not_found"), "method_not_found", None)],
+            answers: vec![error_response(json!(1), -32601, &message("method_not_found"), "method_not_found", None)],
             then: Path::Legacy,
         },
     ]
@@ -307,7 +315,7 @@ fn the_end_of_the_input_before_a_request_writes_nothing_and_returns() {
             "a discover refused, then the end",
             &["--refuse-discover"],
             line(&discover(1)),
-            vec![error(json!(1), -32601, &message("method_not_found"), "method_not_found", None)],
+            vec![error_response(json!(1), -32601, &message("method_not_found"), "method_not_found", None)],
         ),
         // The framer reads a last line without its newline as a line (the
         // stdio bridge's framing): not the end before a request.
@@ -315,7 +323,7 @@ fn the_end_of_the_input_before_a_request_writes_nothing_and_returns() {
             "a partial line at the end is a line: its parse error, then the return",
             &[],
             b"{\"jsonrpc\":\"2.0\"".to_vec(),
-            vec![error(Value::Null, -32700, &message("parse_error"), "parse_error", None)],
+            vec![error_response(Value::Null, -32700, &message("parse_error"), "parse_error", None)],
         ),
     ];
     for (rule, options, input, answers) in cases {
@@ -353,7 +361,7 @@ fn a_line_over_the_limit_gets_32600_on_the_legacy_path_and_nothing_on_the_modern
     }
     assert_eq!(
         answer,
-        error(
+        error_response(
             Value::Null,
             -32600,
             &message("line_too_long"),
@@ -380,7 +388,10 @@ fn the_modern_path_answers_a_request_above_the_in_flight_limit_at_once() {
     let burst: Vec<u8> = (1..=256).flat_map(|id| line(&slow(id))).collect();
     server.send_raw(&burst);
     server.send(&add(257));
-    assert_eq!(server.recv(), error(json!(257), -32603, &message("too_many_requests"), "too_many_requests", None));
+    assert_eq!(
+        server.recv(),
+        error_response(json!(257), -32603, &message("too_many_requests"), "too_many_requests", None)
+    );
     // A cancellation frees a place; the reader reads it though 256 wait.
     server.send(
         &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "test"}}),

@@ -8,7 +8,8 @@
 //! Each test runs its driver against a new demo process and checks one rule
 //! of the document the driver prints (described at the top of each driver).
 
-use crate::support::peers::{node, peers, run_bounded, step, DRIVER_LIMIT};
+use crate::support::peers::{node, peers, step, DRIVER_LIMIT};
+use crate::support::process::{run_bounded, Input};
 use crate::support::{assert_json, repo_root};
 use serde_json::{json, Value};
 use std::process::Command;
@@ -20,7 +21,7 @@ fn demo() -> [String; 2] {
 /// Runs a driver to its end and returns its JSON document.
 fn run(mut cmd: Command, name: &str) -> Value {
     cmd.current_dir(repo_root().join("tests/peers"));
-    let done = run_bounded(cmd, DRIVER_LIMIT);
+    let done = run_bounded(cmd, Input::Closed, DRIVER_LIMIT);
     assert!(done.status.success(), "{name} failed, {}:\n{}\nstderr:\n{}", done.status, done.stdout, done.stderr);
     serde_json::from_str(done.stdout.trim())
         .unwrap_or_else(|e| panic!("{name} printed no JSON ({e}):\n{}\nstderr:\n{}", done.stdout, done.stderr))

@@ -9,10 +9,10 @@
 //! Each test runs the real binary against the scripted fake upstream
 //! (tests/fake/upstream.py), compares whole messages, and bounds each wait.
 
-use crate::support::driver::{self, assert_never_answered, assert_no_panic, is_response, Driver, STEP};
-use crate::support::{bridge_error, fake_upstream, message};
+use crate::support::driver::{self, assert_never_answered, assert_no_panic, err, is_response, ok, Driver};
+use crate::support::fake::{fake_upstream, form, input_required, url, Record};
+use crate::support::{bridge_error, message};
 use serde_json::{json, Value};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// A client that declares every kind of input request.
@@ -30,29 +30,8 @@ const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 // --- Helpers ---------------------------------------------------------------
 
-fn ok(id: Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
-}
-
-fn err(id: Value, error: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": error})
-}
-
 fn timeout(id: Value, detail: &str) -> Value {
     err(id, bridge_error(-32603, &message("timeout"), "timeout", Some(detail)))
-}
-
-fn input_required(requests: Value) -> Value {
-    json!({"resultType": "input_required", "inputRequests": requests})
-}
-
-fn form(message: &str) -> Value {
-    json!({"method": "elicitation/create", "params": {"mode": "form", "message": message,
-        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}})
-}
-
-fn url(address: &str) -> Value {
-    json!({"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in", "url": address}})
 }
 
 fn roots() -> Value {
@@ -121,70 +100,6 @@ fn bridge(options: &[&str], fake: &[&str]) -> Driver {
     let init = bridge.initialize_with(all_caps());
     assert!(init.get("result").is_some(), "{init}");
     bridge
-}
-
-/// A file the fake upstream appends every line it receives to (`--record`).
-struct Record(PathBuf);
-
-impl Record {
-    fn new(name: &str) -> Record {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos());
-        let dir =
-            std::env::temp_dir().join(format!("mcp-bridge-exactness-{}-{}", std::process::id(), nanos.unwrap_or(0)));
-        let _ = std::fs::create_dir_all(&dir);
-        Record(dir.join(format!("{name}.jsonl")))
-    }
-
-    fn arg(&self) -> &str {
-        self.0.to_str().unwrap_or_default()
-    }
-
-    /// The messages the upstream received so far.
-    fn messages(&self) -> Vec<Value> {
-        let text = std::fs::read_to_string(&self.0).unwrap_or_default();
-        text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
-    }
-
-    /// Waits until `count` messages that match arrived upstream, at most
-    /// [`STEP`], and returns them.
-    #[track_caller]
-    fn wait(&self, count: usize, what: &str, matches: impl Fn(&Value) -> bool) -> Vec<Value> {
-        let deadline = Instant::now() + STEP;
-        loop {
-            let found: Vec<Value> = self.messages().into_iter().filter(&matches).collect();
-            if found.len() >= count {
-                return found;
-            }
-            assert!(Instant::now() < deadline, "{} of {count} {what} reached the upstream: {:?}", found.len(), found);
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
-    /// The upstream request of `method` whose params match.
-    #[track_caller]
-    fn request(&self, method: &str, matches: impl Fn(&Value) -> bool) -> Value {
-        let found = self.wait(1, method, |m| m["method"] == method && m.get("id").is_some() && matches(&m["params"]));
-        assert_eq!(found.len(), 1, "one {method} request upstream: {found:?}");
-        found[0].clone()
-    }
-
-    /// Waits for the `notifications/cancelled` of the upstream request
-    /// `upstream_id` and returns its params.
-    #[track_caller]
-    fn cancel_of(&self, upstream_id: &Value) -> Value {
-        let found = self.wait(1, "cancellations", |m| {
-            m["method"] == "notifications/cancelled" && &m["params"]["requestId"] == upstream_id
-        });
-        found[0]["params"].clone()
-    }
-}
-
-impl Drop for Record {
-    fn drop(&mut self) {
-        if let Some(dir) = self.0.parent() {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-    }
 }
 
 /// The `_meta` the upstream client adds to each request and stream of a

@@ -8,7 +8,8 @@
 //! compare both paths on generated lines; this table checks the wire.
 
 use crate::support::driver::Driver;
-use crate::support::{bridge_error, fake_upstream, message};
+use crate::support::fake::fake_upstream;
+use crate::support::{bridge_error, message};
 use serde_json::{json, Value};
 
 /// A string member that makes each line longer than the 64 KiB of the

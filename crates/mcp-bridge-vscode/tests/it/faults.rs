@@ -10,9 +10,9 @@
 //! got exactly one response or, where the spec says so, none.
 
 use crate::support::driver::*;
-use crate::support::{bridge_error, fake_upstream, message};
+use crate::support::fake::{fake_upstream, Record};
+use crate::support::{bridge_error, message};
 use serde_json::{json, Value};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// The longest a bridge may take to exit once it should.
@@ -21,103 +21,40 @@ const EXIT: Duration = Duration::from_secs(10);
 /// The debug line of the bridge for an upstream response it drops.
 const DROPPED_UNKNOWN: &str = "dropped an upstream response with an unknown id";
 
-fn error_response(id: Value, error: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": error})
-}
-
 fn text_response(id: Value, text: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}]}})
 }
 
 fn upstream_exited(id: Value) -> Value {
-    error_response(id, bridge_error(-32603, &message("upstream_exited"), "upstream_exited", None))
+    err(id, bridge_error(-32603, &message("upstream_exited"), "upstream_exited", None))
 }
 
 /// The error of `closed`: the same message as `upstream_exited`, another cause.
 fn closed(id: Value) -> Value {
-    error_response(id, bridge_error(-32603, &message("closed"), "closed", None))
+    err(id, bridge_error(-32603, &message("closed"), "closed", None))
 }
 
-/// A file the fake upstream appends every line it receives to (`--record`).
-struct Record(PathBuf);
-
-impl Record {
-    fn new(name: &str) -> Record {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!("mcp-bridge-faults-{}-{}", std::process::id(), nanos.unwrap_or(0)));
-        let _ = std::fs::create_dir_all(&dir);
-        Record(dir.join(format!("{name}.jsonl")))
-    }
-
-    fn arg(&self) -> &str {
-        self.0.to_str().unwrap_or_default()
-    }
-
-    /// A path beside the record, for the fake's `--pid-file`.
-    fn pid_file(&self) -> String {
-        self.0.with_extension("pid").display().to_string()
-    }
-
-    /// The process id the fake wrote to its `--pid-file`.
-    #[track_caller]
-    fn pid(&self) -> u32 {
-        let text = std::fs::read_to_string(self.pid_file()).unwrap_or_default();
-        text.trim().parse().unwrap_or_else(|_| panic!("no pid in {}", self.pid_file()))
-    }
-
-    /// The requests of `method` that reached the upstream.
-    fn count(&self, method: &str) -> usize {
-        self.messages().iter().filter(|m| m["method"] == method).count()
-    }
-
-    /// The messages the upstream received so far.
-    fn messages(&self) -> Vec<Value> {
-        let text = std::fs::read_to_string(&self.0).unwrap_or_default();
-        text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
-    }
-
-    /// The upstream cancellations received so far.
-    fn cancels(&self) -> Vec<Value> {
-        self.messages().into_iter().filter(|m| m["method"] == "notifications/cancelled").collect()
-    }
-
-    /// Waits until `count` tools/call arrived upstream, at most [`STEP`].
-    #[track_caller]
-    fn wait_calls(&self, count: usize) {
-        let deadline = Instant::now() + STEP;
-        loop {
-            let calls = self.messages().iter().filter(|m| m["method"] == "tools/call").count();
-            if calls >= count {
-                return;
-            }
-            assert!(Instant::now() < deadline, "{calls} of {count} calls reached the upstream");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Waits until `count` cancellations arrived upstream, at most [`STEP`].
-    #[track_caller]
-    fn wait_cancels(&self, count: usize) -> Vec<Value> {
-        let deadline = Instant::now() + STEP;
-        loop {
-            let cancels = self.cancels();
-            if cancels.len() >= count {
-                return cancels;
-            }
-            assert!(Instant::now() < deadline, "{} of {count} cancellations reached the upstream", cancels.len());
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
+/// Whether the process runs: it exists and is not a zombie (a process
+/// that ended and whose parent has not collected it yet).
+fn process_runs(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The state is the first field after the name, which ends with ")".
+    stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
 }
 
-impl Drop for Record {
-    fn drop(&mut self) {
-        if let Some(dir) = self.0.parent() {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-    }
+/// The responses whose id is `id`.
+fn responses_to<'a>(messages: &'a [Value], id: &Value) -> Vec<&'a Value> {
+    messages.iter().filter(|m| is_response(m) && &m["id"] == id).collect()
 }
 
+/// Every response in `messages` has an id of `ids`: nothing else was answered.
+#[track_caller]
+fn assert_only_answered(messages: &[Value], ids: &[Value]) {
+    let known: std::collections::HashSet<String> = ids.iter().map(Value::to_string).collect();
+    for (id, n) in responses_per_id(messages) {
+        assert!(known.contains(&id), "a response ({n}) to {id}, which is no request of the client");
+    }
+}
 fn ids(range: std::ops::Range<i64>) -> Vec<Value> {
     range.map(Value::from).collect()
 }
@@ -143,10 +80,7 @@ fn upstream_exits_before_discover_initialize_gets_upstream_exited_and_the_bridge
     assert_eq!(response, upstream_exited(json!("init")));
     driver.assert_alive_amid("p1");
     let early = driver.call(json!(1), "tools/list", json!({}));
-    assert_eq!(
-        early,
-        error_response(json!(1), bridge_error(-32600, &message("not_initialized"), "not_initialized", None))
-    );
+    assert_eq!(early, err(json!(1), bridge_error(-32600, &message("not_initialized"), "not_initialized", None)));
     // The bridge was not in ready, so the end of stdin is a plain end: 0.
     end_of_input(&mut driver, 0);
     assert_answered_once(&driver.seen, &[json!("init"), json!("p1"), json!(1)]);
@@ -295,7 +229,7 @@ fn a_partial_line_then_the_exit_fails_the_request_once_with_invalid_response_and
     let response = driver.call(json!(1), "tools/call", json!({"name": "partial"}));
     assert_eq!(
         response,
-        error_response(
+        err(
             json!(1),
             json!({"code": -32603, "message": &message("invalid_response"), "data": {"cause": "invalid_response", "detail": "parse_error"}})
         )
@@ -322,7 +256,7 @@ fn invalid_json_and_a_line_over_the_limit_fail_only_their_request_with_invalid_r
     let invalid = driver.call(json!("bad"), "tools/call", json!({"name": "invalid-json"}));
     assert_eq!(
         invalid,
-        error_response(
+        err(
             json!("bad"),
             json!({"code": -32603, "message": &message("invalid_response"), "data": {"cause": "invalid_response", "detail": "parse_error"}})
         )
@@ -330,7 +264,7 @@ fn invalid_json_and_a_line_over_the_limit_fail_only_their_request_with_invalid_r
     let huge = driver.call(json!("huge"), "tools/call", json!({"name": "huge", "arguments": {"bytes": 100_000}}));
     assert_eq!(
         huge,
-        error_response(
+        err(
             json!("huge"),
             json!({"code": -32603, "message": &message("invalid_response"), "data": {"cause": "invalid_response", "detail": "line_too_long"}})
         )
@@ -390,7 +324,7 @@ fn an_upstream_that_stalls_gives_timeout_once_and_a_late_answer_after_the_timeou
     for id in &all {
         assert_eq!(
             responses_to(&driver.seen, id),
-            vec![&error_response(id.clone(), bridge_error(-32603, &message("timeout"), "timeout", Some(detail)))]
+            vec![&err(id.clone(), bridge_error(-32603, &message("timeout"), "timeout", Some(detail)))]
         );
     }
     let cancels = record.wait_cancels(11);
@@ -582,10 +516,7 @@ fn three_hundred_requests_at_once_give_256_results_and_44_too_many_requests() {
     for id in 256..300 {
         assert_eq!(
             responses_to(&driver.seen, &json!(id)),
-            vec![&error_response(
-                json!(id),
-                bridge_error(-32603, &message("too_many_requests"), "too_many_requests", None)
-            )]
+            vec![&err(json!(id), bridge_error(-32603, &message("too_many_requests"), "too_many_requests", None))]
         );
     }
     let answered: Vec<i64> =
@@ -798,16 +729,16 @@ fn huge_and_deep_lines_between_valid_ones_each_get_their_one_answer() {
     let ok = |id: &str| json!({"jsonrpc": "2.0", "id": id, "result": {}});
     let expected = vec![
         ok("v1"),
-        error_response(json!("h-head"), too_long.clone()),
+        err(json!("h-head"), too_long.clone()),
         ok("v2"),
-        error_response(json!("h-tail"), too_long.clone()),
-        error_response(json!("d-open"), too_deep.clone()),
+        err(json!("h-tail"), too_long.clone()),
+        err(json!("d-open"), too_deep.clone()),
         ok("v3"),
-        error_response(json!("d-closed"), too_deep.clone()),
-        error_response(json!(null), too_long.clone()),
-        error_response(json!(null), too_deep),
+        err(json!("d-closed"), too_deep.clone()),
+        err(json!(null), too_long.clone()),
+        err(json!(null), too_deep),
         ok("v4"),
-        error_response(json!(null), too_long),
+        err(json!(null), too_long),
         ok("v5"),
         text_response(json!("v6"), "real"),
     ];
@@ -842,7 +773,7 @@ fn a_line_one_byte_over_the_default_limit_gets_line_too_long_and_the_next_is_ser
     driver.send_raw(line.as_bytes());
     assert_eq!(
         driver.recv(),
-        error_response(
+        err(
             json!("big"),
             bridge_error(-32600, &message("line_too_long"), "line_too_long", Some("limit: 67108864 bytes"))
         )
@@ -879,11 +810,11 @@ fn bad_lines_during_requests_in_flight_do_not_disturb_them() {
         let shape = json!(format!("shape-{i}"));
         assert_eq!(
             responses_to(&driver.seen, &bad),
-            vec![&error_response(bad.clone(), bridge_error(-32700, &message("parse_error"), "parse_error", None))]
+            vec![&err(bad.clone(), bridge_error(-32700, &message("parse_error"), "parse_error", None))]
         );
         assert_eq!(
             responses_to(&driver.seen, &shape),
-            vec![&error_response(
+            vec![&err(
                 shape.clone(),
                 bridge_error(-32600, &message("invalid_request_shape"), "invalid_request_shape", None)
             )]
@@ -952,7 +883,7 @@ fn an_upstream_that_stops_reading_still_gives_every_request_its_timeout() {
     for id in &all {
         assert_eq!(
             responses_to(&driver.seen, id),
-            vec![&error_response(id.clone(), bridge_error(-32603, &message("timeout"), "timeout", Some(detail)))]
+            vec![&err(id.clone(), bridge_error(-32603, &message("timeout"), "timeout", Some(detail)))]
         );
     }
     driver.assert_alive_amid("p1");
@@ -1067,7 +998,7 @@ fn answers_of_the_client_get_through_at_the_limit_of_requests_in_flight() {
     let extra = driver.call(json!("extra"), "tools/call", json!({"name": "unknown-id"}));
     assert_eq!(
         extra,
-        error_response(json!("extra"), bridge_error(-32603, &message("too_many_requests"), "too_many_requests", None))
+        err(json!("extra"), bridge_error(-32603, &message("too_many_requests"), "too_many_requests", None))
     );
     let answers: Vec<Value> = questions
         .iter()
@@ -1099,7 +1030,7 @@ fn an_upstream_that_stalls_on_discover_fails_initialize_once_and_the_bridge_stay
     let response = driver.initialize_with(json!({}));
     assert_eq!(
         response,
-        error_response(
+        err(
             json!("init"),
             bridge_error(-32603, &message("discover_failed"), "discover_failed", Some("no response in 1 s"))
         )
@@ -1124,7 +1055,7 @@ fn after_the_loss_of_the_upstream_every_request_gets_upstream_exited_except_ping
     assert_eq!(driver.call(json!(2), "logging/setLevel", json!({"level": "info"}))["result"], json!({}));
     assert_eq!(
         driver.call(json!(3), "server/discover", json!({})),
-        error_response(json!(3), bridge_error(-32601, &message("method_not_found"), "method_not_found", None))
+        err(json!(3), bridge_error(-32601, &message("method_not_found"), "method_not_found", None))
     );
     driver.assert_alive_amid("p1");
     let init =

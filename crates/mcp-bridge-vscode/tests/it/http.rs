@@ -16,10 +16,10 @@
 //! them.
 
 use crate::support::driver::*;
+use crate::support::process::{run_bounded, Input};
 use crate::support::served::Served;
 use crate::support::{assert_json, bridge_error, message};
 use serde_json::{json, Map, Value};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -204,14 +204,6 @@ fn finish(mut driver: Driver) -> Ended {
 
 fn call(id: Value, tool: &str, arguments: Value) -> Value {
     call_tool(id, tool, arguments)
-}
-
-fn ok(id: Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
-}
-
-fn err(id: Value, error: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": error})
 }
 
 fn text(id: Value, text: &str) -> Value {
@@ -1260,37 +1252,13 @@ fn header_env_sends_each_header_on_every_post() {
 }
 
 /// Runs the bridge with `args` and `env` and its stdin held open, to its
-/// exit (at most [`EXIT`]); returns (exit code, stdout, stderr). A bridge
-/// that waits for its input instead of exiting is killed and gives the code
-/// `None`.
+/// exit (at most [`EXIT`], else the test fails: a bridge that waits for its
+/// input does not refuse); returns (exit code, stdout, stderr).
 fn run_with_open_stdin(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String, String) {
-    let mut child = isolated(&mut Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode")))
-        .args(args)
-        .envs(env.iter().copied())
-        .env_remove("MCP_BRIDGE_TEST_UNSET")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the bridge starts");
-    let _stdin = child.stdin.take();
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        if start.elapsed() > EXIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            return (None, String::new(), format!("the bridge {args:?} did not exit in {EXIT:?} with its stdin open"));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    let _ = child.stdout.take().map(|mut s| s.read_to_string(&mut stdout));
-    let _ = child.stderr.take().map(|mut s| s.read_to_string(&mut stderr));
-    (status.code(), stdout, stderr)
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
+    isolated(&mut cmd).args(args).envs(env.iter().copied()).env_remove("MCP_BRIDGE_TEST_UNSET");
+    let done = run_bounded(cmd, Input::Open, EXIT);
+    (done.status.code(), done.stdout, done.stderr)
 }
 
 /// The exit code "is 2 for arguments that are not valid, and for a missing

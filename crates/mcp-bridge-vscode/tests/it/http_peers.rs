@@ -21,6 +21,7 @@
 //! in 30 s, the driver stops itself after 60 s and is killed after 90 s.
 
 use crate::support::peers::*;
+use crate::support::process::{run_bounded, Input};
 use crate::support::served::Served;
 use crate::support::{assert_json, repo_root};
 use serde_json::{json, Value};
@@ -63,26 +64,9 @@ fn isolated(cmd: &mut Command) -> &mut Command {
 /// Runs a scenario of tests/peers/node/client.mjs against the real bridge
 /// with `bridge_args` and the upstream at `url`, and returns its document.
 fn drive_url(scenario: &str, bridge_args: &[&str], url: &str) -> Value {
-    peers();
-    let mut cmd = Command::new(node());
-    isolated(&mut cmd)
-        .arg(repo_root().join("tests/peers/node/client.mjs"))
-        .args([scenario, "--timeout-ms", "60000", "--"])
-        .arg(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
-        .args(bridge_args)
-        .arg(url);
-    let done = run_bounded(cmd, DRIVER_LIMIT);
-    let doc: Value = serde_json::from_str(done.stdout.trim()).unwrap_or_else(|e| {
-        panic!("client.mjs printed no JSON ({e}), {}:\n{}\nstderr:\n{}", done.status, done.stdout, done.stderr)
-    });
-    assert!(done.status.success(), "client.mjs failed, {}:\n{doc:#}\nstderr:\n{}", done.status, done.stderr);
-    assert_eq!(doc["driverError"], Value::Null, "the driver broke:\n{doc:#}\nstderr:\n{}", done.stderr);
-    doc
-}
-
-/// The text of the first block of an accepted tools/call step.
-fn text(doc: &Value, name: &str) -> Value {
-    accepted(doc, name)["content"][0]["text"].clone()
+    let mut cmd = driver_command(scenario, bridge_args);
+    isolated(&mut cmd).arg(url);
+    run_driver(cmd)
 }
 
 /// The steps that both peers answer alike, as the bridge must pass them on;
@@ -98,8 +82,8 @@ fn assert_common_http_results(doc: &Value, form: Value) {
     );
     // "Custom Headers from Tool Parameters": the server itself checks
     // Mcp-Param-Region against the body; with the sentinel for köln.
-    assert_eq!(text(doc, "tools/call region"), "eu-west1: SELECT 1", "{doc:#}");
-    assert_eq!(text(doc, "tools/call region non-ascii"), "köln: q", "{doc:#}");
+    assert_eq!(accepted_text(doc, "tools/call region"), "eu-west1: SELECT 1", "{doc:#}");
+    assert_eq!(accepted_text(doc, "tools/call region non-ascii"), "köln: q", "{doc:#}");
     // "Icons of a remote upstream server": the resource links of a tools/call
     // result keep only the data: icons; a link left without icons loses them.
     assert_json(
@@ -139,13 +123,13 @@ fn assert_common_http_results(doc: &Value, form: Value) {
     // "Progress (M1)": token 0, before the result; "Cancellation (M1)": the
     // canceled call got no response, and the server saw the cancellation
     // (the stream of the request closed).
-    assert_eq!(text(doc, "tools/call slow"), "slept 0.3 s", "{doc:#}");
+    assert_eq!(accepted_text(doc, "tools/call slow"), "slept 0.3 s", "{doc:#}");
     let wait = step(doc, "tools/call wait");
     assert_eq!((wait["ok"].clone(), wait["answered"].clone()), (json!(false), json!(false)), "{wait:#}");
-    assert_eq!(text(doc, "tools/call was_cancelled"), "cancelled k1", "{doc:#}");
+    assert_eq!(accepted_text(doc, "tools/call was_cancelled"), "cancelled k1", "{doc:#}");
     // "Input requests (M2)": the form of the MRTR round reaches the client as
     // elicitation/create, and its answer reaches the server.
-    assert_eq!(text(doc, "tools/call register"), "registered Ada", "{doc:#}");
+    assert_eq!(accepted_text(doc, "tools/call register"), "registered Ada", "{doc:#}");
     let questions: Vec<Value> =
         doc["clientRequests"].as_array().into_iter().flatten().map(|q| json!([q["method"], q["params"]])).collect();
     assert_json(
@@ -154,7 +138,7 @@ fn assert_common_http_results(doc: &Value, form: Value) {
         &json!([["elicitation/create", {"mode": "form", "message": "What is your name?", "requestedSchema": form}]]),
     );
     // "Listen stream (M3)": the new tool is listed after the list change.
-    assert_eq!(text(doc, "tools/call add_tool"), "added extra", "{doc:#}");
+    assert_eq!(accepted_text(doc, "tools/call add_tool"), "added extra", "{doc:#}");
     let names: Vec<Value> = accepted(doc, "tools/list after add_tool")["tools"]
         .as_array()
         .into_iter()
@@ -162,11 +146,11 @@ fn assert_common_http_results(doc: &Value, form: Value) {
         .map(|t| t["name"].clone())
         .collect();
     assert_eq!(names.last(), Some(&json!("extra")), "{names:?}");
-    assert_eq!(text(doc, "tools/call extra"), "I am extra", "{doc:#}");
+    assert_eq!(accepted_text(doc, "tools/call extra"), "I am extra", "{doc:#}");
     assert_json("resources/subscribe", accepted(doc, "resources/subscribe"), &json!({}));
-    assert_eq!(text(doc, "tools/call touch"), "touched live://counter", "{doc:#}");
+    assert_eq!(accepted_text(doc, "tools/call touch"), "touched live://counter", "{doc:#}");
     assert_json("logging/setLevel", accepted(doc, "logging/setLevel"), &json!({}));
-    assert_eq!(text(doc, "tools/call chatty"), "logged", "{doc:#}");
+    assert_eq!(accepted_text(doc, "tools/call chatty"), "logged", "{doc:#}");
     assert_json("resources/unsubscribe", accepted(doc, "resources/unsubscribe"), &json!({}));
 
     // Every notification, in order: the progress of slow (token 0), the
@@ -431,7 +415,7 @@ fn check_against_the_typescript_v2_http_peer_at_a_secret_path_shows_neither_path
     let server = Served::start(cmd, false);
     let mut bridge_cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
     isolated(&mut bridge_cmd).arg("check").arg(server.url("/mcp/key-in-path-3b7c?token=key-in-query-9d1e"));
-    let done = run_bounded(bridge_cmd, DRIVER_LIMIT);
+    let done = run_bounded(bridge_cmd, Input::Closed, DRIVER_LIMIT);
     assert_eq!(done.status.code(), Some(0), "{}\n{}", done.stdout, done.stderr);
     for expected in [
         "Server: TypeScript v2 HTTP peer (@modelcontextprotocol/server 2.4.0) (peer-ts-v2-http 2.4.0-http)",
@@ -451,23 +435,6 @@ fn check_against_the_typescript_v2_http_peer_at_a_secret_path_shows_neither_path
 }
 
 // --- Self-checks of the peers, without the bridge ---------------------------------
-
-/// Runs tests/peers/python/modern_client.py --url against a server.
-fn modern_check_url(url: &str) -> Value {
-    let mut cmd = Command::new(peers().join("py/bin/python"));
-    cmd.arg(repo_root().join("tests/peers/python/modern_client.py")).args(["--url", url]);
-    let done = run_bounded(cmd, DRIVER_LIMIT);
-    assert!(
-        done.status.success(),
-        "modern_client.py failed, {}:\n{}\nstderr:\n{}",
-        done.status,
-        done.stdout,
-        done.stderr
-    );
-    serde_json::from_str(done.stdout.trim()).unwrap_or_else(|e| {
-        panic!("modern_client.py printed no JSON ({e}):\n{}\nstderr:\n{}", done.stdout, done.stderr)
-    })
-}
 
 fn assert_modern_http_peer(doc: &Value, name: &str) {
     // mode="auto" sends server/discover; a fallback to initialize would give 2025-11-25.

@@ -3,6 +3,7 @@
 //! the scripted fake upstream.
 
 use crate::support::driver::Driver;
+use crate::support::fake::*;
 use crate::support::*;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -15,19 +16,6 @@ fn bridge_with(options: &[&str]) -> Driver {
     let init = bridge.initialize_with(caps);
     assert!(init.get("result").is_some(), "{init}");
     bridge
-}
-
-fn input_required(requests: Value) -> Value {
-    json!({"resultType": "input_required", "inputRequests": requests})
-}
-
-fn form(message: &str) -> Value {
-    json!({"method": "elicitation/create", "params": {"mode": "form", "message": message,
-        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}})
-}
-
-fn url(address: &str) -> Value {
-    json!({"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in", "url": address}})
 }
 
 fn call_script(bridge: &mut Driver, id: Value, steps: Value) {

@@ -3,6 +3,7 @@
 //! codes (behaviour spec, "Lifecycle and initialize (M1)", "Error table").
 
 use crate::support::driver::Driver;
+use crate::support::fake::*;
 use crate::support::*;
 use serde_json::json;
 use std::process::Command;

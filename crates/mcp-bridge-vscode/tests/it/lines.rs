@@ -4,15 +4,10 @@
 //! bridge still serves.
 
 use crate::support::driver::Driver;
+use crate::support::fake::*;
 use crate::support::*;
 use serde_json::{json, Value};
 use std::time::Duration;
-
-fn ready_bridge() -> Driver {
-    let mut bridge = Driver::start(&[], &fake_upstream(&[]));
-    bridge.initialize();
-    bridge
-}
 
 fn error_of(response: &Value) -> &Value {
     response.get("error").unwrap_or_else(|| panic!("expected an error: {response}"))
@@ -52,7 +47,7 @@ fn requests_before_ready_get_not_initialized_or_method_not_found_with_modern_met
 
 #[test]
 fn a_second_initialize_gets_already_initialized_and_unknown_methods_get_method_not_found() {
-    let mut bridge = ready_bridge();
+    let mut bridge = ready_bridge(&[]);
     let again = bridge.request(
         json!(9),
         "initialize",
@@ -142,7 +137,7 @@ fn forwarded_params_lose_task_and_meta_and_carry_the_modern_meta() {
 
 #[test]
 fn params_that_are_not_an_object_become_an_empty_object() {
-    let mut bridge = ready_bridge();
+    let mut bridge = ready_bridge(&[]);
     let response = bridge.request(json!(1), "prompts/list", json!([1, 2]));
     let params = &response["result"]["params"];
     assert_eq!(params.as_object().map(|p| p.keys().cloned().collect::<Vec<_>>()), Some(vec!["_meta".to_string()]));
@@ -150,7 +145,7 @@ fn params_that_are_not_an_object_become_an_empty_object() {
 
 #[test]
 fn a_line_that_is_not_json_gets_parse_error_with_the_sniffed_id_or_null() {
-    let mut bridge = ready_bridge();
+    let mut bridge = ready_bridge(&[]);
     let cases: Vec<(&[u8], Value)> = vec![
         (b"{bad\n", json!(null)),
         (b"{\"jsonrpc\":\"2.0\",\"id\":17,\"method\":\"ping\",oops}\n", json!(17)),
@@ -175,7 +170,7 @@ fn a_line_that_is_not_json_gets_parse_error_with_the_sniffed_id_or_null() {
 
 #[test]
 fn blank_lines_crlf_and_duplicate_keys_are_read_as_json_reads_them() {
-    let mut bridge = ready_bridge();
+    let mut bridge = ready_bridge(&[]);
     bridge.send_raw(b"\n   \n\t\r\n");
     bridge.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n");
     assert_eq!(bridge.recv(), json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
@@ -186,7 +181,7 @@ fn blank_lines_crlf_and_duplicate_keys_are_read_as_json_reads_them() {
 
 #[test]
 fn valid_json_that_is_not_json_rpc_gets_invalid_request_shape() {
-    let mut bridge = ready_bridge();
+    let mut bridge = ready_bridge(&[]);
     let cases = [
         (json!([1, 2]), json!(null)),
         (json!("text"), json!(null)),
@@ -214,7 +209,7 @@ fn valid_json_that_is_not_json_rpc_gets_invalid_request_shape() {
 
 #[test]
 fn ids_come_back_exactly_as_sent() {
-    let mut bridge = ready_bridge();
+    let mut bridge = ready_bridge(&[]);
     for id in ["123456789012345678901234567890", "-0", "18446744073709551615", "\"x\"", "0"] {
         bridge.send_raw(format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n").as_bytes());
         assert_eq!(bridge.recv_text(), format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}"));
@@ -223,7 +218,7 @@ fn ids_come_back_exactly_as_sent() {
 
 #[test]
 fn sixty_four_levels_pass_and_sixty_five_get_too_deep() {
-    let mut bridge = ready_bridge();
+    let mut bridge = ready_bridge(&[]);
     let line = |arrays: usize, id: u32| {
         format!(
             "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"result\",\"arguments\":{{\"result\":{{\"x\":{}{}}}}}}}}}\n",
@@ -287,7 +282,7 @@ fn a_line_exactly_at_the_limit_passes_and_one_byte_more_does_not() {
 
 #[test]
 fn bad_lines_and_responses_with_bridge_ids_or_without_valid_ids_get_no_answer() {
-    let mut bridge = ready_bridge();
+    let mut bridge = ready_bridge(&[]);
     bridge.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":\"b-1\",\"result\":{oops}\n");
     bridge.send(&json!({"jsonrpc": "2.0", "id": "b-7", "result": {}}));
     bridge.send(&json!({"jsonrpc": "2.0", "id": 99, "result": {}}));
@@ -303,7 +298,7 @@ fn bad_lines_and_responses_with_bridge_ids_or_without_valid_ids_get_no_answer() 
 
 #[test]
 fn an_upstream_error_goes_to_the_client_unchanged_except_minus_32042() {
-    let mut bridge = ready_bridge();
+    let mut bridge = ready_bridge(&[]);
     let upstream = json!({"code": -32602, "message": "bad arguments", "data": {"why": [1]}});
     let response = bridge.request(json!(1), "tools/call", json!({"name": "error", "arguments": {"error": upstream}}));
     assert_eq!(response["error"], upstream);
@@ -328,7 +323,7 @@ fn a_request_without_response_in_its_limit_gets_timeout_with_method_and_limit() 
 
 #[test]
 fn more_than_256_requests_in_flight_get_too_many_requests_at_once() {
-    let mut bridge = ready_bridge();
+    let mut bridge = ready_bridge(&[]);
     for i in 0..300 {
         bridge.send(&json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "stall"}}));
     }
@@ -380,7 +375,7 @@ fn a_canceled_request_gets_no_response_and_the_upstream_gets_notifications_cance
 
 #[test]
 fn progress_goes_to_the_client_with_its_token_before_the_response() {
-    let mut bridge = ready_bridge();
+    let mut bridge = ready_bridge(&[]);
     bridge.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "progress", "arguments": {"count": 2}, "_meta": {"progressToken": 0}}}));
     assert_eq!(
         bridge.recv(),
@@ -398,7 +393,7 @@ fn progress_goes_to_the_client_with_its_token_before_the_response() {
 
 #[test]
 fn notifications_that_belong_to_no_request_are_dropped() {
-    let mut bridge = ready_bridge();
+    let mut bridge = ready_bridge(&[]);
     let response = bridge.request(json!(1), "tools/call", json!({"name": "stray"}));
     assert!(response.get("result").is_some(), "{response}");
     bridge.expect_silence(Duration::from_millis(200));
@@ -406,7 +401,7 @@ fn notifications_that_belong_to_no_request_are_dropped() {
 
 #[test]
 fn log_messages_below_the_level_of_the_client_are_dropped_and_lose_their_meta() {
-    let mut bridge = ready_bridge();
+    let mut bridge = ready_bridge(&[]);
     bridge.request(json!(1), "logging/setLevel", json!({"level": "warning"}));
     let response = bridge.request(json!(2), "tools/call", json!({"name": "log", "arguments": {"level": "info"}}));
     assert!(response.get("result").is_some(), "{response}");
@@ -447,7 +442,7 @@ fn rand_suffix() -> u128 {
 /// for the end, so no second carries more than 50.
 #[test]
 fn progress_above_fifty_a_second_is_dropped_and_none_is_kept_for_the_end() {
-    let mut bridge = ready_bridge();
+    let mut bridge = ready_bridge(&[]);
     let started = std::time::Instant::now();
     bridge.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "progress", "arguments": {"count": 400}, "_meta": {"progressToken": "t"}}}));
     let mut progress = Vec::new();
@@ -476,7 +471,7 @@ fn progress_above_fifty_a_second_is_dropped_and_none_is_kept_for_the_end() {
 
 #[test]
 fn an_input_required_result_never_reaches_the_client() {
-    let mut bridge = ready_bridge();
+    let mut bridge = ready_bridge(&[]);
     let input_required =
         json!({"resultType": "input_required", "inputRequests": {"q": {"method": "roots/list"}}, "requestState": "s"});
     let response =

@@ -6,17 +6,13 @@
 
 use crate::support::peers::*;
 use crate::support::{assert_json, repo_root};
-use serde_json::{json, Value};
+use serde_json::json;
 
 fn live_server() -> Vec<String> {
     vec![
         peers().join("py/bin/python").display().to_string(),
         repo_root().join("tests/peers/python/live_server.py").display().to_string(),
     ]
-}
-
-fn text(doc: &Value, step_name: &str) -> Value {
-    accepted(doc, step_name)["content"][0]["text"].clone()
 }
 
 #[test]
@@ -30,17 +26,17 @@ fn a_python_server_that_changes_its_tools_and_a_resource_and_logs_reaches_the_sd
     );
     assert_eq!(caps.get("logging"), None, "the Python server does not declare logging, so neither does the bridge");
 
-    assert_eq!(text(&doc, "tools/call add_tool"), "added extra");
+    assert_eq!(accepted_text(&doc, "tools/call add_tool"), "added extra");
     let names: Vec<&str> = accepted(&doc, "tools/list")["tools"]
         .as_array()
         .map(|tools| tools.iter().filter_map(|t| t["name"].as_str()).collect())
         .unwrap_or_default();
     assert!(names.contains(&"extra"), "the new tool is listed: {names:?}");
-    assert_eq!(text(&doc, "tools/call extra"), "I am extra");
+    assert_eq!(accepted_text(&doc, "tools/call extra"), "I am extra");
     assert_json("subscribe", accepted(&doc, "resources/subscribe"), &json!({}));
-    assert_eq!(text(&doc, "tools/call touch"), "touched live://counter");
+    assert_eq!(accepted_text(&doc, "tools/call touch"), "touched live://counter");
     assert_json("setLevel", accepted(&doc, "logging/setLevel"), &json!({}));
-    assert_eq!(text(&doc, "tools/call chatty"), "logged");
+    assert_eq!(accepted_text(&doc, "tools/call chatty"), "logged");
     assert_json("unsubscribe", accepted(&doc, "resources/unsubscribe"), &json!({}));
 
     // Every notification, in order: the events after the first acknowledgment, the change of the

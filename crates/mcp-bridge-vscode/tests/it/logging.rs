@@ -2,7 +2,8 @@
 //! level and answers `{}` in each state, and the level goes upstream.
 
 use crate::support::driver::Driver;
-use crate::support::{bridge_error, fake_upstream, message};
+use crate::support::fake::fake_upstream;
+use crate::support::{bridge_error, message};
 use serde_json::{json, Value};
 use std::time::Duration;
 

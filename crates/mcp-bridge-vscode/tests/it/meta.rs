@@ -3,7 +3,7 @@
 //! `echo` tool returns the line it read.
 
 use crate::support::driver::Driver;
-use crate::support::fake_upstream;
+use crate::support::fake::fake_upstream;
 use serde_json::{json, Map, Value};
 
 /// The `_meta` the upstream server received for a `tools/call` whose

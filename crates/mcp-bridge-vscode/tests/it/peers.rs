@@ -25,6 +25,12 @@ use serde_json::{json, Value};
 use std::process::Command;
 use std::time::Duration;
 
+/// @modelcontextprotocol/server-everything@2026.8.31 over stdio: legacy only.
+fn everything_server() -> Vec<String> {
+    let index = peers().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    vec![node(), index.display().to_string(), "stdio".to_string()]
+}
+
 /// The serverInfo of each peer (from `_meta["io.modelcontextprotocol/serverInfo"]`).
 fn python_info() -> Value {
     json!({"name": "peer-python", "title": "Python peer (mcp 2.3.0)", "version": "1.2.3"})

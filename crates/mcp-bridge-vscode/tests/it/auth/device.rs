@@ -143,7 +143,7 @@ fn a_denied_an_expired_or_a_refused_device_code_ends_with_the_cause_of_the_table
         if let Some(query) = user {
             assert_eq!(get(&format!("{url}{query}")).status, 200);
         }
-        assert_eq!(driver.response(&json!(INIT)), error(json!(INIT), expected), "{name}");
+        assert_eq!(driver.response(&json!(INIT)), err(json!(INIT), expected), "{name}");
         assert_eq!(fake.requests_to("/mcp").len(), 1, "{name}: no token reached the server");
     }
 }
@@ -200,7 +200,7 @@ fn the_sign_in_option_chooses_the_flow() {
     let detail = "device authorization: the authorization server does not offer it";
     assert_eq!(
         initialize_without_browser(&mut driver),
-        error(json!(INIT), bridge_error(-32603, &message("sign_in_failed"), "sign_in_failed", Some(detail)))
+        err(json!(INIT), bridge_error(-32603, &message("sign_in_failed"), "sign_in_failed", Some(detail)))
     );
 }
 

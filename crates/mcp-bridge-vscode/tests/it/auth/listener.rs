@@ -146,7 +146,7 @@ fn a_concurrent_double_get_of_the_start_url_stops_the_sign_in() {
     assert_eq!(answers[1], ("HTTP/1.1 410 Gone".to_owned(), None));
     assert_eq!(
         driver.response(&json!(INIT)),
-        error(json!(INIT), bridge_error(-32603, &message("sign_in_start_reused"), "sign_in_start_reused", None))
+        err(json!(INIT), bridge_error(-32603, &message("sign_in_start_reused"), "sign_in_start_reused", None))
     );
     assert_eq!((fake.requests_to("/authorize"), fake.requests_to("/token")), (vec![], vec![]));
 }
@@ -178,7 +178,7 @@ fn a_process_that_took_the_start_url_first_cannot_complete_the_sign_in() {
     assert_eq!((browser.status, browser.location), (410, None), "the browser's GET is the second one");
     assert_eq!(
         driver.response(&json!(INIT)),
-        error(json!(INIT), bridge_error(-32603, &message("sign_in_start_reused"), "sign_in_start_reused", None))
+        err(json!(INIT), bridge_error(-32603, &message("sign_in_start_reused"), "sign_in_start_reused", None))
     );
     // The sign-in is over: the held connection was closed unanswered, and
     // the port listens no more.

@@ -100,7 +100,7 @@ fn on_a_remote_host_the_loopback_redirect_fails_and_the_device_grant_completes()
     assert!(page.starts_with("URLError"), "the browser reached the loopback of the remote host: {page}");
     assert_eq!(
         driver.response(&json!(INIT)),
-        error(
+        err(
             json!(INIT),
             bridge_error(
                 -32603,

@@ -13,12 +13,13 @@
 //! test), while [`Driver::response`], [`Driver::call`] and the waits look
 //! for a message among all that came, for the tests that count them.
 
+use super::process::read_lines;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -73,15 +74,7 @@ impl Driver {
         let mut child = cmd.spawn().expect("the bridge binary starts");
         let stdout = child.stdout.take().expect("stdout is piped");
         let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = read_lines(stdout);
         let stderr = Arc::new(Mutex::new(String::new()));
         let sink = stderr.clone();
         let stderr_thread = std::thread::spawn(move || {
@@ -423,21 +416,6 @@ impl Drop for Driver {
     }
 }
 
-/// The peak resident memory of a process so far (`VmHWM`), in KiB.
-pub fn peak_rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).unwrap_or("");
-    line.trim().trim_end_matches("kB").trim().parse().unwrap_or(0)
-}
-
-/// Whether the process runs: it exists and is not a zombie (a process
-/// that ended and whose parent has not collected it yet).
-pub fn process_runs(pid: u32) -> bool {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // The state is the first field after the name, which ends with ")".
-    stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
-}
-
 pub fn line(message: &Value) -> Vec<u8> {
     let mut line = message.to_string().into_bytes();
     line.push(b'\n');
@@ -446,6 +424,16 @@ pub fn line(message: &Value) -> Vec<u8> {
 
 pub fn request(id: Value, method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// A success response.
+pub fn ok(id: Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+/// An error response.
+pub fn err(id: Value, error: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": error})
 }
 
 pub fn call_tool(id: Value, name: &str, arguments: Value) -> Value {
@@ -468,11 +456,6 @@ pub fn responses_per_id(messages: &[Value]) -> HashMap<String, usize> {
         *counts.entry(message["id"].to_string()).or_insert(0) += 1;
     }
     counts
-}
-
-/// The responses whose id is `id`.
-pub fn responses_to<'a>(messages: &'a [Value], id: &Value) -> Vec<&'a Value> {
-    messages.iter().filter(|m| is_response(m) && &m["id"] == id).collect()
 }
 
 /// No panic in the bridge: its stderr has no "panicked".
@@ -498,14 +481,5 @@ pub fn assert_never_answered(messages: &[Value], ids: &[Value]) {
     for id in ids {
         let n = counts.get(&id.to_string()).copied().unwrap_or(0);
         assert_eq!(n, 0, "the request {id} got {n} responses, where the spec gives none");
-    }
-}
-
-/// Every response in `messages` has an id of `ids`: nothing else was answered.
-#[track_caller]
-pub fn assert_only_answered(messages: &[Value], ids: &[Value]) {
-    let known: HashSet<String> = ids.iter().map(Value::to_string).collect();
-    for (id, n) in responses_per_id(messages) {
-        assert!(known.contains(&id), "a response ({n}) to {id}, which is no request of the client");
     }
 }

@@ -1,10 +1,13 @@
 //! The support of the integration tests: the driver of the real binary
-//! ([`driver`]), the pinned peers ([`peers`]), the servers that listen on a
-//! port ([`served`]), the scripted fake upstream, and the messages and
-//! error objects of the error table.
+//! ([`driver`]), the scripted fake upstream ([`fake`]), the pinned peers
+//! ([`peers`]), bounded runs of a process ([`process`]), the servers that
+//! listen on a port ([`served`]), and the messages and error objects of the
+//! error table.
 
 pub mod driver;
+pub mod fake;
 pub mod peers;
+pub mod process;
 pub mod served;
 
 use serde_json::{json, Value};
@@ -15,13 +18,6 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The scripted fake upstream, with its options.
-pub fn fake_upstream(options: &[&str]) -> Vec<String> {
-    let mut cmd = vec!["python3".to_string(), repo_root().join("tests/fake/upstream.py").display().to_string()];
-    cmd.extend(options.iter().map(|s| s.to_string()));
-    cmd
-}
-
 /// The error object the error table gives for a cause.
 pub fn bridge_error(code: i64, message: &str, cause: &str, detail: Option<&str>) -> Value {
     let mut data = json!({"cause": cause});
@@ -29,6 +25,11 @@ pub fn bridge_error(code: i64, message: &str, cause: &str, detail: Option<&str>)
         data["detail"] = json!(detail);
     }
     json!({"code": code, "message": message, "data": data})
+}
+
+/// The error response of the error table for a cause.
+pub fn error_response(id: Value, code: i64, message: &str, cause: &str, detail: Option<&str>) -> Value {
+    driver::err(id, bridge_error(code, message, cause, detail))
 }
 
 /// Compares whole JSON values and prints both in full when they differ.

@@ -6,13 +6,12 @@
 //! run: a test that skips in CI checks nothing.
 //!
 
+use super::process::{run_bounded, Input};
 use super::{assert_json, repo_root};
 use serde_json::Value;
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// The longest run of one driver: its own watchdog is 60 s.
 pub const DRIVER_LIMIT: Duration = Duration::from_secs(90);
@@ -65,69 +64,31 @@ pub fn ts_v2_server() -> Vec<String> {
     vec![node(), path(repo_root().join("tests/peers/node/server-v2.mjs"))]
 }
 
-/// @modelcontextprotocol/server-everything@2026.8.31 over stdio: legacy only.
-pub fn everything_server() -> Vec<String> {
-    let index = peers().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    vec![node(), path(index), "stdio".to_string()]
-}
-
-pub struct Finished {
-    pub status: ExitStatus,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-/// Runs `cmd` to its end, at most `limit`; then kills its whole process
-/// group (the bridge and the upstream under a driver) and fails the test.
-pub fn run_bounded(mut cmd: Command, limit: Duration) -> Finished {
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
-    let shown = format!("{cmd:?}");
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {shown}: {e}"));
-    let mut out = child.stdout.take().expect("stdout is piped");
-    let mut err = child.stderr.take().expect("stderr is piped");
-    // Each pipe on its own thread, so that a full one never blocks the other.
-    let out_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = out.read_to_string(&mut text);
-        text
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = err.read_to_string(&mut text);
-        text
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        if start.elapsed() > limit {
-            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).status();
-            let _ = child.kill();
-            let _ = child.wait();
-            let stderr = err_reader.join().unwrap_or_default();
-            panic!("{shown} did not end in {limit:?}; its stderr:\n{stderr}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    // The group may still hold a straggler that keeps a pipe open.
-    let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).stderr(Stdio::null()).status();
-    Finished { status, stdout: out_reader.join().unwrap_or_default(), stderr: err_reader.join().unwrap_or_default() }
-}
-
 /// Runs a scenario of tests/peers/node/client.mjs (the TypeScript SDK 1.32.2
 /// client, VS Code's stand-in) against the real bridge with `bridge_args`
 /// and `upstream`, and returns its JSON document (described in client.mjs).
 pub fn drive(scenario: &str, bridge_args: &[&str], upstream: &[String]) -> Value {
+    let mut cmd = driver_command(scenario, bridge_args);
+    cmd.arg("--").args(upstream);
+    run_driver(cmd)
+}
+
+/// The command of a scenario of client.mjs, up to the options of the
+/// bridge: the upstream comes next.
+pub fn driver_command(scenario: &str, bridge_args: &[&str]) -> Command {
     peers();
     let mut cmd = Command::new(node());
     cmd.arg(repo_root().join("tests/peers/node/client.mjs"))
         .args([scenario, "--timeout-ms", "60000", "--"])
         .arg(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
-        .args(bridge_args)
-        .arg("--")
-        .args(upstream);
-    let done = run_bounded(cmd, DRIVER_LIMIT);
+        .args(bridge_args);
+    cmd
+}
+
+/// Runs the command of [`driver_command`] to its end and returns its
+/// document, which must say that the driver did not break.
+pub fn run_driver(cmd: Command) -> Value {
+    let done = run_bounded(cmd, Input::Closed, DRIVER_LIMIT);
     let doc: Value = serde_json::from_str(done.stdout.trim()).unwrap_or_else(|e| {
         panic!("client.mjs printed no JSON ({e}), {}:\n{}\nstderr:\n{}", done.status, done.stdout, done.stderr)
     });
@@ -139,9 +100,20 @@ pub fn drive(scenario: &str, bridge_args: &[&str], upstream: &[String]) -> Value
 /// Runs tests/peers/python/modern_client.py (the 2026-07-28 client of PyPI
 /// mcp==2.3.0) against `upstream` directly, without the bridge.
 pub fn modern_check(upstream: &[String]) -> Value {
+    let mut args = vec!["--".to_string()];
+    args.extend_from_slice(upstream);
+    modern_client(&args)
+}
+
+/// [`modern_check`] of the server at `url`, over Streamable HTTP.
+pub fn modern_check_url(url: &str) -> Value {
+    modern_client(&["--url".to_string(), url.to_string()])
+}
+
+fn modern_client(args: &[String]) -> Value {
     let mut cmd = Command::new(peers().join("py/bin/python"));
-    cmd.arg(repo_root().join("tests/peers/python/modern_client.py")).arg("--").args(upstream);
-    let done = run_bounded(cmd, DRIVER_LIMIT);
+    cmd.arg(repo_root().join("tests/peers/python/modern_client.py")).args(args);
+    let done = run_bounded(cmd, Input::Closed, DRIVER_LIMIT);
     assert!(
         done.status.success(),
         "modern_client.py failed, {}:\n{}\nstderr:\n{}",
@@ -170,6 +142,12 @@ pub fn accepted<'a>(doc: &'a Value, name: &str) -> &'a Value {
     assert_eq!(s["ok"], true, "the SDK client did not accept the step {name:?}: {s:#}");
     assert_eq!(s["answered"], true, "the bridge did not answer the step {name:?}: {s:#}");
     &s["wire"]
+}
+
+/// The text of the first block of an accepted tools/call step.
+#[track_caller]
+pub fn accepted_text(doc: &Value, name: &str) -> Value {
+    accepted(doc, name)["content"][0]["text"].clone()
 }
 
 /// The raw error object the bridge wrote for a step.

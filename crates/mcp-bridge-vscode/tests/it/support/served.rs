@@ -4,14 +4,14 @@
 //! the line is bounded; the server's stdin is a pipe that the test holds, so
 //! the server ends when the test drops it (and is killed besides).
 
-use std::io::{BufRead, BufReader};
+use super::process::read_lines;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 /// The longest wait for a server to listen (a cold Python or Node start on a
 /// loaded machine).
-pub const LISTEN_WAIT: Duration = Duration::from_secs(30);
+const LISTEN_WAIT: Duration = Duration::from_secs(30);
 
 pub struct Served {
     child: Child,
@@ -30,15 +30,7 @@ impl Served {
         let shown = format!("{cmd:?}");
         let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {shown}: {e}"));
         let stdout = child.stdout.take().expect("stdout is piped");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = read_lines(stdout);
         let stdin = child.stdin.take();
         let mut served = Served { child, _stdin: stdin, port: 0, other: None };
         served.port = served.read_port(&lines, "PORT", &shown);
