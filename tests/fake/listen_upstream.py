@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A scripted 2026-07-28 stdio upstream for the listen-stream tests of mcp-bridge
-(crates/mcp-bridge-vscode/tests/listen.rs): it opens, acknowledges, ends and fails
+(crates/mcp-bridge-vscode/tests/it/listen.rs): it opens, acknowledges, ends and fails
 `subscriptions/listen` streams on command, in ways a real server does not.
 
 Standard library only. Options:

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A driver of a 2025-11-25 client: npm `@modelcontextprotocol/sdk@1.32.2`
 // Client + StdioClientTransport, VS Code's stand-in in the integration tests of
-// mcp-bridge (crates/mcp-bridge-vscode/tests/peers.rs).
+// mcp-bridge (crates/mcp-bridge-vscode/tests/it/peers.rs).
 //
 //     node tests/peers/node/client.mjs <scenario> [--timeout-ms N] -- <command> [args...]
 //

@@ -16,7 +16,7 @@ server/discover and must get a 2026-07-28 answer (protocolVersion "2026-07-28"
 proves it did not fall back to initialize). Then it calls the `basic` surface of
 tests/peers (echo, add, prompts, resources, completion) and prints ONE JSON
 document: {"protocolVersion", "serverInfo", "instructions", "steps": {name: value | {"error": text}}}.
-The self-check tests of crates/mcp-bridge-vscode/tests/peers.rs use it, so that a
+The self-check tests of crates/mcp-bridge-vscode/tests/it/peers.rs use it, so that a
 failure of a bridge test can be told apart from a broken peer.
 """
 
