@@ -1,5 +1,5 @@
 //! The allocations of a small `tools/call` round trip through the front
-//! end (issue 15: "a small request pays a few microseconds"). Time on this
+//! end ("a small request pays a few microseconds"). Time on this
 //! machine moves by microseconds from run to run; the number of
 //! allocations does not, and each one costs tens of nanoseconds. The front
 //! end runs in process over tokio's in-memory pipes with a scripted
@@ -7,8 +7,8 @@
 //! counter of that thread's allocations sees the bridge's work and the
 //! script's, and nothing else.
 //!
-//! The budget is the count after the work of issue 15 (35 per round trip,
-//! 4 of them the script's and the client's) with a little room: a change
+//! The budget is the count of the raw path's round trip with a little
+//! room (the figure is in docs/benchmarks.md): a change
 //! that brings back a `Value` tree for the envelope, or a `Map` built only
 //! to be serialized, goes over it.
 

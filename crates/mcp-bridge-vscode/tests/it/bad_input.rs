@@ -1,4 +1,4 @@
-//! The bad input of issue 6 that the module `lines` does not send yet, one test
+//! The bad input that the module `lines` does not send yet, one test
 //! per row of the README's "Reliability" table (behaviour spec, "Lines that
 //! are not valid", the "Error table", "Forwarded requests (M1)", "Pending
 //! requests of the bridge"). Each test checks the exact answer (or its

@@ -1,4 +1,4 @@
-//! The embedded bridge with real clients (issue 14, behaviour spec "The
+//! The embedded bridge with real clients (behaviour spec "The
 //! embedded bridge (M5)"): the same demo binary (`mcp-bridge-vscode
 //! demo-server`, no bridge in front) serves the TypeScript SDK 1.32.2
 //! client on the legacy path, with the bridge's rules, and the Python

@@ -1,4 +1,4 @@
-//! Fault injection with real processes (issue 6, item 2): the real binary
+//! Fault injection with real processes: the real binary
 //! between a counting client driver (`support::driver`) and the scripted
 //! fake upstream (tests/fake/upstream.py), which misbehaves on command.
 //!

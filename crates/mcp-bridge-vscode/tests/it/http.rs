@@ -1033,7 +1033,7 @@ fn a_slow_answer_gets_the_time_limit_and_its_stream_closes() {
 }
 
 /// The contract of the transport: "Notifications (notifications/cancelled on
-/// a cancel) are POSTed"; ARCHITECTURE.md: "Timeouts are canceled upstream
+/// a cancel) are POSTed"; docs/decisions.md: "Timeouts are canceled upstream
 /// with notifications/cancelled, reason the request timed out". A request
 /// that the bridge abandons gets its notifications/cancelled with the
 /// reason of the event, whether the server had sent the status of its
@@ -1174,9 +1174,10 @@ fn a_redirect_within_the_origin_is_followed_with_the_body_and_the_headers() {
 
 /// `--header-env NAME=VAR` (repeatable) sends the header NAME with the value
 /// of VAR on every POST: server/discover, the forwarded requests, the
-/// "HTTPS_PROXY/HTTP_PROXY/NO_PROXY (and lower-case forms)" of issue 11: with
-/// `HTTP_PROXY` (and with `http_proxy`) every POST to the server goes
-/// through the proxy; with the server's host in `NO_PROXY` none does.
+/// The proxy variables (HTTPS_PROXY, HTTP_PROXY, NO_PROXY and their
+/// lower-case forms): with `HTTP_PROXY` (and with `http_proxy`) every POST
+/// to the server goes through the proxy; with the server's host in
+/// `NO_PROXY` none does.
 #[test]
 fn the_proxy_variables_send_the_posts_through_the_proxy_unless_no_proxy_names_the_host() {
     for (vars, through) in [

@@ -76,7 +76,7 @@ fn each_log_message_at_or_above_the_level_goes_to_the_client_without_the_upstrea
 }
 
 /// The log of the bridge goes to stderr through a buffer that a thread of
-/// its own writes (issue 15): every R6 info line of a list still reaches
+/// its own writes: every R6 info line of a list still reaches
 /// stderr, in the order of the tools, also when the input ends right after
 /// the list's result. 400 tools keep the `--tools-list` argument under the
 /// 128 KiB limit of one argument.

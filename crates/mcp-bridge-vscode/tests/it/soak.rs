@@ -1,4 +1,4 @@
-//! No loss, counted (issue 6, item 3): mixed traffic through the real
+//! No loss, counted: mixed traffic through the real
 //! bridge to the Python `mcp==2.3.0` upstream (tests/peers/python/server.py),
 //! with random cancellations and results of about 1 MiB, from a fixed seed.
 //!

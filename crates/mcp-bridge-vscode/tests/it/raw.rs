@@ -1,10 +1,10 @@
-//! The fast path of results (issue 15), through the real binary: a result
+//! The raw path of results, through the real binary: a result
 //! line of a pipe goes to the client as the bytes that came when no rule
 //! rewrites a member deeply, and through the full path otherwise. Big lines
-//! (past the 64 KiB of the spare buffer and of the reader) and small ones
+//! (past the 64 KiB of the kept buffer and of the reader) and small ones
 //! take it alike. Either way the client gets what the behaviour spec's result
 //! rules ("Result rules (M1)") and error table say, and the bridge keeps
-//! serving. The property tests (`crates/mcp-bridge/tests/properties_fast.rs`)
+//! serving. The property tests (`crates/mcp-bridge/src/tests/properties_fast.rs`)
 //! compare both paths on generated lines; this table checks the wire.
 
 use crate::support::driver::Driver;
@@ -13,7 +13,7 @@ use crate::support::{bridge_error, message};
 use serde_json::{json, Value};
 
 /// A string member that makes each line longer than the 64 KiB of the
-/// reader's buffer and of the spare buffer (`framing::KeptBuffer`).
+/// reader's buffer and of the kept buffer (`pipe::KeptBuffer`).
 fn pad() -> String {
     "p".repeat(70 * 1024)
 }
