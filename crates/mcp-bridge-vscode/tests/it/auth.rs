@@ -1066,7 +1066,8 @@ fn endless_oauth_bodies_end_the_sign_in_with_bounded_memory() {
 /// token; a hung refresh ends within its own limit": with the token
 /// endpoint hanging, four requests sent while the token is still valid
 /// (but due for a refresh) are answered with it at once, before the
-/// refresh gives up after its limit (2 s here).
+/// refresh's token request gives up after its limit (2 s here) and the
+/// refresh ends with that request's error.
 #[test]
 fn a_hanging_refresh_blocks_no_request_with_a_valid_token_and_ends_within_its_limit() {
     let dir = TempDir::new("hang-refresh");
@@ -1076,6 +1077,7 @@ fn a_hanging_refresh_blocks_no_request_with_a_valid_token_and_ends_within_its_li
     // A quarter of the token's life is left after 6 s: a refresh is due.
     std::thread::sleep(Duration::from_millis(6500));
     let ids: Vec<Value> = (1..=4).map(|n| json!(n)).collect();
+    let sent = Instant::now();
     for id in &ids {
         driver.send_request(id.clone(), "tools/call", json!({"name": "whoami", "arguments": {}}));
     }
@@ -1083,9 +1085,13 @@ fn a_hanging_refresh_blocks_no_request_with_a_valid_token_and_ends_within_its_li
         let response = driver.response(id);
         assert_eq!(response["result"]["content"][0]["text"], "scope mcp:read", "{response}");
     }
-    const GAVE_UP: &str = "the refresh of the access token did not complete in time";
+    const GAVE_UP: &str = "the access token could not be refreshed cause=\"sign_in_failed\"";
     assert!(!driver.stderr_text().contains(GAVE_UP), "the requests waited for the refresh");
     driver.wait_stderr(GAVE_UP, 1);
+    // The refresh's bound is twice the request limit; a second of room.
+    assert!(sent.elapsed() < Duration::from_secs(5), "the refresh ended after {:?}", sent.elapsed());
+    let stderr = driver.stderr_text();
+    assert!(stderr.contains("detail=\"refresh request: no response in 2 s\""), "{stderr}");
     // The refresh runs beside the requests: its token request may reach
     // the server after their answers, but before the limit ends it.
     let held = fake.requests_to("/token").into_iter().filter(|r| r.get("held").is_some()).count();

@@ -264,8 +264,12 @@ impl Auth {
         }
         if token.refresh_due(now) && !self.refreshing.swap(true, Ordering::AcqRel) {
             let auth = self.clone();
+            // Each request of the refresh has the request limit, so a hung
+            // endpoint ends the refresh with that request's own error; the
+            // twofold bound ends a refresh that waits for the record's lock.
+            let limit = auth.options.request_limit * 2;
             tokio::spawn(async move {
-                if tokio::time::timeout(auth.options.request_limit, auth.refresh_when_due()).await.is_err() {
+                if tokio::time::timeout(limit, auth.refresh_when_due()).await.is_err() {
                     tracing::info!("the refresh of the access token did not complete in time");
                 }
                 auth.refreshing.store(false, Ordering::Release);
