@@ -86,12 +86,12 @@ for p in sorted((fixtures / "results").glob("*.input.json")) + sorted((fixtures 
                 bits = (bits | bit) if flag else (bits & ~bit)
         put("translate_result", bytes([METHODS.index(case["method"]), bits, int("cursor" in case)]) + compact(case["result"]))
 
-# fast_path: method, quirks, then the result as an upstream response line.
+# raw_path: method, quirks, then the result as an upstream response line.
 for kind, method in RESULTS.items():
     for i, p in enumerate(each(kind)):
         response = {"jsonrpc": "2.0", "id": i + 1, "result": load(p)}
-        put("fast_path", bytes([method, 3]) + compact(response))
-        put("fast_path", bytes([method, 7]) + json.dumps(response, indent=1).encode())
+        put("raw_path", bytes([method, 3]) + compact(response))
+        put("raw_path", bytes([method, 7]) + json.dumps(response, indent=1).encode())
 
 # items: each inputSchema of a tools/list example or fixture.
 tools = [t for p in each("ListToolsResult") for t in load(p).get("tools", [])]

@@ -1,4 +1,4 @@
-// The VS Code end-to-end run of mcp-bridge-vscode (issue 27). scripts/e2e-vscode
+// The VS Code end-to-end run of mcp-bridge-vscode. scripts/e2e-vscode
 // installs what it needs and runs this file on Node 24:
 //
 //   node run.mjs --bridge <mcp-bridge-vscode> --cache <.cache/e2e-vscode> --python <python3>
@@ -19,7 +19,7 @@
 //   remote-bridged   mcp-bridge-vscode <URL> of tests/fake/auth_upstream.py on 127.0.0.1,
 //                    a Streamable HTTP server with its own OAuth authorization server
 //
-// With --user-ns and --remote-ip it is the remote-host run instead (issue 30):
+// With --user-ns and --remote-ip it is the remote-host run instead:
 // scripts/e2e-vscode starts it inside the network namespace of a "remote host",
 // which a veth pair joins to the "user's machine", the namespace --user-ns;
 // --remote-ip is the remote host's address on that pair. code-server, the
@@ -1164,7 +1164,7 @@ async function remoteChecks() {
     });
 }
 
-// The remote-host run (issue 30): VS Code, the bridges and the server on the
+// The remote-host run: VS Code, the bridges and the server on the
 // remote host, the browser on the user's machine.
 async function remoteHostChecks() {
     // The auth server as the bridges reach it, and as the user's machine does.

@@ -42,7 +42,7 @@ impl Output {
         let _ = self.tx.send(Line::Text(line)).await;
     }
 
-    /// Queues a message given as its JSON text in pieces (the fast path of
+    /// Queues a message given as its JSON text in pieces (the raw path of
     /// results), waiting while the queue is full.
     pub(crate) async fn send_pieces(&self, pieces: Vec<Bytes>) {
         let _ = self.tx.send(Line::Pieces(pieces)).await;

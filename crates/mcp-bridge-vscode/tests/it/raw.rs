@@ -4,7 +4,7 @@
 //! (past the 64 KiB of the kept buffer and of the reader) and small ones
 //! take it alike. Either way the client gets what the behaviour spec's result
 //! rules ("Result rules (M1)") and error table say, and the bridge keeps
-//! serving. The property tests (`crates/mcp-bridge/src/tests/properties_fast.rs`)
+//! serving. The property tests (`crates/mcp-bridge/src/tests/properties_raw.rs`)
 //! compare both paths on generated lines; this table checks the wire.
 
 use crate::support::driver::Driver;
@@ -104,7 +104,7 @@ fn each_result_small_or_big_gets_the_result_rules_or_the_error_and_the_bridge_ke
     }
 }
 
-/// What shows that the fast path ran: an untouched member of a result,
+/// What shows that the raw path ran: an untouched member of a result,
 /// small or big, reaches the client byte for byte, with the escapes and
 /// whitespace of the server (the full path would write `"text"` and
 /// `"a/bé`), while the members a rule names are gone.
@@ -127,7 +127,7 @@ fn an_untouched_member_of_a_result_reaches_the_client_byte_for_byte() {
 /// one argument of the fake (`--tools-list`): each tool has two array
 /// schemas for R6, one without `items` and one with `items: false`, and a
 /// description with an `é`, which the fake writes as `\u00e9` and only the
-/// fast path keeps so; `nextCursor` is null. The JSON text, and the result
+/// raw path keeps so; `nextCursor` is null. The JSON text, and the result
 /// the client must get.
 fn big_list() -> (String, Value) {
     const TOOLS: usize = 380;
@@ -154,15 +154,15 @@ fn big_list() -> (String, Value) {
 /// R6 and the `nextCursor` rule on a big list (behaviour spec, "Result
 /// rules (M1)", "The items rule for array schemas (R6)"): the client gets
 /// every repair, and the untouched description comes with the escape of
-/// the server, which shows that the fast path (`raw::list`) answered.
+/// the server, which shows that the raw path (`raw::list`) answered.
 #[test]
-fn a_big_tools_list_gets_r6_on_the_fast_path() {
+fn a_big_tools_list_gets_r6_on_the_raw_path() {
     let (list, want) = big_list();
     let mut bridge = Driver::start(&[], &fake_upstream(&["--tools-list", &list]));
     bridge.initialize();
     bridge.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}));
     let line = bridge.recv_text();
-    // The fast path keeps the server's escape, and its spaces.
+    // The raw path keeps the server's escape, and its spaces.
     assert!(line.contains(r#""a\u00e9b "#), "got {}...", line.get(..300).unwrap_or(&line));
     let got: Value = serde_json::from_str(&line).unwrap_or_default();
     assert!(got["result"] == want, "got {}...", line.get(..600).unwrap_or(&line));
@@ -170,7 +170,7 @@ fn a_big_tools_list_gets_r6_on_the_fast_path() {
 }
 
 /// "Each change gives one info line with the name of the tool and the JSON
-/// pointer of the schema", on the fast path too: two per tool, in the
+/// pointer of the schema", on the raw path too: two per tool, in the
 /// order of the tools and of their members.
 #[test]
 fn each_r6_repair_of_a_big_list_gives_its_info_line_in_order() {

@@ -101,12 +101,12 @@ pub(crate) async fn start(
     // Boxed: each move of the task's state (into the span, the tracker,
     // tokio's task cell, and tokio's stage at its end) was a copy of all
     // of it, about 7 % of the bridge's CPU on a small call when it was
-    // 7 KiB (issue 15). It is 2 KiB since the HTTP send and the rounds
+    // 7 KiB. It is 2 KiB since the HTTP send and the rounds
     // are boxed where they are awaited.
     tracker.spawn(Box::pin(task).instrument(span));
 }
 
-/// The first round. A result that can take the fast path (`crate::raw`)
+/// The first round. A result that can take the raw path (`crate::raw`)
 /// is answered here, its notes logged, and `None` comes back; anything
 /// else comes back as a `Value`.
 async fn first_round(
@@ -133,7 +133,7 @@ async fn first_round(
         shared.out.send_pieces(line).await;
         // The notes of a big list (one per R6 repair: 2,000 for 2,000
         // repaired tools) are logged once the writer has had its turn, so
-        // that their formatting does not delay the response (issue 15).
+        // that their formatting does not delay the response.
         if !notes.is_empty() {
             tokio::task::yield_now().await;
         }

@@ -173,7 +173,7 @@ fn end_of_input(shared: &Shared) -> Exit {
 const TIMER_FLOOR: Duration = Duration::from_secs(30);
 
 /// Keeps a timer of the runtime due within [`TIMER_FLOOR`] while the front
-/// end serves (issue 15). Tokio's time driver wakes its parked thread (an
+/// end serves. Tokio's time driver wakes its parked thread (an
 /// `eventfd` write and one more `epoll_wait`) whenever a new timer is due
 /// before every armed one. With no timer armed between two requests, that
 /// was each request's time limit: two system calls and a wake-up on every

@@ -55,7 +55,7 @@ impl Id {
 
 /// The id's JSON text. A number's text is written as it came, in one
 /// piece (`Value`'s own `Display` formats it through the serializer, which
-/// grew a key's `String` three times on each request, issue 15); only a
+/// grew a key's `String` three times on each request); only a
 /// string goes through the serializer, for its quotes and escapes. Log
 /// lines write it where it goes, with no key built for them.
 impl std::fmt::Display for Id {

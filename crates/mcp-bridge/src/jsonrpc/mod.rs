@@ -103,7 +103,7 @@ pub(crate) fn result_response(id: &Id, result: Value) -> Value {
 /// A result response as its line, with room for the `\n`: the bytes of
 /// [`result_response`], written straight from the id and the result. The
 /// envelope as a `Map` cost six allocations on every response (its table,
-/// its keys, `"2.0"`, a copy of the id), only to be serialized (issue 15).
+/// its keys, `"2.0"`, a copy of the id), only to be serialized.
 pub(crate) fn result_line(id: &Id, result: &Value) -> Vec<u8> {
     let mut line = Vec::with_capacity(128);
     line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");

@@ -1,5 +1,5 @@
 //! The buffer of a big line, kept a moment after the line is done with,
-//! for the next big line of the same pipe (issue 15).
+//! for the next big line of the same pipe.
 //!
 //! A line of 32 MiB needs 8,192 fresh pages, and the kernel's fault and
 //! zeroing of each cost the bridge about 20 ms per line on the benchmark's
@@ -120,35 +120,35 @@ mod tests {
     /// a smaller buffer never replaces a larger one.
     #[tokio::test(start_paused = true)]
     async fn a_kept_buffer_goes_after_keep() {
-        let spare = KeptBuffer::default();
-        spare.give_back(big(b'a'));
+        let kept = KeptBuffer::default();
+        kept.give_back(big(b'a'));
         tokio::time::sleep(KEEP / 2).await;
         let larger = vec![0; MIN_BYTES * 4];
-        spare.give_back(larger);
+        kept.give_back(larger);
         tokio::time::sleep(KEEP / 2 + Duration::from_millis(1)).await;
-        assert_eq!(spare.take_larger(0).map(|b| b.capacity()), Some(MIN_BYTES * 4), "the later one stays");
-        spare.give_back(vec![0; MIN_BYTES * 4]);
-        spare.give_back(big(b'b'));
-        assert_eq!(spare.take_larger(0).map(|b| b.capacity()), Some(MIN_BYTES * 4), "the smaller one is dropped");
-        spare.give_back(big(b'c'));
+        assert_eq!(kept.take_larger(0).map(|b| b.capacity()), Some(MIN_BYTES * 4), "the later one stays");
+        kept.give_back(vec![0; MIN_BYTES * 4]);
+        kept.give_back(big(b'b'));
+        assert_eq!(kept.take_larger(0).map(|b| b.capacity()), Some(MIN_BYTES * 4), "the smaller one is dropped");
+        kept.give_back(big(b'c'));
         tokio::time::sleep(KEEP + Duration::from_millis(1)).await;
-        assert!(spare.take_larger(0).is_none(), "dropped after KEEP");
+        assert!(kept.take_larger(0).is_none(), "dropped after KEEP");
     }
 
     /// A burst of big lines arms one timer, which ends with the buffer.
     #[tokio::test(start_paused = true)]
     async fn a_burst_of_big_lines_arms_one_timer() {
-        let spare = KeptBuffer::default();
+        let kept = KeptBuffer::default();
         let alive = || tokio::runtime::Handle::current().metrics().num_alive_tasks();
         for _ in 0..100 {
-            let line = spare.take_larger(0).unwrap_or_else(|| big(b'x'));
-            spare.give_back(line);
+            let line = kept.take_larger(0).unwrap_or_else(|| big(b'x'));
+            kept.give_back(line);
         }
         assert_eq!(alive(), 1, "one expiry task");
         tokio::time::sleep(KEEP + Duration::from_millis(1)).await;
-        assert!(spare.take_larger(0).is_none(), "dropped after KEEP");
+        assert!(kept.take_larger(0).is_none(), "dropped after KEEP");
         assert_eq!(alive(), 0, "the task ended with the buffer");
-        spare.give_back(big(b'y'));
+        kept.give_back(big(b'y'));
         assert_eq!(alive(), 1, "armed again");
     }
 
@@ -156,16 +156,16 @@ mod tests {
     /// not taken, and outside a runtime nothing is kept.
     #[test]
     fn small_buffers_and_buffers_outside_a_runtime_are_not_kept() {
-        let spare = KeptBuffer::default();
-        spare.give_back(big(b'x'));
-        assert!(spare.take_larger(0).is_none(), "outside a runtime");
+        let kept = KeptBuffer::default();
+        kept.give_back(big(b'x'));
+        assert!(kept.take_larger(0).is_none(), "outside a runtime");
         let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().expect("a runtime");
         runtime.block_on(async {
-            spare.give_back(vec![0; MIN_BYTES - 1]);
-            assert!(spare.take_larger(0).is_none(), "too small to keep");
-            spare.give_back(big(b'x'));
-            assert!(spare.take_larger(MIN_BYTES * 2).is_none(), "not larger than asked");
-            assert!(spare.take_larger(MIN_BYTES * 2 - 1).is_some());
+            kept.give_back(vec![0; MIN_BYTES - 1]);
+            assert!(kept.take_larger(0).is_none(), "too small to keep");
+            kept.give_back(big(b'x'));
+            assert!(kept.take_larger(MIN_BYTES * 2).is_none(), "not larger than asked");
+            assert!(kept.take_larger(MIN_BYTES * 2 - 1).is_some());
         });
     }
 
@@ -174,24 +174,24 @@ mod tests {
     /// one whose buffer is as large stay where they are.
     #[tokio::test]
     async fn a_big_message_that_outgrows_its_buffer_moves_into_the_kept_one() {
-        let spare = KeptBuffer::default();
-        spare.give_back(big(b'x'));
+        let kept = KeptBuffer::default();
+        kept.give_back(big(b'x'));
         let mut small = b"ab".to_vec();
-        spare.grow(&mut small, 10, usize::MAX);
+        kept.grow(&mut small, 10, usize::MAX);
         let mut over = b"ab".to_vec();
-        spare.grow(&mut over, MIN_BYTES, MIN_BYTES);
+        kept.grow(&mut over, MIN_BYTES, MIN_BYTES);
         let mut fits = Vec::with_capacity(MIN_BYTES + 2);
         fits.extend_from_slice(b"ab");
-        spare.grow(&mut fits, MIN_BYTES, usize::MAX);
+        kept.grow(&mut fits, MIN_BYTES, usize::MAX);
         assert_eq!(
             (small.capacity() < MIN_BYTES, over.capacity() < MIN_BYTES, fits.capacity()),
             (true, true, MIN_BYTES + 2)
         );
         let mut growing = b"ab".to_vec();
-        spare.grow(&mut growing, MIN_BYTES, usize::MAX);
+        kept.grow(&mut growing, MIN_BYTES, usize::MAX);
         assert_eq!((growing.as_slice(), growing.capacity()), (&b"ab"[..], MIN_BYTES * 2), "moved, with its bytes");
         let mut next = b"cd".to_vec();
-        spare.grow(&mut next, MIN_BYTES, usize::MAX);
+        kept.grow(&mut next, MIN_BYTES, usize::MAX);
         assert!(next.capacity() < MIN_BYTES, "taken once");
     }
 }

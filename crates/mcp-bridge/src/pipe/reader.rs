@@ -18,7 +18,7 @@ pub(crate) struct LineReader<R> {
     /// `Some` while the current line is over the limit: its two ends.
     overflow: Option<(Vec<u8>, Vec<u8>)>,
     /// Where a big line finds the buffer of the big line before.
-    spare: Option<KeptBuffer>,
+    kept: Option<KeptBuffer>,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
@@ -29,14 +29,14 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             max,
             line: Vec::new(),
             overflow: None,
-            spare: None,
+            kept: None,
         }
     }
 
-    /// The same reader, whose big lines reuse the buffer that `spare`
+    /// The same reader, whose big lines reuse the buffer that `kept`
     /// keeps, when it is larger than what the line has.
-    pub(crate) fn with_spare(mut self, spare: KeptBuffer) -> Self {
-        self.spare = Some(spare);
+    pub(crate) fn with_kept(mut self, kept: KeptBuffer) -> Self {
+        self.kept = Some(kept);
         self
     }
 
@@ -64,8 +64,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 None => (chunk, None),
             };
             let used = found.unwrap_or(chunk.len());
-            if let (Some(spare), None) = (&self.spare, &self.overflow) {
-                spare.grow(&mut self.line, piece.len(), self.max);
+            if let (Some(kept), None) = (&self.kept, &self.overflow) {
+                kept.grow(&mut self.line, piece.len(), self.max);
             }
             push_piece(&mut self.line, &mut self.overflow, self.max, piece);
             self.inner.consume(used);
@@ -214,24 +214,28 @@ mod tests {
         assert_eq!(count, 50);
     }
 
-    /// A big line is read into the spare's buffer, whose pages are already
+    /// A big line is read into the kept buffer, whose pages are already
     /// there, and gives the same frames as without one.
     #[tokio::test]
-    async fn a_big_line_is_read_into_the_spare_buffer() {
-        let spare = KeptBuffer::default();
-        let kept = vec![0u8; 4 << 20];
-        let at = kept.as_ptr();
-        spare.give_back(kept);
+    async fn a_big_line_is_read_into_the_kept_buffer() {
+        let kept = KeptBuffer::default();
+        let buffer = vec![0u8; 4 << 20];
+        let at = buffer.as_ptr();
+        kept.give_back(buffer);
         let big: Vec<u8> = (0..300_000u32).map(|i| b'a' + (i % 26) as u8).collect();
         let mut input = b"small\n".to_vec();
         input.extend_from_slice(&big);
         input.extend_from_slice(b"\nok\n");
-        let mut reader = LineReader::new(&input[..], 1 << 20).with_spare(spare.clone());
+        let mut reader = LineReader::new(&input[..], 1 << 20).with_kept(kept.clone());
         assert_eq!(reader.next_frame().await.ok().flatten(), Some(line("small")));
         let Ok(Some(Frame::Line(got))) = reader.next_frame().await else { panic!("the big line") };
-        assert_eq!((got.as_ptr(), &got), (at, &big), "read into the spare, the same bytes");
+        assert_eq!((got.as_ptr(), &got), (at, &big), "read into the kept buffer, the same bytes");
         assert_eq!(reader.next_frame().await.ok().flatten(), Some(line("ok")));
-        assert!(spare.take_larger(0).is_none(), "taken by the big line");
-        assert_eq!(frames(&input, 1 << 20).await, vec![line("small"), Frame::Line(big), line("ok")], "without a spare");
+        assert!(kept.take_larger(0).is_none(), "taken by the big line");
+        assert_eq!(
+            frames(&input, 1 << 20).await,
+            vec![line("small"), Frame::Line(big), line("ok")],
+            "without a kept buffer"
+        );
     }
 }

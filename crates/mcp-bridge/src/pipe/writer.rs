@@ -14,7 +14,7 @@ const BUFFER: usize = 64 * 1024;
 pub(crate) enum Line {
     /// Its JSON text.
     Text(Vec<u8>),
-    /// Its JSON text in pieces, one after the other: the fast path
+    /// Its JSON text in pieces, one after the other: the raw path
     /// (`crate::raw`) writes the members of a big result straight from the
     /// line that was read.
     Pieces(Vec<Bytes>),

@@ -1,5 +1,5 @@
-//! The fast path of results against the full path (issue 15): on the
-//! same upstream line, `fast` either steps aside or gives what the full
+//! The raw path of results against the full path: on the
+//! same upstream line, `raw` either steps aside or gives what the full
 //! path gives, the same JSON for the client.
 
 use super::translate::{profile, quirks_from, vscode_passthrough, METHODS};
@@ -14,20 +14,20 @@ use crate::upstream::UPSTREAM_MAX_DEPTH;
 use crate::Quirks;
 use serde_json::Value;
 
-/// The glue of the `fast_path` fuzz target: the method (1 byte), the
+/// The glue of the `raw_path` fuzz target: the method (1 byte), the
 /// quirks (1 byte, whose bit 8 gives the request the cursor [`CURSOR`] and
 /// whose bit 16 makes the upstream remote, with its icon rule), then the
 /// upstream line.
-pub fn fast_path_bytes(data: &[u8]) -> Checked {
+pub fn raw_path_bytes(data: &[u8]) -> Checked {
     let mut bytes = Bytes::new(data);
     let method = METHODS[usize::from(bytes.byte()) % METHODS.len()];
     let bits = bytes.byte();
     let cursor = (bits & 8 != 0).then(|| Value::from(CURSOR));
     let icons = IconRule::for_upstream(bits & 16 != 0);
-    fast_path((method, cursor.as_ref()), (quirks_from(bits), icons), bytes.rest())
+    raw_path((method, cursor.as_ref()), (quirks_from(bits), icons), bytes.rest())
 }
 
-/// The cursor of a request in [`fast_path_bytes`] (a result's `nextCursor`
+/// The cursor of a request in [`raw_path_bytes`] (a result's `nextCursor`
 /// equal to it gets a warning).
 pub(crate) const CURSOR: &str = "next";
 
@@ -39,7 +39,7 @@ pub(crate) const CURSOR: &str = "next";
 /// - a response line that `raw::result` gives is, once parsed, the line
 ///   that the full path writes (the rules, the icon rule `icons`, the
 ///   envelope), with the notes that the full path gives, in the same order.
-pub(crate) fn fast_path(
+pub(crate) fn raw_path(
     (method, cursor): (&str, Option<&Value>),
     (quirks, icons): (Quirks, IconRule),
     line: &[u8],
@@ -47,25 +47,25 @@ pub(crate) fn fast_path(
     let Ok((id, raw)) = envelope::response(line.to_vec(), &Default::default()) else { return Ok(()) };
     let decoded = decode(&Frame::Line(line.to_vec()), usize::MAX, UPSTREAM_MAX_DEPTH);
     let Some(Decoded::Message(Message::Response { id: full_id, outcome: Ok(result) })) = decoded else {
-        return Err(format!("the fast path took a line that the full path decodes as {decoded:?}"));
+        return Err(format!("the raw path took a line that the full path decodes as {decoded:?}"));
     };
-    ensure!(full_id == Id::number(id), "the fast path read the id {id}, the full path {full_id:?}");
+    ensure!(full_id == Id::number(id), "the raw path read the id {id}, the full path {full_id:?}");
     let parsed = raw.to_value().map_err(|err| format!("the raw result does not parse: {err}"))?;
     ensure!(text(&parsed) == text(&result), "raw result {} is not the full path's {}", text(&parsed), text(&result));
 
     let client_id = Id::from_value(Value::from("c-1")).ok_or("no client id")?;
     let profile = profile(quirks, vscode_passthrough());
-    let Some((pieces, fast_notes)) = result_line(&client_id, (method, cursor), &raw, &profile, icons) else {
+    let Some((pieces, raw_notes)) = result_line(&client_id, (method, cursor), &raw, &profile, icons) else {
         return Ok(());
     };
-    ensure!(!is_input_required(&result), "the fast path answered an input request");
-    let fast: Vec<u8> = pieces.concat();
-    let fast: Value = serde_json::from_slice(&fast)
-        .map_err(|err| format!("the fast line is not JSON ({err}): {}", String::from_utf8_lossy(&fast)))?;
+    ensure!(!is_input_required(&result), "the raw path answered an input request");
+    let bytes: Vec<u8> = pieces.concat();
+    let answer: Value = serde_json::from_slice(&bytes)
+        .map_err(|err| format!("the raw line is not JSON ({err}): {}", String::from_utf8_lossy(&bytes)))?;
     let (mut translated, notes) = translate_result(method, cursor, result, &profile);
     filter_icons(method, &mut translated, icons);
-    ensure!(fast_notes == notes, "the fast path noted {fast_notes:?}, the full path {notes:?}");
+    ensure!(raw_notes == notes, "the raw path noted {raw_notes:?}, the full path {notes:?}");
     let full = result_response(&client_id, translated);
-    ensure!(text(&fast) == text(&full), "fast {} but full {}", text(&fast), text(&full));
+    ensure!(text(&answer) == text(&full), "raw {} but full {}", text(&answer), text(&full));
     Ok(())
 }

@@ -16,14 +16,14 @@ use crate::pipe::KeptBuffer;
 /// look) goes to the full path.
 ///
 /// The result's pieces keep the line; when the last is dropped its buffer
-/// goes back to `spare`, for the next big line.
-pub(crate) fn response(line: Vec<u8>, spare: &KeptBuffer) -> Result<(u64, RawResult), Vec<u8>> {
+/// goes back to `kept`, for the next big line.
+pub(crate) fn response(line: Vec<u8>, kept: &KeptBuffer) -> Result<(u64, RawResult), Vec<u8>> {
     // A line that is not UTF-8 is no JSON: the full path gives its error.
     let line = String::from_utf8(line).map_err(|err| err.into_bytes())?;
     let Some((id, start, end)) = result_envelope(&line) else {
         return Err(line.into_bytes());
     };
-    Ok((id, RawResult::new(line, (start, end), spare.clone())))
+    Ok((id, RawResult::new(line, (start, end), kept.clone())))
 }
 
 #[cfg(test)]

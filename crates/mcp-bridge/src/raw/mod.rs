@@ -1,4 +1,4 @@
-//! The fast path for the upstream's results (issue 15): a result response
+//! The raw path for the upstream's results: a result response
 //! whose members no rule has to rewrite goes to the client as the bytes that
 //! came, without a `Value` tree and without a second serialization: a line
 //! of a pipe, an HTTP body, the data of an event alike.
@@ -15,20 +15,20 @@
 //! found with `scan`, which builds nothing, each R6 repair is a patch at a
 //! byte offset, and the `tools` array is copied once with its patches when a
 //! repair changed it. A `tools/list` of 2,000 repaired tools went from 24 ms
-//! to about 10 ms with the first fast path (schema trees of serde_json's
+//! to about 10 ms with the first raw path (schema trees of serde_json's
 //! seeds), and to about 3 ms of the bridge's CPU so.
 //!
 //! Either step hands the line to the full path at the first doubt, so the
 //! full path keeps every error and every rule that removes or replaces a
 //! member (the text mirror, a missing content array, a `nextCursor` that
 //! gives a warning, an `outputSchema` that goes), the schemas deeper than
-//! R6's limit and the objects with a member name twice. What the fast path
+//! R6's limit and the objects with a member name twice. What the raw path
 //! gives is the same JSON as the full path, with the same notes: the same
 //! members in the same order with the same values and number text; only the
 //! whitespace and the escapes of the server's text stay as it wrote them,
 //! outside the envelope, the result's names and the patches. `props::raw`
 //! checks that against the full path on the same input (proptest and the
-//! `fast_path` fuzz target).
+//! `raw_path` fuzz target).
 
 mod edit;
 pub(crate) mod envelope;
@@ -54,16 +54,16 @@ pub(crate) struct RawResult {
     end: usize,
 }
 
-/// The line of a raw result. Its buffer goes back to the pipe's spare
+/// The line of a raw result. Its buffer goes back to the pipe's kept buffer
 /// when the last piece of the response that shares it is written.
 struct Owned {
     text: String,
-    spare: KeptBuffer,
+    kept: KeptBuffer,
 }
 
 impl Drop for Owned {
     fn drop(&mut self) {
-        self.spare.give_back(std::mem::take(&mut self.text).into_bytes());
+        self.kept.give_back(std::mem::take(&mut self.text).into_bytes());
     }
 }
 
@@ -88,9 +88,9 @@ impl AsRef<[u8]> for Piece {
 
 impl RawResult {
     /// The result at `start..end` of `line`; the line's buffer goes back to
-    /// `spare` when the result and its pieces are dropped.
-    fn new(line: String, (start, end): (usize, usize), spare: KeptBuffer) -> RawResult {
-        RawResult { line: Arc::new(Owned { text: line, spare }), start, end }
+    /// `kept` when the result and its pieces are dropped.
+    fn new(line: String, (start, end): (usize, usize), kept: KeptBuffer) -> RawResult {
+        RawResult { line: Arc::new(Owned { text: line, kept }), start, end }
     }
 
     /// The JSON text of the result.
@@ -122,16 +122,16 @@ mod tests {
     use super::*;
 
     /// The pieces of a raw result keep its line, with no copy, and the
-    /// line's buffer goes back to the pipe's spare when the last of them
+    /// line's buffer goes back to the pipe's kept buffer when the last of them
     /// is dropped; a slice of anything else is copied.
     #[tokio::test]
-    async fn the_line_goes_back_to_the_spare_after_its_last_piece() {
-        let spare = KeptBuffer::default();
+    async fn the_line_goes_back_to_the_kept_buffer_after_its_last_piece() {
+        let kept = KeptBuffer::default();
         let mut line = br#"{"jsonrpc":"2.0","id":1,"result":{"text":""#.to_vec();
         line.extend(vec![b'x'; 100_000]);
         line.extend(br#""}}"#);
         let at = line.as_ptr();
-        let (_, raw) = envelope::response(line, &spare).expect("a result response");
+        let (_, raw) = envelope::response(line, &kept).expect("a result response");
         let part = raw.text().as_bytes().get(9..100_009).unwrap_or_default();
         let piece = raw.share(part);
         assert_eq!((piece.as_ptr(), piece.len()), (part.as_ptr(), 100_000), "no copy");
@@ -139,10 +139,10 @@ mod tests {
         assert_ne!(other.as_ptr(), b"elsewhere".as_ptr());
         assert_eq!(&other[..], b"elsewhere");
         drop(raw);
-        assert!(spare.take_larger(0).is_none(), "a piece is still out");
+        assert!(kept.take_larger(0).is_none(), "a piece is still out");
         assert!(piece.iter().all(|&b| b == b'x'));
         drop(piece);
-        let back = spare.take_larger(0).expect("the buffer came back");
+        let back = kept.take_larger(0).expect("the buffer came back");
         assert_eq!((back.as_ptr(), back.len()), (at, 0));
     }
 }

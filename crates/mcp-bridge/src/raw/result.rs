@@ -135,10 +135,10 @@ fn response(id: &Id, members: &Members<'_>, edits: &[(&str, Edit)], raw: &RawRes
     Some(line.finish())
 }
 
-/// Whether a result of `method` can take the fast path at all. The icon
+/// Whether a result of `method` can take the raw path at all. The icon
 /// rule of a remote server (`translate::icons`) needs the tree of the
 /// results it filters, but for a `tools/call` result, where it looks only
-/// at the resource links of the content: such a result takes the fast path
+/// at the resource links of the content: such a result takes the raw path
 /// when its content has none ([`call_is_ready`]).
 pub(crate) fn may_take(method: &str, icons: IconRule) -> bool {
     Method::parse(method).is_none_or(|m| m.may_stay_raw(icons == IconRule::DataOnly))
@@ -252,7 +252,7 @@ mod tests {
         block_types(content).map(|(text, _)| text)
     }
 
-    /// The response line of the fast path for a result of `method`, as
+    /// The response line of the raw path for a result of `method`, as
     /// text, or `None` when it steps aside.
     fn answer(method: &str, result: &str) -> Option<(String, usize)> {
         answer_with(method, result, IconRule::All)
@@ -270,7 +270,7 @@ mod tests {
     /// filters: the four lists and `prompts/get` of a remote server take
     /// the full path, and a `tools/call` result does when a block of its
     /// content is a resource link. Any other result of a remote server
-    /// takes the fast path, and every result of a local one.
+    /// takes the raw path, and every result of a local one.
     #[test]
     fn the_icon_rule_of_a_remote_server_keeps_what_it_filters_on_the_full_path() {
         let remote = IconRule::DataOnly;

@@ -1,6 +1,6 @@
 //! A reader of JSON text that serde_json has already checked: it finds
 //! where each value, member name and item starts and ends, and builds
-//! nothing (issue 15).
+//! nothing.
 //!
 //! The text of a big list is checked by `raw::envelope` (the whole line
 //! parsed by serde_json, at most 127 levels, no surrogate escape), so this

@@ -5,9 +5,9 @@
 //! `tests/`.
 
 mod input_checks;
-mod properties_fast;
 mod properties_framing;
 mod properties_input;
+mod properties_raw;
 mod properties_remote;
 mod properties_translate;
 mod result_rules;

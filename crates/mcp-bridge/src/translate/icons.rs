@@ -34,7 +34,7 @@ impl IconRule {
     /// Whether the rule can change a result of `method`: the items of the
     /// four lists, the resource links of a `tools/call` result's content
     /// and of a `prompts/get` result's messages. [`filter_icons`] leaves
-    /// every other result alone, and so can the fast path of results.
+    /// every other result alone, and so can the raw path of results.
     pub(crate) fn applies_to(self, method: &str) -> bool {
         self == IconRule::DataOnly && Method::parse(method).is_some_and(Method::icons_filtered)
     }

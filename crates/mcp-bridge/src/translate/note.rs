@@ -73,7 +73,7 @@ impl Note {
 ///
 /// Written piece by piece with `write_str`: a `{}` of a string goes
 /// through `Formatter::pad`, which counts characters, and the 2,000 notes
-/// of a big list made that a tenth of the list's time (issue 15).
+/// of a big list made that a tenth of the list's time.
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(tool) = &self.tool {

@@ -175,11 +175,11 @@ impl PipeTasks {
 /// the connection lost with that cause.
 async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, max_line_bytes: usize) {
     // The buffer of a big line serves the next one (`pipe::KeptBuffer`).
-    let spare = KeptBuffer::default();
-    let mut reader = LineReader::new(input, max_line_bytes).with_spare(spare.clone());
+    let kept = KeptBuffer::default();
+    let mut reader = LineReader::new(input, max_line_bytes).with_kept(kept.clone());
     loop {
         match reader.next_frame().await {
-            Ok(Some(Frame::Line(line))) => client.receive_bytes(line, max_line_bytes, &spare).await,
+            Ok(Some(Frame::Line(line))) => client.receive_bytes(line, max_line_bytes, &kept).await,
             Ok(Some(frame)) => {
                 if let Some(decoded) = framing::decode(&frame, max_line_bytes, super::UPSTREAM_MAX_DEPTH) {
                     client.receive(decoded).await;

@@ -129,7 +129,7 @@ pub(crate) struct Identity {
 #[derive(Debug)]
 pub(crate) enum Payload {
     Value(Value),
-    /// A result as its bytes, for the fast path (`crate::raw`).
+    /// A result as its bytes, for the raw path (`crate::raw`).
     Raw(RawResult),
 }
 
@@ -300,7 +300,7 @@ impl Client {
 
     /// [`Client::call`], but a result comes as its bytes
     /// ([`Payload::Raw`]) when `raw::envelope` takes its response, for the
-    /// fast path of the result rules.
+    /// raw path of the result rules.
     pub(crate) async fn call_raw(&self, call: Call<'_>) -> Result<Payload, CallError> {
         self.call_with(call, true).await
     }

@@ -22,7 +22,7 @@ pub(crate) type ProgressSink = Arc<dyn Fn(Value) + Send + Sync>;
 pub(crate) enum Reply {
     /// A result response.
     Result(Value),
-    /// A result response, as its bytes (the fast path); only for a
+    /// A result response, as its bytes (the raw path); only for a
     /// request that asked for it (`Entry::raw`).
     Raw(RawResult),
     /// An error response of the upstream server: its `error` object, and
@@ -89,7 +89,7 @@ impl Throttle {
 pub(crate) struct Table {
     entries: HashMap<u64, Entry>,
     /// The entries that take a raw result: while there is none, a line is
-    /// not worth the fast path's look at its envelope.
+    /// not worth the raw path's look at its envelope.
     raw: usize,
 }
 
@@ -151,7 +151,7 @@ mod tests {
         (Entry { reply, progress: None, raw }, rx)
     }
 
-    /// The fast path looks at a line only while a request in flight
+    /// The raw path looks at a line only while a request in flight
     /// takes a raw result: the count follows each way an entry leaves.
     #[test]
     fn the_table_knows_whether_a_request_in_flight_takes_a_raw_result() {

@@ -18,12 +18,11 @@ impl Client {
     /// result response goes as its bytes (`fast`) while a request in
     /// flight takes raw results, unless only the full decode can tell what
     /// it is; small messages too: the envelope's check allocates nothing,
-    /// and a small call's response then costs 11 allocations fewer
-    /// (issue 15). The buffer of a big message serves the next one
-    /// (`spare`).
-    pub(super) async fn receive_bytes(&self, message: Vec<u8>, max: usize, spare: &KeptBuffer) {
+    /// and a small call's response then costs 11 allocations fewer. The
+    /// buffer of a big message serves the next one (`kept`).
+    pub(super) async fn receive_bytes(&self, message: Vec<u8>, max: usize, kept: &KeptBuffer) {
         let message = if self.takes_raw() {
-            match raw::envelope::response(message, spare) {
+            match raw::envelope::response(message, kept) {
                 Ok((id, raw)) => return self.receive_raw(id, raw),
                 Err(message) => message,
             }
@@ -33,7 +32,7 @@ impl Client {
         let frame = Frame::Line(message);
         let decoded = framing::decode(&frame, max, UPSTREAM_MAX_DEPTH);
         if let Frame::Line(message) = frame {
-            spare.give_back(message);
+            kept.give_back(message);
         }
         if let Some(decoded) = decoded {
             self.receive(decoded).await;
@@ -76,7 +75,7 @@ impl Client {
         }
     }
 
-    /// A result response of the fast path (`raw::envelope`): the
+    /// A result response of the raw path (`raw::envelope`): the
     /// request gets its bytes when it asked for them, else the `Value`.
     pub(super) fn receive_raw(&self, id: u64, raw: RawResult) {
         let Some(entry) = lock(&self.inner.table).remove(id) else {
@@ -87,7 +86,7 @@ impl Client {
         let _ = entry.reply.send(reply);
     }
 
-    /// Whether a line is worth the fast path: a request in flight takes a
+    /// Whether a line is worth the raw path: a request in flight takes a
     /// raw result.
     pub(super) fn takes_raw(&self) -> bool {
         lock(&self.inner.table).takes_raw()

@@ -1,7 +1,7 @@
 //! The message of a request to the upstream server: its params with the
 //! request's `_meta` (behaviour spec, "Forwarded requests (M1)", "Meta
 //! passthrough (M3)"), as its text written straight from its parts: the
-//! line of a pipe, the body of a POST (issue 15); as a `Value` when only
+//! line of a pipe, the body of a POST; as a `Value` when only
 //! the message can give it.
 //!
 //! The text is what serializing the `Value` gives, byte for byte, without

@@ -23,7 +23,7 @@ const TARGETS: [(&str, Check); 21] = [
     ("input_round", input::round_bytes),
     ("url", input::url_bytes),
     ("answers", input::answer_bytes),
-    ("fast_path", raw::fast_path_bytes),
+    ("raw_path", raw::raw_path_bytes),
     ("challenge", auth::challenge_bytes),
     ("redirect_request", redirect::request_bytes),
     ("redirect_gate", redirect::gate_bytes),

@@ -15,13 +15,8 @@ use std::sync::Arc;
 /// Reads a JSON body, at most `max` bytes, and hands its message to the
 /// client. The request fails when the body is over the limit, cannot be
 /// read, or holds no response to it. A big body is read into the buffer
-/// of the big body before, when `spare` still keeps it.
-pub(super) async fn json(
-    client: &Client,
-    id: u64,
-    mut response: reqwest::Response,
-    (max, spare): (usize, &KeptBuffer),
-) {
+/// of the big body before, when `kept` still keeps it.
+pub(super) async fn json(client: &Client, id: u64, mut response: reqwest::Response, (max, kept): (usize, &KeptBuffer)) {
     if response.content_length().is_some_and(|n| n > max as u64) {
         client.fail(id, over_limit(max));
         return;
@@ -34,7 +29,7 @@ pub(super) async fn json(
                     client.fail(id, over_limit(max));
                     return;
                 }
-                spare.grow(&mut body, chunk.len(), max);
+                kept.grow(&mut body, chunk.len(), max);
                 body.extend_from_slice(&chunk);
             }
             Ok(None) => break,
@@ -46,7 +41,7 @@ pub(super) async fn json(
             }
         }
     }
-    client.receive_bytes(body, max, spare).await;
+    client.receive_bytes(body, max, kept).await;
     // A body that was a notification, or the response to another request,
     // leaves this request without its response.
     client.fail(id, BridgeError::new(Cause::InvalidResponse).with_detail("the body holds no response to the request"));
@@ -57,7 +52,7 @@ pub(super) async fn json(
 /// When the stream ends or breaks before the response of its request, the
 /// request fails with `transport_failed`; an event over the limit fails it
 /// with `invalid_response`.
-pub(super) async fn sse(client: &Client, id: u64, response: reqwest::Response, (max, spare): (usize, &KeptBuffer)) {
+pub(super) async fn sse(client: &Client, id: u64, response: reqwest::Response, (max, kept): (usize, &KeptBuffer)) {
     let over = Arc::new(AtomicBool::new(false));
     let mut limit = EventLimit::new(max, over.clone());
     let bytes = response.bytes_stream().map(move |chunk| match chunk {
@@ -70,7 +65,7 @@ pub(super) async fn sse(client: &Client, id: u64, response: reqwest::Response, (
         match event {
             Ok(event) => {
                 if let Some(data) = event.data {
-                    client.receive_bytes(data.into_bytes(), max, spare).await;
+                    client.receive_bytes(data.into_bytes(), max, kept).await;
                     if !client.is_pending(id) {
                         // The response is in (or the request was given up):
                         // a server that keeps the stream open after it

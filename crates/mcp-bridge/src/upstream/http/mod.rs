@@ -150,7 +150,7 @@ pub(super) struct Http {
     /// The task that reads the body of each request in flight.
     bodies: Mutex<HashMap<u64, AbortHandle>>,
     /// The buffer of a big body, for the next one (`framing::KeptBuffer`).
-    spare: KeptBuffer,
+    kept: KeptBuffer,
     auth: Option<Arc<auth::Auth>>,
 }
 
@@ -196,7 +196,7 @@ impl Http {
             max_response_bytes: options.max_response_bytes,
             tools: tools::ToolHeaders::default(),
             bodies: Mutex::default(),
-            spare: KeptBuffer::default(),
+            kept: KeptBuffer::default(),
         })
     }
 
@@ -226,12 +226,12 @@ impl Http {
             tracing::warn!(status = status.as_u16(), "an upstream response is neither JSON nor an event stream");
             return Err(BridgeError::new(Cause::InvalidResponse).with_status(status.as_u16()));
         }
-        let (reader, max, spare) = (client.clone(), self.max_response_bytes, self.spare.clone());
+        let (reader, max, kept) = (client.clone(), self.max_response_bytes, self.kept.clone());
         let task = tokio::spawn(async move {
             if event_stream {
-                body::sse(&reader, id, response, (max, &spare)).await;
+                body::sse(&reader, id, response, (max, &kept)).await;
             } else {
-                body::json(&reader, id, response, (max, &spare)).await;
+                body::json(&reader, id, response, (max, &kept)).await;
             }
             reader.inner.transport.forget(id);
         });

@@ -1,11 +1,11 @@
-//! Property tests of the fast path of results against the full path
-//! (issue 15): the property of the fuzz target `fast_path`
+//! Property tests of the raw path of results against the full path: the
+//! property of the fuzz target `raw_path`
 //! (`crate::props::raw`), on response lines written the ways a
 //! server can write them: members in any order or twice, whitespace,
 //! escapes, and each member that a result rule names.
 
 use super::strategies::{deep_schema, json, member, members, scalar, schema, word};
-use crate::props::raw::{fast_path, CURSOR};
+use crate::props::raw::{raw_path, CURSOR};
 use crate::props::translate::{quirks_from, METHODS};
 use crate::translate::icons::IconRule;
 use proptest::prelude::*;
@@ -164,7 +164,7 @@ proptest! {
     #![proptest_config(cases(3000))]
 
     #[test]
-    fn the_fast_path_gives_what_the_full_path_gives_or_steps_aside(
+    fn the_raw_path_gives_what_the_full_path_gives_or_steps_aside(
         method in select(&METHODS[..]),
         quirks in any::<u8>(),
         cursor in prop::option::of(Just(json!(CURSOR))),
@@ -172,13 +172,13 @@ proptest! {
         line in line(),
     ) {
         let rules = (quirks_from(quirks), IconRule::for_upstream(remote));
-        fast_path((method, cursor.as_ref()), rules, line.as_bytes()).map_err(TestCaseError::fail)?;
+        raw_path((method, cursor.as_ref()), rules, line.as_bytes()).map_err(TestCaseError::fail)?;
     }
 
-    /// Bytes that are hardly JSON: the fast path must not take what the
+    /// Bytes that are hardly JSON: the raw path must not take what the
     /// full path refuses.
     #[test]
-    fn the_fast_path_takes_no_line_that_the_full_path_refuses(
+    fn the_raw_path_takes_no_line_that_the_full_path_refuses(
         method in select(&METHODS[..]),
         line in line(),
         cut in any::<prop::sample::Index>(),
@@ -189,6 +189,6 @@ proptest! {
         if at < bytes.len() {
             bytes[at] = byte;
         }
-        fast_path((method, None), (quirks_from(3), IconRule::All), &bytes).map_err(TestCaseError::fail)?;
+        raw_path((method, None), (quirks_from(3), IconRule::All), &bytes).map_err(TestCaseError::fail)?;
     }
 }
