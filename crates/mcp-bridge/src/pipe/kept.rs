@@ -1,10 +1,9 @@
 //! The buffer of a big line, kept a moment after the line is done with,
 //! for the next big line of the same pipe.
 //!
-//! A line of 32 MiB needs 8,192 fresh pages, and the kernel's fault and
-//! zeroing of each cost the bridge about 20 ms per line on the benchmark's
-//! machine (a third of its time on the line); freeing them cost 2 to 3 ms
-//! more. A burst of big results (the pages of a long list, a client that
+//! A big line needs thousands of fresh pages, and the kernel's fault and
+//! zeroing of each, then their freeing, are a large part of the bridge's
+//! time on the line (docs/benchmarks.md has the figures). A burst of big results (the pages of a long list, a client that
 //! reads many resources) reuses the pages of the line before instead. The
 //! buffer is kept for [`KEEP`] after it came back, as an allocator keeps
 //! freed pages for a while before it gives them back, so an idle bridge

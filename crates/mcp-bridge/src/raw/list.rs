@@ -1,7 +1,7 @@
 //! The list rules on the members of a raw list result (behaviour spec,
 //! "Result rules (M1)": `nextCursor`, R6, `outputSchema`), for the lists
-//! that are too big to build as a tree at speed: a `tools/list` of 2,000
-//! tools took 24 ms on the full path, most of it in allocation.
+//! that are too big to build as a tree at speed: on the full path a long
+//! `tools/list` spends most of its time in allocation.
 //!
 //! Each tool is read once, where it is in the text: its `inputSchema` walked
 //! by R6 (`raw::schema`), every other member skipped. Only when a repair

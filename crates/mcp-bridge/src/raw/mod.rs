@@ -14,9 +14,7 @@
 //! text where it lies (`list`, `schema`): the members and the schemas are
 //! found with `scan`, which builds nothing, each R6 repair is a patch at a
 //! byte offset, and the `tools` array is copied once with its patches when a
-//! repair changed it. A `tools/list` of 2,000 repaired tools went from 24 ms
-//! to about 10 ms with the first raw path (schema trees of serde_json's
-//! seeds), and to about 3 ms of the bridge's CPU so.
+//! repair changed it (docs/benchmarks.md has the figures of each step).
 //!
 //! Either step hands the line to the full path at the first doubt, so the
 //! full path keeps every error and every rule that removes or replaces a
@@ -45,8 +43,8 @@ use std::sync::Arc;
 
 /// The result of a response, as its text within the line that came. The
 /// line is a `String`: its UTF-8 is checked once, before the envelope's
-/// parse, and the rules read the result as `str` without a second check
-/// (1.3 ms of a 32 MiB line).
+/// parse, and the rules read the result as `str` without a second check,
+/// which would cost a pass over the whole line.
 #[derive(Debug, Clone)]
 pub(crate) struct RawResult {
     line: Arc<Owned>,

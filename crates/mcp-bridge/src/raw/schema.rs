@@ -8,8 +8,8 @@
 //! last), after the notes of its subschemas: its note goes in before them,
 //! at the place the object's first note would have had. The pointer of the
 //! schema is kept as its tokens, and written out only for a note: most
-//! subschemas need no repair, and writing each one's pointer was about 7 %
-//! of a big list's time.
+//! subschemas need no repair, and writing each one's pointer was a
+//! visible part of a big list's time.
 //!
 //! Refused (`None`), for the full path: a schema deeper than the walk's
 //! limit (the full path gives its note), and an object the walk reads whose

@@ -72,8 +72,8 @@ impl Note {
 /// [`Note::level`] where it wants.
 ///
 /// Written piece by piece with `write_str`: a `{}` of a string goes
-/// through `Formatter::pad`, which counts characters, and the 2,000 notes
-/// of a big list made that a tenth of the list's time.
+/// through `Formatter::pad`, which counts characters, and the notes of a
+/// big list made that a visible part of the list's time.
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(tool) = &self.tool {

@@ -15,11 +15,11 @@ use serde_json::Value;
 impl Client {
     /// Handles one message of the upstream server as its bytes (a line of
     /// a pipe, an HTTP body, the data of an event), at most `max`. A
-    /// result response goes as its bytes (`fast`) while a request in
+    /// result response goes as its bytes (`raw`) while a request in
     /// flight takes raw results, unless only the full decode can tell what
-    /// it is; small messages too: the envelope's check allocates nothing,
-    /// and a small call's response then costs 11 allocations fewer. The
-    /// buffer of a big message serves the next one (`kept`).
+    /// it is; small messages too, since the envelope's check allocates
+    /// nothing where the full decode builds a tree. The buffer of a big
+    /// message serves the next one (`kept`).
     pub(super) async fn receive_bytes(&self, message: Vec<u8>, max: usize, kept: &KeptBuffer) {
         let message = if self.takes_raw() {
             match raw::envelope::response(message, kept) {

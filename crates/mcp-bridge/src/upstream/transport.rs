@@ -44,9 +44,9 @@ impl Transport {
     pub(super) async fn send(&self, client: &Client, id: Option<u64>, message: &Value) -> Result<(), BridgeError> {
         match self {
             Transport::Lines(lines) => lines.send(crate::jsonrpc::json_line(message)).await,
-            // Boxed: the POST's future is about 5 KiB, and unboxed it made
-            // the task of every forwarded request that large, a pipe's too
-            // (7.7 KiB; 2 KiB so), which is copied as the task moves.
+            // Boxed: the POST's future is large, and unboxed it would make
+            // the task of every forwarded request that large, a pipe's
+            // too, and the task is copied as it moves.
             Transport::Http(http) => Box::pin(http.send(client, id, Outgoing::of(message))).await,
         }
     }
