@@ -1,8 +1,9 @@
 //! The tests of the crate's public API, in one binary: the error table
-//! against the spec's, the fuzz corpora replayed on stable Rust, and the
-//! embedded mode's return. The allocation budget has a binary of its own
-//! (`tests/allocations.rs`): its counting allocator is global.
+//! against the spec's and the embedded mode's return. Two have a binary of
+//! their own: the allocation budget (`tests/allocations.rs`), whose
+//! counting allocator is global, and the replay of the fuzz corpora
+//! (`tests/fuzz_corpus.rs`), which reads the workspace's `fuzz/` folder and
+//! so is left out of the published package.
 
 mod embed_return;
 mod error_table;
-mod fuzz_corpus;
