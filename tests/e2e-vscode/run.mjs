@@ -574,13 +574,43 @@ async function readOutput(key) {
             (await page.locator(".output-view .monaco-editor .view-lines").isVisible()) && (await shownChannel()) === `MCP: ${key}`);
     }
     await closeQuickInput();
-    await page.evaluate(() => navigator.clipboard.writeText(""));
-    const box = await page.locator(".output-view .monaco-editor .view-lines").boundingBox();
-    if (!box) throw new Error("the Output view is not on the screen");
-    await page.mouse.click(box.x + box.width / 2, box.y + Math.max(5, box.height - 5));
-    await page.keyboard.press("Control+A");
-    await page.keyboard.press("Control+C");
-    return until(`the Output channel of ${key} on the clipboard`, 5000, () => page.evaluate(() => navigator.clipboard.readText()), 100);
+    // The keys go where the focus is: a quick input or a dialog that closes
+    // gives it back to the editor that had it, sometimes after the click
+    // (seen: Ctrl+A and Ctrl+C copied mcp.json). So the copy counts only
+    // when the Output view held the focus before and after the keys.
+    const focus = () => page.evaluate(() => {
+        const el = document.activeElement;
+        if (el && el.closest(".output-view")) return null;
+        return el ? `${el.tagName.toLowerCase()}.${[...el.classList].join(".")} in .${[...(el.parentElement || el).classList].join(".")}` : "nothing";
+    });
+    const inOutput = async () => {
+        const elsewhere = await focus();
+        if (elsewhere) throw new Error(`the focus is on ${elsewhere}, not the Output view`);
+        return true;
+    };
+    return until(`the Output channel of ${key} on the clipboard`, 10000, async () => {
+        await page.evaluate(() => navigator.clipboard.writeText(""));
+        // The editor's frame, not its lines: the lines of a long channel
+        // reach below the window, where a click hits nothing.
+        const box = await page.locator(".output-view .monaco-editor").first().boundingBox();
+        if (!box) throw new Error("the Output view is not on the screen");
+        const bottom = Math.min(box.y + box.height, page.viewportSize().height);
+        const at = { x: box.x + box.width / 2, y: Math.max(box.y + 5, bottom - 20) };
+        await page.mouse.click(at.x, at.y);
+        const hit = await page.evaluate(({ x, y }) => {
+            const e = document.elementFromPoint(x, y);
+            return e ? `${e.tagName.toLowerCase()}.${[...e.classList].join(".")}` : "nothing";
+        }, at);
+        try {
+            await inOutput();
+        } catch (e) {
+            throw new Error(`${e.message}; the click at (${Math.round(at.x)}, ${Math.round(at.y)}) hit ${hit}`);
+        }
+        await page.keyboard.press("Control+A");
+        await page.keyboard.press("Control+C");
+        const text = await until("the copy on the clipboard", 5000, () => page.evaluate(() => navigator.clipboard.readText()), 100);
+        return (await inOutput()) && text;
+    }, 250);
 }
 
 // The messages that VS Code logged in an Output channel at level debug, in order:
