@@ -122,6 +122,11 @@ pub struct BridgeError {
     pub status: Option<u16>,
 }
 
+/// An error of a cause with a detail.
+pub(crate) fn fail(cause: Cause, detail: impl Into<String>) -> BridgeError {
+    BridgeError::new(cause).with_detail(detail)
+}
+
 impl BridgeError {
     /// The error of a cause, with its code and message from the table.
     pub fn new(cause: Cause) -> Self {

@@ -13,7 +13,7 @@ mod raw;
 pub(crate) mod reason;
 mod text;
 
-pub(crate) use cause::{code, format_limit, no_response, server_text};
+pub(crate) use cause::{code, fail, format_limit, no_response, server_text};
 pub use cause::{BridgeError, Cause};
 pub(crate) use depth::{exceeds_depth, skip_string, PARSER_MAX_DEPTH};
 pub(crate) use id::{Id, IdKey};

@@ -10,6 +10,7 @@
 
 pub(crate) mod command;
 mod connect;
+pub(crate) mod consent;
 pub(crate) mod http;
 mod lines;
 mod pending;
@@ -21,6 +22,7 @@ mod transport;
 
 pub(crate) use connect::{connect, Connection};
 pub use connect::{MemoryLink, UpstreamSpec};
+pub(crate) use consent::{Consent, ConsentFn, ConsentStep};
 pub(crate) use http::auth::SignIn;
 pub(crate) use pending::{ProgressSink, Reply};
 pub use stdio::StdioCommand;
@@ -72,36 +74,6 @@ impl LogLevel {
         *lock(&self.0)
     }
 }
-
-/// The answer of the client when a later sign-in asks it to open a URL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Consent {
-    /// The user opened the URL: the sign-in waits for its redirect.
-    Accepted,
-    /// The user declined.
-    Declined,
-    /// The client cannot ask (no `elicitation.url`, not initialized yet,
-    /// no answer, an error).
-    CannotAsk,
-}
-
-/// What a later sign-in asks of the client.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum ConsentStep {
-    /// Whether the client can be asked at all (`Accepted` or `CannotAsk`),
-    /// before the sign-in sends anything.
-    CanAsk,
-    /// Open this URL; with a code, the user enters it there (the device
-    /// grant).
-    Ask { url: String, code: Option<String> },
-    /// The sign-in is over.
-    Done,
-}
-
-/// The future of a consent.
-pub(crate) type ConsentFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Consent> + Send>>;
-/// Asks the client about a later sign-in.
-pub(crate) type ConsentFn = Arc<dyn Fn(ConsentStep) -> ConsentFuture + Send + Sync>;
 
 /// What the upstream client needs from the layer above it, without
 /// importing that layer.

@@ -10,11 +10,10 @@
 //! to it); `resource` (RFC 8707) goes with both requests.
 
 use super::discovery::ServerMetadata;
-use super::fail;
 use super::fetch::Fetcher;
 use super::record::Grant;
 use super::signin::{self, token_error, Carrier};
-use crate::jsonrpc::{server_text, BridgeError, Cause};
+use crate::jsonrpc::{fail, server_text, BridgeError, Cause};
 use oauth2::basic::{BasicClient, BasicTokenResponse};
 use oauth2::{
     ClientId, ClientSecret, DeviceAuthorizationUrl, DeviceCodeErrorResponse, DeviceCodeErrorResponseType,

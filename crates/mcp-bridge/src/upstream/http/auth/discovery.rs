@@ -6,9 +6,8 @@
 //! RFC 8414 section 3.3 says.
 
 use super::fetch::{Failure, Fetcher};
-use super::{fail, secure, AuthError};
 
-use crate::jsonrpc::{BridgeError, Cause};
+use crate::jsonrpc::{fail, BridgeError, Cause};
 use reqwest::Url;
 use serde_json::Value;
 
@@ -84,7 +83,7 @@ pub(crate) async fn resource_metadata(
     http: &Fetcher,
     server: &Url,
     from_challenge: Option<&str>,
-) -> Result<ResourceMetadata, AuthError> {
+) -> Result<ResourceMetadata, BridgeError> {
     let urls = match from_challenge.and_then(|u| Url::parse(u).ok()) {
         Some(url) => vec![url],
         None => resource_metadata_urls(server),
@@ -128,11 +127,23 @@ pub(crate) fn covers(resource: &str, server: &Url) -> bool {
     inner == outer || inner.starts_with(&format!("{outer}/"))
 }
 
+/// Every authorization endpoint and metadata URL is https, except on the
+/// loopback hosts, where http is allowed (local servers, the conformance
+/// suite's mocks).
+pub(crate) fn secure(url: &Url) -> Result<(), BridgeError> {
+    let loopback = matches!(url.host_str(), Some("127.0.0.1" | "[::1]" | "localhost"));
+    if url.scheme() == "https" || (url.scheme() == "http" && loopback) {
+        Ok(())
+    } else {
+        Err(fail(Cause::SignInFailed, "discovery: an authorization URL is not https and not on a loopback host"))
+    }
+}
+
 /// Reads and checks the metadata of an issuer: its `issuer` must be the
 /// issuer itself, the endpoints must be secure URLs, and PKCE with S256
 /// must be supported (the security page: without
 /// `code_challenge_methods_supported` the client refuses to go on).
-pub(crate) async fn server_metadata(http: &Fetcher, issuer: &str) -> Result<ServerMetadata, AuthError> {
+pub(crate) async fn server_metadata(http: &Fetcher, issuer: &str) -> Result<ServerMetadata, BridgeError> {
     let issuer_url = Url::parse(issuer).map_err(|_| fail(Cause::SignInFailed, "discovery: the issuer is not a URL"))?;
     secure(&issuer_url)?;
     for url in authorization_server_metadata_urls(&issuer_url) {
@@ -143,11 +154,11 @@ pub(crate) async fn server_metadata(http: &Fetcher, issuer: &str) -> Result<Serv
 }
 
 /// RFC 8414 section 3.3 and the PKCE rule, on a metadata document.
-pub(crate) fn check_metadata(document: &Value, issuer: &str) -> Result<ServerMetadata, AuthError> {
+pub(crate) fn check_metadata(document: &Value, issuer: &str) -> Result<ServerMetadata, BridgeError> {
     if document.get("issuer").and_then(Value::as_str) != Some(issuer) {
         return Err(fail(Cause::SignInFailed, "discovery: the issuer of the metadata is not the authorization server"));
     }
-    let endpoint = |name: &str| -> Result<Option<Url>, AuthError> {
+    let endpoint = |name: &str| -> Result<Option<Url>, BridgeError> {
         match document.get(name).and_then(Value::as_str) {
             None => Ok(None),
             Some(text) => {
@@ -188,7 +199,7 @@ pub(crate) fn check_metadata(document: &Value, issuer: &str) -> Result<ServerMet
 }
 
 /// `sign_in_invalid_url`: the error has no detail; the log says why.
-pub(crate) fn invalid_authorization_url(why: &str) -> AuthError {
+pub(crate) fn invalid_authorization_url(why: &str) -> BridgeError {
     tracing::warn!(why, "the authorization URL failed a check of the bridge; it is not opened");
     BridgeError::new(Cause::SignInInvalidUrl)
 }
@@ -200,7 +211,7 @@ fn strings(value: Option<&Value>) -> Option<Vec<String>> {
 /// GETs a JSON document; `None` when it is not there or not JSON, so that
 /// the next URI is tried. A response over the size limit, or one that
 /// stalls, ends the sign-in.
-async fn get_json(http: &Fetcher, url: &Url) -> Result<Option<Value>, AuthError> {
+async fn get_json(http: &Fetcher, url: &Url) -> Result<Option<Value>, BridgeError> {
     let fetched = match http.send(http.client().get(url.clone()).header("Accept", "application/json")).await {
         Ok(fetched) => fetched,
         Err(Failure::Unreachable) => {
@@ -336,5 +347,16 @@ mod tests {
         let mut loopback = metadata();
         loopback["token_endpoint"] = json!("http://127.0.0.1:9/token");
         assert!(check_metadata(&loopback, "https://auth.example.com").is_ok());
+    }
+
+    #[test]
+    fn only_https_or_loopback_http_is_secure() {
+        let url = |t: &str| Url::parse(t).unwrap_or_else(|e| panic!("{e}"));
+        for ok in ["https://a.example.com/x", "http://127.0.0.1:9/x", "http://localhost/x", "http://[::1]:8/x"] {
+            assert!(secure(&url(ok)).is_ok(), "{ok}");
+        }
+        for bad in ["http://a.example.com/x", "http://127.0.0.2/x", "ftp://localhost/x"] {
+            assert!(secure(&url(bad)).is_err(), "{bad}");
+        }
     }
 }

@@ -39,11 +39,11 @@ pub use place::{Place, Remote};
 pub use register::ClientOptions;
 pub use store::{Store, StoreError};
 
-use crate::jsonrpc::{BridgeError, Cause};
-use crate::upstream::{Consent, ConsentFn, ConsentStep};
+use crate::jsonrpc::{fail, BridgeError, Cause};
+use crate::upstream::consent::{Consent, ConsentFn, ConsentStep};
 use challenge::Challenge;
 use discovery::ServerMetadata;
-use record::{Grant, Record};
+use record::{now_secs, Grant, Record};
 use reqwest::Url;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -100,30 +100,6 @@ pub enum SignInMode {
     Browser,
     /// The device grant (RFC 8628), wherever the bridge runs.
     Device,
-}
-
-/// The errors of the sign-in are errors of the bridge.
-pub(crate) type AuthError = BridgeError;
-
-/// An error of a cause with a detail.
-pub(crate) fn fail(cause: Cause, detail: impl Into<String>) -> BridgeError {
-    BridgeError::new(cause).with_detail(detail)
-}
-
-/// Every authorization endpoint and metadata URL is https, except on the
-/// loopback hosts, where http is allowed (local servers, the conformance
-/// suite's mocks).
-pub(crate) fn secure(url: &Url) -> Result<(), BridgeError> {
-    let loopback = matches!(url.host_str(), Some("127.0.0.1" | "[::1]" | "localhost"));
-    if url.scheme() == "https" || (url.scheme() == "http" && loopback) {
-        Ok(())
-    } else {
-        Err(fail(Cause::SignInFailed, "discovery: an authorization URL is not https and not on a loopback host"))
-    }
-}
-
-pub(crate) fn now_secs() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 /// The canonical URI of the server for RFC 8707: the URL without its user
@@ -595,16 +571,5 @@ mod tests {
         assert_eq!(canonical_resource(&url("https://mcp.example.com/mcp?key=SECRET#x")), "https://mcp.example.com/mcp");
         assert_eq!(canonical_resource(&url("https://MCP.example.com/")), "https://mcp.example.com");
         assert_eq!(canonical_resource(&url("https://user:pass@mcp.example.com/mcp")), "https://mcp.example.com/mcp");
-    }
-
-    #[test]
-    fn only_https_or_loopback_http_is_secure() {
-        let url = |t: &str| Url::parse(t).unwrap_or_else(|e| panic!("{e}"));
-        for ok in ["https://a.example.com/x", "http://127.0.0.1:9/x", "http://localhost/x", "http://[::1]:8/x"] {
-            assert!(secure(&url(ok)).is_ok(), "{ok}");
-        }
-        for bad in ["http://a.example.com/x", "http://127.0.0.2/x", "ftp://localhost/x"] {
-            assert!(secure(&url(bad)).is_err(), "{bad}");
-        }
     }
 }

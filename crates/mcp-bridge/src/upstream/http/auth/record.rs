@@ -74,3 +74,8 @@ pub(crate) struct Record {
     #[serde(default)]
     pub grants: BTreeMap<String, Grant>,
 }
+
+/// The clock of the grants' expiry: seconds since the Unix epoch.
+pub(crate) fn now_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}

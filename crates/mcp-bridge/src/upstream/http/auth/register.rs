@@ -5,10 +5,9 @@
 //! `application_type: "native"`), else the user must register one.
 
 use super::discovery::ServerMetadata;
-use super::fail;
 use super::fetch::Fetcher;
 use super::record::{Grant, DEVICE_GRANT_TYPE};
-use crate::jsonrpc::{server_text, BridgeError, Cause};
+use crate::jsonrpc::{fail, server_text, BridgeError, Cause};
 use reqwest::Url;
 use serde_json::{json, Value};
 

@@ -6,10 +6,9 @@
 
 use super::discovery::ServerMetadata;
 use super::fetch::{Failure, Fetcher};
-use super::record::Grant;
+use super::record::{now_secs, Grant};
 use super::redirect::{self, Redirect};
-use super::{fail, now_secs};
-use crate::jsonrpc::{server_text, BridgeError, Cause};
+use crate::jsonrpc::{fail, server_text, BridgeError, Cause};
 use oauth2::basic::{BasicClient, BasicTokenResponse};
 use oauth2::{
     AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge, RedirectUrl,
@@ -99,7 +98,7 @@ pub(crate) async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, Brid
 /// query brings its own `state` or `redirect_uri` fails here.
 pub(crate) fn check_authorization_url(url: &Url, state: &str, redirect_uri: &str) -> Result<(), BridgeError> {
     let invalid = super::discovery::invalid_authorization_url;
-    super::secure(url).map_err(|_| invalid("not https and not on a loopback host"))?;
+    super::discovery::secure(url).map_err(|_| invalid("not https and not on a loopback host"))?;
     if !url.username().is_empty() || url.password().is_some() || url.fragment().is_some() {
         return Err(invalid("it has user information or a fragment"));
     }
@@ -273,7 +272,7 @@ impl<'c> oauth2::AsyncHttpClient<'c> for Carrier<'_> {
 async fn send(http: &Fetcher, request: oauth2::HttpRequest) -> Result<oauth2::HttpResponse, Failure> {
     let (parts, body) = request.into_parts();
     let url = Url::parse(&parts.uri.to_string()).map_err(|_| Failure::Unreachable)?;
-    super::secure(&url).map_err(|_| Failure::Unreachable)?;
+    super::discovery::secure(&url).map_err(|_| Failure::Unreachable)?;
     let fetched = http.send(http.client().request(parts.method, url).headers(parts.headers).body(body)).await?;
     let mut out = oauth2::HttpResponse::new(fetched.body);
     *out.status_mut() = reqwest::StatusCode::from_u16(fetched.status).map_err(|_| Failure::Unreachable)?;
