@@ -1129,7 +1129,7 @@ fn a_short_lived_token_is_refreshed_once_per_life_over_300_calls() {
 /// one; without it this test fails), the secrets of a sign-in leave the
 /// record file for it, the next start uses the stored token without a
 /// sign-in, and `logout` leaves nothing in the folder (that it removes the
-/// entry too is checked in `vault::secret_service`).
+/// entry too is checked in `store::secret_service`).
 #[test]
 fn with_a_secret_service_the_tokens_leave_the_file_and_serve_the_next_start() {
     let dir = TempDir::new("keyring");

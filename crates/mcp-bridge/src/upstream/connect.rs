@@ -1,13 +1,15 @@
 //! Connecting to the upstream server (steps 3 and 4 of the first
-//! initialize): each kind of upstream makes its transport, the client over
-//! it, and the hooks that only it has; then its tasks start, once the
-//! client exists for them to hand messages to.
+//! initialize): each kind of upstream makes its transport, the inbox that
+//! its readers hand messages to, the client over both, and the hooks that
+//! only it has.
 
+use super::client::Client;
+use super::hooks::{Hooks, Identity};
 use super::http::{self, auth::SignIn};
+use super::inbox::Inbox;
 use super::lines;
 use super::stdio::{self, StdioCommand};
 use super::transport::Transport;
-use super::{Client, Hooks, Identity};
 use crate::jsonrpc::{BridgeError, Cause};
 use std::sync::Arc;
 
@@ -51,29 +53,30 @@ pub(crate) fn connect(
     hooks: Hooks,
     max_line_bytes: usize,
 ) -> Result<Connection, BridgeError> {
+    let inbox = Arc::new(Inbox::new(hooks.on_log));
     match spec {
         UpstreamSpec::Stdio(command) => {
             let (lines, child) = stdio::spawn(command, max_line_bytes)?;
-            let client = Client::new(Transport::Lines(lines), identity, hooks, None);
-            child.start(client.clone());
+            child.start(inbox.clone());
+            let client = Client::new((Transport::Lines(lines), inbox), &identity, hooks.log_level, None);
             Ok(Connection { client, sign_in: None })
         }
         UpstreamSpec::Memory(link) => {
             let (lines, pipe) = lines::open(tokio::io::split((link.0)()), max_line_bytes, None);
-            let client = Client::new(Transport::Lines(lines), identity, hooks, None);
-            let mut tasks = pipe.start(client.clone());
+            let mut tasks = pipe.start(inbox.clone());
             // Nothing of ours owns the far end: its end is `closed`.
-            let lost = client.clone();
+            let lost = inbox.clone();
             tokio::spawn(async move {
                 tasks.ended().await;
                 lost.mark_lost(BridgeError::new(Cause::Closed));
             });
+            let client = Client::new((Transport::Lines(lines), inbox), &identity, hooks.log_level, None);
             Ok(Connection { client, sign_in: None })
         }
         UpstreamSpec::Http(options) => {
-            let http = http::Http::new(options, hooks.consent.clone())?;
+            let http = http::Http::new(options, hooks.consent)?;
             let (sign_in, observer) = (http.sign_in(), http.result_observer());
-            let client = Client::new(Transport::Http(http), identity, hooks, Some(observer));
+            let client = Client::new((Transport::Http(http), inbox), &identity, hooks.log_level, Some(observer));
             Ok(Connection { client, sign_in })
         }
     }

@@ -1,15 +1,15 @@
 //! Newline-delimited JSON over a pipe, the transport of stdio and of the
 //! in-memory link: a bounded write queue with its writer task, and a
-//! reader task that decodes each line and hands it to the client inline.
+//! reader task that decodes each line and hands it to the inbox inline.
 //! Both start the same way ([`open`], then [`Pipe::start`]); they differ
 //! only in who owns the far end and so names the cause of its end.
 
-use super::Client;
+use super::inbox::{Inbox, UPSTREAM_MAX_DEPTH};
 use crate::framing::{self, Frame};
 use crate::jsonrpc::{BridgeError, Cause};
 use crate::pipe::{write_lines, KeptBuffer, Line, LineReader};
 use crate::sync::lock;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
@@ -109,11 +109,11 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     /// Starts the writer task and the reader task, which hands each line
-    /// to `client`.
-    pub(super) fn start(self, client: Client) -> PipeTasks {
+    /// to `inbox`.
+    pub(super) fn start(self, inbox: Arc<Inbox>) -> PipeTasks {
         PipeTasks {
             writer: Some(tokio::spawn(write_lines(self.write, self.queue))),
-            reader: Some(tokio::spawn(read_lines(client, self.read, self.max_line_bytes))),
+            reader: Some(tokio::spawn(read_lines(inbox, self.read, self.max_line_bytes))),
         }
     }
 }
@@ -168,21 +168,21 @@ impl PipeTasks {
     }
 }
 
-/// Reads the pipe and hands each decoded line to the client inline: the
-/// next line is read only when the client is done with this one. It
+/// Reads the pipe and hands each decoded line to the inbox inline: the
+/// next line is read only when the inbox is done with this one. It
 /// returns at the end of the pipe; the owner of the pipe knows what that
 /// end means (a child that stopped, or only closed its output) and marks
 /// the connection lost with that cause.
-async fn read_lines<R: AsyncRead + Unpin>(client: Client, input: R, max_line_bytes: usize) {
+async fn read_lines<R: AsyncRead + Unpin>(inbox: Arc<Inbox>, input: R, max_line_bytes: usize) {
     // The buffer of a big line serves the next one (`pipe::KeptBuffer`).
     let kept = KeptBuffer::default();
     let mut reader = LineReader::new(input, max_line_bytes).with_kept(kept.clone());
     loop {
         match reader.next_frame().await {
-            Ok(Some(Frame::Line(line))) => client.receive_bytes(line, max_line_bytes, &kept).await,
+            Ok(Some(Frame::Line(line))) => inbox.receive_bytes(line, max_line_bytes, &kept).await,
             Ok(Some(frame)) => {
-                if let Some(decoded) = framing::decode(&frame, max_line_bytes, super::UPSTREAM_MAX_DEPTH) {
-                    client.receive(decoded).await;
+                if let Some(decoded) = framing::decode(&frame, max_line_bytes, UPSTREAM_MAX_DEPTH) {
+                    inbox.receive(decoded).await;
                 }
             }
             Ok(None) => break,

@@ -10,10 +10,11 @@
 //! capabilities, and then their serialization. The members that are the
 //! same on every request ([`FixedMeta`]) are serialized once per client.
 
-use super::PROTOCOL_VERSION;
 use crate::jsonrpc::{self, Id};
 use serde_json::{Map, Value};
 
+/// The revision the upstream client speaks.
+pub(crate) const PROTOCOL_VERSION: &str = "2026-07-28";
 /// The `_meta` key of the log level that the client chose.
 const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 

@@ -5,13 +5,14 @@
 //! stderr into the log (the child's stderr never reaches a message to the
 //! client), and a supervisor owns the child.
 
+use super::inbox::Inbox;
 use super::lines::{self, Lines, Pipe, PipeTasks, Stop};
-use super::Client;
 use crate::framing::Frame;
 use crate::jsonrpc::{BridgeError, Cause};
 use crate::pipe::LineReader;
 use std::ffi::OsString;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::sync::oneshot;
@@ -68,9 +69,9 @@ pub(super) fn spawn(command: &StdioCommand, max_line_bytes: usize) -> Result<(Li
 
 impl Spawned {
     /// Starts the pipe's tasks, the drain of stderr and the supervisor.
-    pub(super) fn start(self, client: Client) {
-        let tasks = Tasks { pipe: self.pipe.start(client.clone()), stderr: tokio::spawn(drain_stderr(self.stderr)) };
-        tokio::spawn(supervise(self.child, self.stop, client, tasks));
+    pub(super) fn start(self, inbox: Arc<Inbox>) {
+        let tasks = Tasks { pipe: self.pipe.start(inbox.clone()), stderr: tokio::spawn(drain_stderr(self.stderr)) };
+        tokio::spawn(supervise(self.child, self.stop, inbox, tasks));
     }
 }
 
@@ -102,7 +103,7 @@ impl Tasks {
 /// client stops it, the child gets the grace, then it is killed, and its
 /// pipes are no longer read: nothing the child left behind can keep the
 /// bridge from ending.
-async fn supervise(mut child: Child, mut stop: oneshot::Receiver<Stop>, client: Client, mut tasks: Tasks) {
+async fn supervise(mut child: Child, mut stop: oneshot::Receiver<Stop>, inbox: Arc<Inbox>, mut tasks: Tasks) {
     let mut exited = false;
     let request = tokio::select! {
         status = child.wait() => {
@@ -126,14 +127,13 @@ async fn supervise(mut child: Child, mut stop: oneshot::Receiver<Stop>, client: 
         None => {
             if exited {
                 tasks.drain().await;
-                client.mark_lost(BridgeError::new(Cause::UpstreamExited));
+                inbox.mark_lost(BridgeError::new(Cause::UpstreamExited));
             } else {
                 tracing::warn!("the upstream command closed its connection, but keeps running");
-                client.mark_lost(BridgeError::new(Cause::Closed));
+                inbox.mark_lost(BridgeError::new(Cause::Closed));
             }
-            // The client holds the sender of `stop`: release it, so that a
-            // client that goes away without a stop ends this task.
-            drop(client);
+            // The client holds the sender of `stop`: a client that goes
+            // away without a stop ends this task.
             stop.await.ok()
         }
     };

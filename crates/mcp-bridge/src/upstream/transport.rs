@@ -16,16 +16,17 @@
 //! connection time (`connect`), never as no-op methods here.
 //!
 //! A transport only moves messages. What it receives goes to
-//! [`Client::receive`] inline, one message at a time; a request that fails
+//! [`Inbox::receive`] inline, one message at a time; a request that fails
 //! on its way (an HTTP status, a broken stream) goes to
-//! [`Client::fail`]; a connection that is gone goes to
-//! [`Client::mark_lost`] with its cause.
+//! [`Inbox::fail`]; a connection that is gone goes to
+//! [`Inbox::mark_lost`] with its cause.
 
 use super::http::{Http, Outgoing};
+use super::inbox::Inbox;
 use super::lines::Lines;
-use super::Client;
 use crate::jsonrpc::BridgeError;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The transport lives once per client, in its `Arc`: the size of the
@@ -41,13 +42,13 @@ impl Transport {
     /// pipe, its place in the write queue (waiting while the queue is full);
     /// over HTTP, the status of its POST. `id` is the id of a request,
     /// `None` for a notification.
-    pub(super) async fn send(&self, client: &Client, id: Option<u64>, message: &Value) -> Result<(), BridgeError> {
+    pub(super) async fn send(&self, inbox: &Arc<Inbox>, id: Option<u64>, message: &Value) -> Result<(), BridgeError> {
         match self {
             Transport::Lines(lines) => lines.send(crate::jsonrpc::json_line(message)).await,
             // Boxed: the POST's future is large, and unboxed it would make
             // the task of every forwarded request that large, a pipe's
             // too, and the task is copied as it moves.
-            Transport::Http(http) => Box::pin(http.send(client, id, Outgoing::of(message))).await,
+            Transport::Http(http) => Box::pin(http.send(inbox, id, Outgoing::of(message))).await,
         }
     }
 
@@ -56,7 +57,7 @@ impl Transport {
     /// `method` and `params`.
     pub(super) async fn send_text(
         &self,
-        client: &Client,
+        inbox: &Arc<Inbox>,
         id: u64,
         (method, params): (&str, &Map<String, Value>),
         text: Vec<u8>,
@@ -65,7 +66,7 @@ impl Transport {
             Transport::Lines(lines) => lines.send(text).await,
             Transport::Http(http) => {
                 let message = Outgoing { method, params: Some(params), body: text.into() };
-                Box::pin(http.send(client, Some(id), message)).await
+                Box::pin(http.send(inbox, Some(id), message)).await
             }
         }
     }

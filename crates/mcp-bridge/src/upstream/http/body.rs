@@ -1,24 +1,24 @@
 //! The body of a response: one JSON message, or a stream of Server-Sent
-//! Events, each message handed to the client inline (the next one is read
-//! only when the client is done with this one). `--max-response-bytes`
+//! Events, each message handed to the inbox inline (the next one is read
+//! only when the inbox is done with this one). `--max-response-bytes`
 //! bounds one JSON body and one event: a larger one fails its request at
 //! once, and the rest is never read.
 
 use crate::jsonrpc::{BridgeError, Cause};
 use crate::pipe::KeptBuffer;
-use crate::upstream::Client;
+use crate::upstream::inbox::Inbox;
 use futures_util::StreamExt;
 use sse_stream::SseByteStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Reads a JSON body, at most `max` bytes, and hands its message to the
-/// client. The request fails when the body is over the limit, cannot be
+/// inbox. The request fails when the body is over the limit, cannot be
 /// read, or holds no response to it. A big body is read into the buffer
 /// of the big body before, when `kept` still keeps it.
-pub(super) async fn json(client: &Client, id: u64, mut response: reqwest::Response, (max, kept): (usize, &KeptBuffer)) {
+pub(super) async fn json(inbox: &Inbox, id: u64, mut response: reqwest::Response, (max, kept): (usize, &KeptBuffer)) {
     if response.content_length().is_some_and(|n| n > max as u64) {
-        client.fail(id, over_limit(max));
+        inbox.fail(id, over_limit(max));
         return;
     }
     let mut body = Vec::new();
@@ -26,7 +26,7 @@ pub(super) async fn json(client: &Client, id: u64, mut response: reqwest::Respon
         match response.chunk().await {
             Ok(Some(chunk)) => {
                 if body.len() + chunk.len() > max {
-                    client.fail(id, over_limit(max));
+                    inbox.fail(id, over_limit(max));
                     return;
                 }
                 kept.grow(&mut body, chunk.len(), max);
@@ -36,23 +36,23 @@ pub(super) async fn json(client: &Client, id: u64, mut response: reqwest::Respon
             Err(err) => {
                 let err = err.without_url();
                 tracing::warn!(error = %err, "the body of an upstream response broke off");
-                client.fail(id, BridgeError::new(Cause::TransportFailed).with_detail("the body broke off"));
+                inbox.fail(id, BridgeError::new(Cause::TransportFailed).with_detail("the body broke off"));
                 return;
             }
         }
     }
-    client.receive_bytes(body, max, kept).await;
+    inbox.receive_bytes(body, max, kept).await;
     // A body that was a notification, or the response to another request,
     // leaves this request without its response.
-    client.fail(id, BridgeError::new(Cause::InvalidResponse).with_detail("the body holds no response to the request"));
+    inbox.fail(id, BridgeError::new(Cause::InvalidResponse).with_detail("the body holds no response to the request"));
 }
 
-/// Reads an SSE stream and hands the data of each event to the client;
+/// Reads an SSE stream and hands the data of each event to the inbox;
 /// comments, `retry:`, `id:` and events without data carry no message.
 /// When the stream ends or breaks before the response of its request, the
 /// request fails with `transport_failed`; an event over the limit fails it
 /// with `invalid_response`.
-pub(super) async fn sse(client: &Client, id: u64, response: reqwest::Response, (max, kept): (usize, &KeptBuffer)) {
+pub(super) async fn sse(inbox: &Inbox, id: u64, response: reqwest::Response, (max, kept): (usize, &KeptBuffer)) {
     let over = Arc::new(AtomicBool::new(false));
     let mut limit = EventLimit::new(max, over.clone());
     let bytes = response.bytes_stream().map(move |chunk| match chunk {
@@ -65,8 +65,8 @@ pub(super) async fn sse(client: &Client, id: u64, response: reqwest::Response, (
         match event {
             Ok(event) => {
                 if let Some(data) = event.data {
-                    client.receive_bytes(data.into_bytes(), max, kept).await;
-                    if !client.is_pending(id) {
+                    inbox.receive_bytes(data.into_bytes(), max, kept).await;
+                    if !inbox.is_pending(id) {
                         // The response is in (or the request was given up):
                         // a server that keeps the stream open after it
                         // holds nothing here any more.
@@ -76,7 +76,7 @@ pub(super) async fn sse(client: &Client, id: u64, response: reqwest::Response, (
             }
             Err(_) if over.load(Ordering::Acquire) => {
                 tracing::warn!(limit = max, "an event of an upstream stream is over --max-response-bytes");
-                client.fail(id, over_limit(max));
+                inbox.fail(id, over_limit(max));
                 return;
             }
             Err(err) => {
@@ -85,7 +85,7 @@ pub(super) async fn sse(client: &Client, id: u64, response: reqwest::Response, (
             }
         }
     }
-    client.fail(id, BridgeError::new(Cause::TransportFailed).with_detail("the stream ended before its response"));
+    inbox.fail(id, BridgeError::new(Cause::TransportFailed).with_detail("the stream ended before its response"));
 }
 
 fn over_limit(max: usize) -> BridgeError {

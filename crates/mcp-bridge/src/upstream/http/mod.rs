@@ -5,7 +5,7 @@
 //! `send` returns when the response's status is in: a status that is not a
 //! success fails *that* request (`transport_failed` with `HTTP status <n>`,
 //! or the JSON-RPC error of its body), never the connection. The body is
-//! read by a task of its own that hands each message to the client inline;
+//! read by a task of its own that hands each message to the inbox inline;
 //! a cancellation drops that task, which closes the request's stream (the
 //! cancellation signal of the transport), beside the `notifications/
 //! cancelled` that the client posts.
@@ -21,7 +21,10 @@ mod tools;
 
 pub use reqwest::Url;
 
-use super::Client;
+use super::consent::ConsentFn;
+use super::hooks::ResultObserver;
+use super::inbox::Inbox;
+use super::request::PROTOCOL_VERSION;
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
 use crate::pipe::KeptBuffer;
 use crate::sync::lock;
@@ -147,8 +150,9 @@ pub(super) struct Http {
     max_response_bytes: usize,
     /// The `Mcp-Param-*` headers of each tool, from the last `tools/list`.
     tools: tools::ToolHeaders,
-    /// The task that reads the body of each request in flight.
-    bodies: Mutex<HashMap<u64, AbortHandle>>,
+    /// The task that reads the body of each request in flight; the task
+    /// takes itself out when it ends.
+    bodies: Arc<Mutex<HashMap<u64, AbortHandle>>>,
     /// The buffer of a big body, for the next one (`framing::KeptBuffer`).
     kept: KeptBuffer,
     auth: Option<Arc<auth::Auth>>,
@@ -157,7 +161,7 @@ pub(super) struct Http {
 impl Http {
     /// Makes the HTTP client for the URL; `connect_failed` when it cannot
     /// be made (the TLS set-up, the proxy variables).
-    pub(super) fn new(options: &HttpOptions, consent: super::ConsentFn) -> Result<Http, BridgeError> {
+    pub(super) fn new(options: &HttpOptions, consent: ConsentFn) -> Result<Http, BridgeError> {
         // One process-wide crypto provider for rustls; a second install is
         // refused, which is fine.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -195,7 +199,7 @@ impl Http {
             headers,
             max_response_bytes: options.max_response_bytes,
             tools: tools::ToolHeaders::default(),
-            bodies: Mutex::default(),
+            bodies: Arc::default(),
             kept: KeptBuffer::default(),
         })
     }
@@ -205,7 +209,7 @@ impl Http {
     /// it (`202`).
     pub(super) async fn send(
         &self,
-        client: &Client,
+        inbox: &Arc<Inbox>,
         id: Option<u64>,
         message: Outgoing<'_>,
     ) -> Result<(), BridgeError> {
@@ -218,7 +222,7 @@ impl Http {
             return Ok(());
         };
         if !status.is_success() {
-            return self.failed(client, id, response).await;
+            return self.failed(inbox, id, response).await;
         }
         let event_stream = content_type(&response).is_some_and(|t| t.eq_ignore_ascii_case("text/event-stream"));
         let json = content_type(&response).is_some_and(|t| t.eq_ignore_ascii_case("application/json"));
@@ -226,16 +230,20 @@ impl Http {
             tracing::warn!(status = status.as_u16(), "an upstream response is neither JSON nor an event stream");
             return Err(BridgeError::new(Cause::InvalidResponse).with_status(status.as_u16()));
         }
-        let (reader, max, kept) = (client.clone(), self.max_response_bytes, self.kept.clone());
+        let (max, kept, bodies) = (self.max_response_bytes, self.kept.clone(), self.bodies.clone());
+        let reader = inbox.clone();
+        // The task takes itself out of `bodies` when it ends, and it cannot
+        // before it is in: the lock is held from its spawn to its insert.
+        let mut running = lock(&self.bodies);
         let task = tokio::spawn(async move {
             if event_stream {
                 body::sse(&reader, id, response, (max, &kept)).await;
             } else {
                 body::json(&reader, id, response, (max, &kept)).await;
             }
-            reader.inner.transport.forget(id);
+            lock(&bodies).remove(&id);
         });
-        lock(&self.bodies).insert(id, task.abort_handle());
+        running.insert(id, task.abort_handle());
         Ok(())
     }
 
@@ -301,7 +309,7 @@ impl Http {
 
     /// The observer of the client's results: a `tools/list` result teaches
     /// the transport the headers of each tool's calls.
-    pub(super) fn result_observer(&self) -> super::ResultObserver {
+    pub(super) fn result_observer(&self) -> ResultObserver {
         let tools = self.tools.clone();
         Arc::new(move |method, result| {
             if method == "tools/list" {
@@ -327,7 +335,7 @@ impl Http {
             .headers(self.headers.clone())
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
-            .header("MCP-Protocol-Version", super::PROTOCOL_VERSION)
+            .header("MCP-Protocol-Version", PROTOCOL_VERSION)
             .header("Mcp-Method", method);
         match (token, &self.basic) {
             (Some(token), _) => request = request.bearer_auth(token),
@@ -348,7 +356,7 @@ impl Http {
     /// A status that is not a success: the JSON-RPC error of the body goes
     /// to the request as the server's answer; without one, the request
     /// fails with the status.
-    async fn failed(&self, client: &Client, id: u64, mut response: reqwest::Response) -> Result<(), BridgeError> {
+    async fn failed(&self, inbox: &Inbox, id: u64, mut response: reqwest::Response) -> Result<(), BridgeError> {
         let status = response.status().as_u16();
         tracing::warn!(status, "the upstream server answered a request with an error status");
         let mut body = Vec::new();
@@ -362,7 +370,7 @@ impl Http {
         let error = serde_json::from_slice::<Value>(&body).ok().map(Message::classify);
         if let Some(Message::Response { id: answered, outcome: Err(error) }) = error {
             if answered == Id::number(id) {
-                client.fail_with_error(id, error, status);
+                inbox.fail_with_error(id, error, status);
                 return Ok(());
             }
         }

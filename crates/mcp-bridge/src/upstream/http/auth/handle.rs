@@ -3,7 +3,7 @@
 //! one completes, and the end of the first initialize. Only an upstream at
 //! a URL with sign-in has one; nothing else about OAuth leaves `auth`.
 
-use super::Auth;
+use super::session::Auth;
 use crate::jsonrpc::BridgeError;
 use std::sync::Arc;
 

@@ -2,6 +2,7 @@
 //! grant of each authorization server. Plain data, shared by the store, the
 //! credential store (`vault`) and the sign-in.
 
+use reqwest::Url;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -46,7 +47,22 @@ impl Grant {
     }
 }
 
-/// The record of one upstream server.
+/// The canonical URI of the server for RFC 8707: the URL without its user
+/// information, query and fragment (a password or a query can hold a key,
+/// and must not reach the authorization server, the browser's history or
+/// the store) and without a trailing slash.
+pub fn canonical_resource(url: &Url) -> String {
+    let mut url = url.clone();
+    // Both fail only for a URL that cannot have user information.
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    url.set_query(None);
+    url.set_fragment(None);
+    url.as_str().trim_end_matches('/').to_owned()
+}
+
+/// The record of one upstream server, under the key of its
+/// [`canonical_resource`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Record {
     /// The server URL (without query). Not written to the file: the file's
@@ -78,4 +94,17 @@ pub(crate) struct Record {
 /// The clock of the grants' expiry: seconds since the Unix epoch.
 pub(crate) fn now_secs() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_canonical_resource_drops_the_query_the_fragment_and_a_trailing_slash() {
+        let url = |t: &str| Url::parse(t).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(canonical_resource(&url("https://mcp.example.com/mcp?key=SECRET#x")), "https://mcp.example.com/mcp");
+        assert_eq!(canonical_resource(&url("https://MCP.example.com/")), "https://mcp.example.com");
+        assert_eq!(canonical_resource(&url("https://user:pass@mcp.example.com/mcp")), "https://mcp.example.com/mcp");
+    }
 }

@@ -4,6 +4,7 @@
 //! `oauth2` builds the requests and reads the token responses; reqwest
 //! carries them.
 
+use super::ask::Asker;
 use super::discovery::ServerMetadata;
 use super::fetch::{Failure, Fetcher};
 use super::record::{now_secs, Grant};
@@ -36,7 +37,7 @@ pub(crate) enum Present<'a> {
     /// `true` (not `--no-browser`, and not on a remote host).
     Browser(bool),
     /// Later: a URL elicitation to the client, which must accept it.
-    Ask(&'a super::Auth),
+    Ask(&'a Asker),
 }
 
 /// Runs one sign-in: the browser goes to the one-time start URL of the

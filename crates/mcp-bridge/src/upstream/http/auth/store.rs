@@ -257,4 +257,6 @@ impl Locked {
 }
 
 #[cfg(test)]
+mod secret_service;
+#[cfg(test)]
 mod tests;

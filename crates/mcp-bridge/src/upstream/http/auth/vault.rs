@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// The service name of the entries.
-const SERVICE: &str = "mcp-bridge";
+pub(super) const SERVICE: &str = "mcp-bridge";
 /// The longest wait for the credential store to answer one call: a
 /// session bus without a Secret Service can stall a call for long.
 const LIMIT: Duration = Duration::from_secs(3);
@@ -189,7 +189,7 @@ impl Vault {
 
 /// The entry in the text of the credential store; `None` when it is not
 /// one of ours.
-fn parse(text: &str) -> Option<Sealed> {
+pub(super) fn parse(text: &str) -> Option<Sealed> {
     match serde_json::from_str(text).ok()? {
         Stored::Sealed(sealed) => Some(sealed),
         Stored::Unrevised(grants) => Some(Sealed { revision: 0, grants }),
@@ -205,9 +205,6 @@ fn bounded<T: Send + 'static>(call: impl FnOnce() -> T + Send + 'static) -> Opti
     });
     rx.recv_timeout(LIMIT).ok()
 }
-
-#[cfg(test)]
-mod secret_service;
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,5 @@
 //! The store with the file vault; the credential store's half runs against
-//! a real Secret Service in `vault::secret_service`.
+//! a real Secret Service in `secret_service`.
 
 use super::*;
 use crate::upstream::http::auth::record::Grant;

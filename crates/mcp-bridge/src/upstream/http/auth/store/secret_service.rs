@@ -3,10 +3,10 @@
 //! `scripts/with-secret-service` starts (`scripts/test` runs every test in
 //! one). Without it these tests fail: they never fall back to the file.
 
-use super::super::record::{Grant, Record};
-use super::super::store::Store;
 use super::*;
-use std::path::PathBuf;
+use crate::upstream::http::auth::record::Grant;
+use crate::upstream::http::auth::vault::{parse, SERVICE};
+use std::collections::BTreeMap;
 
 /// The credential store, or a failure that says how to get one.
 fn keyring() -> Vault {

@@ -1,18 +1,102 @@
-//! What the upstream client does with each message its transports
-//! receive, inline in the transport's reader: the reader hands over the
-//! next message only when this one is done, so progress, log messages and
-//! listen events keep their order relative to the responses.
+//! The inbound half of the upstream client: the requests in flight, the
+//! open listen streams, and what happens to each message a transport
+//! receives. Each transport's reader holds the inbox and hands it every
+//! message inline: the reader goes on only when this one is done, so
+//! progress, log messages and listen events keep their order relative to
+//! the responses. The client owns the inbox beside its transport; the
+//! transports never see the client.
 
-use super::pending::Reply;
-use super::{Client, UPSTREAM_MAX_DEPTH};
+use super::hooks::LogSink;
+use super::pending::{Entry, Reply, Table};
+use super::stream::{self, Routes, StreamEvent, StreamSink};
 use crate::framing::{self, Decoded, Frame};
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
 use crate::pipe::KeptBuffer;
 use crate::raw::{self, RawResult};
 use crate::sync::lock;
 use serde_json::Value;
+use std::sync::Mutex;
+use tokio::sync::watch;
 
-impl Client {
+/// The upstream depth limit. Results can nest deeper than a request of the
+/// client (schemas do); this is the recursion limit of `serde_json`.
+pub(crate) const UPSTREAM_MAX_DEPTH: usize = 128;
+
+/// Where the messages of the upstream server go.
+pub(super) struct Inbox {
+    table: Mutex<Table>,
+    /// The open listen streams.
+    routes: Mutex<Routes>,
+    on_log: LogSink,
+    /// `Some` once the connection is lost, with the error for every
+    /// later request.
+    lost: watch::Sender<Option<BridgeError>>,
+}
+
+impl Inbox {
+    pub(super) fn new(on_log: LogSink) -> Inbox {
+        let (lost, _) = watch::channel(None);
+        Inbox { table: Mutex::default(), routes: Mutex::default(), on_log, lost }
+    }
+
+    /// Puts a request in flight, before its message goes out so that no
+    /// answer can come first; the error of the loss once the connection is
+    /// lost. The check and the insert share the table's lock with
+    /// [`Inbox::mark_lost`], so no entry comes in after the loss failed
+    /// the others.
+    pub(super) fn register(&self, id: u64, entry: Entry) -> Result<(), BridgeError> {
+        let mut table = lock(&self.table);
+        if let Some(err) = self.lost.borrow().clone() {
+            return Err(err);
+        }
+        table.insert(id, entry);
+        Ok(())
+    }
+
+    /// Forgets a request in flight; `false` when it was not.
+    pub(super) fn forget(&self, id: u64) -> bool {
+        lock(&self.table).remove(id).is_some()
+    }
+
+    /// Routes the messages of the stream opened by request `id` to `sink`;
+    /// the receiver turns `true` at the acknowledgment.
+    pub(super) fn open_stream(&self, id: u64, sink: StreamSink) -> watch::Receiver<bool> {
+        lock(&self.routes).open(id, sink)
+    }
+
+    /// Forgets the stream of request `id` and the request.
+    pub(super) fn close_stream(&self, id: u64) {
+        lock(&self.routes).close(id);
+        lock(&self.table).remove(id);
+    }
+
+    /// Resolves when the connection is lost, with its error.
+    pub(super) async fn lost(&self) -> BridgeError {
+        let mut rx = self.lost.subscribe();
+        loop {
+            if let Some(err) = rx.borrow_and_update().clone() {
+                return err;
+            }
+            if rx.changed().await.is_err() {
+                return BridgeError::new(Cause::Closed);
+            }
+        }
+    }
+
+    /// Marks the connection lost: every request in flight and every later
+    /// request gets `error`; the first loss wins.
+    pub(super) fn mark_lost(&self, error: BridgeError) {
+        let mut table = lock(&self.table);
+        table.fail_all(&error);
+        self.lost.send_if_modified(|lost| {
+            if lost.is_some() {
+                return false;
+            }
+            *lost = Some(error);
+            true
+        });
+    }
+
     /// Handles one message of the upstream server as its bytes (a line of
     /// a pipe, an HTTP body, the data of an event), at most `max`. A
     /// result response goes as its bytes (`raw`) while a request in
@@ -47,7 +131,7 @@ impl Client {
                     Ok(result) => Reply::Result(result),
                     Err(error) => Reply::Error(error, None),
                 };
-                let known = own_id(&id).is_some_and(|n| lock(&self.inner.table).resolve(n, reply));
+                let known = own_id(&id).is_some_and(|n| lock(&self.table).resolve(n, reply));
                 if !known {
                     tracing::debug!(id = %id, "dropped an upstream response with an unknown id");
                 }
@@ -77,8 +161,8 @@ impl Client {
 
     /// A result response of the raw path (`raw::envelope`): the
     /// request gets its bytes when it asked for them, else the `Value`.
-    pub(super) fn receive_raw(&self, id: u64, raw: RawResult) {
-        let Some(entry) = lock(&self.inner.table).remove(id) else {
+    fn receive_raw(&self, id: u64, raw: RawResult) {
+        let Some(entry) = lock(&self.table).remove(id) else {
             tracing::debug!(id, "dropped an upstream response with an unknown id");
             return;
         };
@@ -88,26 +172,46 @@ impl Client {
 
     /// Whether a line is worth the raw path: a request in flight takes a
     /// raw result.
-    pub(super) fn takes_raw(&self) -> bool {
-        lock(&self.inner.table).takes_raw()
+    fn takes_raw(&self) -> bool {
+        lock(&self.table).takes_raw()
     }
 
     /// Fails one request in flight, without a response of the server (an
     /// HTTP status, a stream that broke, a message that is not valid);
     /// `false` when the request is not in flight.
     pub(super) fn fail(&self, id: u64, error: BridgeError) -> bool {
-        lock(&self.inner.table).resolve(id, Reply::Failed(error))
+        lock(&self.table).resolve(id, Reply::Failed(error))
     }
 
     /// An error response of the server that came with an HTTP status that
     /// is not a success; `false` when the request is not in flight.
     pub(super) fn fail_with_error(&self, id: u64, error: Value, status: u16) -> bool {
-        lock(&self.inner.table).resolve(id, Reply::Error(error, Some(status)))
+        lock(&self.table).resolve(id, Reply::Error(error, Some(status)))
     }
 
     /// Whether a request still waits for its response.
     pub(super) fn is_pending(&self, id: u64) -> bool {
-        lock(&self.inner.table).contains(id)
+        lock(&self.table).contains(id)
+    }
+
+    /// Routes a notification of an open stream to its sink; `false` when
+    /// it belongs to no open stream.
+    async fn route_stream(&self, method: &str, params: Option<&Value>) -> bool {
+        let Some(id) = stream::subscription_id(params) else {
+            return false;
+        };
+        let Some(sink) = lock(&self.routes).sink_for(id, method) else {
+            tracing::debug!(%method, subscription = id, "dropped a notification of a stream that is not open");
+            return true;
+        };
+        let params = params.cloned().unwrap_or(Value::Null);
+        let event = if method == stream::ACKNOWLEDGED {
+            StreamEvent::Acknowledged(params)
+        } else {
+            StreamEvent::Notification { method: method.to_owned(), params }
+        };
+        sink(event).await;
+        true
     }
 
     fn notification(&self, method: &str, params: Option<Value>) {
@@ -118,11 +222,11 @@ impl Client {
                 };
                 let token = params.get("progressToken").and_then(Value::as_u64);
                 if let Some(id) = token {
-                    lock(&self.inner.table).progress(id, params);
+                    lock(&self.table).progress(id, params);
                 }
             }
             "notifications/message" => match params {
-                Some(params) if is_log_message(&params) => (self.inner.hooks.on_log)(params),
+                Some(params) if is_log_message(&params) => (self.on_log)(params),
                 _ => tracing::debug!("dropped a notifications/message that is not valid"),
             },
             _ => tracing::debug!(%method, "dropped an upstream notification that belongs to no request"),

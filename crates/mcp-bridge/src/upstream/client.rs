@@ -1,0 +1,377 @@
+//! The 2026-07-28 client: the ids, the per-request `_meta`, the time
+//! limits, the places among the requests in flight, and cancellation.
+//! It owns the transport, which moves the messages out, and the inbox,
+//! which the transport's reader hands the messages in to.
+
+use super::hooks::{Identity, LogLevel, ResultObserver};
+use super::inbox::Inbox;
+use super::pending::{self, Entry, ProgressSink, Reply, Throttle};
+use super::request::{self, PROTOCOL_VERSION};
+use super::transport::Transport;
+use crate::jsonrpc::{self, reason, BridgeError, Cause};
+use crate::raw::RawResult;
+use serde_json::{Map, Value};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+/// At most this many requests in flight, as `max_in_flight_requests`.
+pub(crate) const MAX_IN_FLIGHT: usize = 256;
+
+/// The result of a call that takes results as their bytes
+/// ([`Client::call_raw`]).
+#[derive(Debug)]
+pub(crate) enum Payload {
+    Value(Value),
+    /// A result as its bytes, for the raw path (`crate::raw`).
+    Raw(RawResult),
+}
+
+impl Payload {
+    /// The result as a `Value`, as [`Client::call`] gives it.
+    pub(crate) fn into_value(self) -> Result<Value, CallError> {
+        match self {
+            Payload::Value(value) => Ok(value),
+            Payload::Raw(raw) => pending::parse_raw(&raw).map_err(CallError::Bridge),
+        }
+    }
+}
+
+/// How a call failed.
+#[derive(Debug)]
+pub(crate) enum CallError {
+    /// The upstream server answered with an error: its `error` object, and
+    /// the HTTP status that it came with when that was not a success
+    /// (`discover_failed` names it).
+    Upstream { error: Value, status: Option<u16> },
+    /// The bridge failed the call.
+    Bridge(BridgeError),
+    /// An error object that goes to the client without a change: the
+    /// client's own error for a sampling or roots question (behaviour spec,
+    /// "An error of the client for a sampling or roots request also goes to
+    /// the original request without a change"), or the error of the
+    /// request-state rule. Never rewritten like an upstream error.
+    Verbatim(Value),
+    /// The caller canceled the call; nobody gets a response.
+    Canceled,
+}
+
+impl From<Cause> for CallError {
+    fn from(cause: Cause) -> Self {
+        CallError::Bridge(BridgeError::new(cause))
+    }
+}
+
+/// One request to the upstream server.
+pub(crate) struct Call<'a> {
+    pub method: &'a str,
+    /// Borrowed: the caller keeps them for the next round, and the line
+    /// needs one copy only.
+    pub params: &'a Map<String, Value>,
+    /// Keys of the client's `_meta` that pass the passthrough rules.
+    pub meta: &'a Map<String, Value>,
+    pub timeout: Duration,
+    /// Where progress goes; `None` when the client gave no token.
+    pub progress: Option<ProgressSink>,
+    pub cancel: &'a CancellationToken,
+    /// The place of the request among those in flight, kept for all its rounds.
+    pub slot: &'a Slot,
+}
+
+/// A place among the [`MAX_IN_FLIGHT`] requests in flight. The reader of
+/// the client takes it before the request's task starts, so a request over
+/// the limit is refused at once and in order; the place is free again when
+/// the slot drops.
+pub(crate) struct Slot {
+    inner: Arc<Inner>,
+    /// The place was given back already (a canceled request).
+    released: AtomicBool,
+}
+
+impl Slot {
+    /// Gives the place back now. A canceled request frees its place before
+    /// its `notifications/cancelled` goes out, so that a client that sees
+    /// the cancellation through the upstream server finds the place free,
+    /// whenever the request's task gets to its end.
+    fn release(&self) {
+        if !self.released.swap(true, Ordering::AcqRel) {
+            self.inner.in_flight.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+struct Inner {
+    transport: Transport,
+    /// Shared with the transport's readers.
+    inbox: Arc<Inbox>,
+    next_id: AtomicU64,
+    /// The slots taken; at most [`MAX_IN_FLIGHT`].
+    in_flight: AtomicUsize,
+    /// The keys of the upstream client in every `_meta` but the log level.
+    fixed_meta: request::FixedMeta,
+    log_level: LogLevel,
+    /// Sees each result before its caller does.
+    observer: Option<ResultObserver>,
+}
+
+/// The 2026-07-28 client. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Client {
+    inner: Arc<Inner>,
+}
+
+impl Client {
+    /// The client over a transport whose readers hand their messages to
+    /// `inbox`.
+    pub(super) fn new(
+        (transport, inbox): (Transport, Arc<Inbox>),
+        identity: &Identity,
+        log_level: LogLevel,
+        observer: Option<ResultObserver>,
+    ) -> Client {
+        Client {
+            inner: Arc::new(Inner {
+                transport,
+                inbox,
+                next_id: AtomicU64::new(1),
+                in_flight: AtomicUsize::new(0),
+                fixed_meta: request::FixedMeta::new(&identity.client_info, &identity.capabilities),
+                log_level,
+                observer,
+            }),
+        }
+    }
+
+    pub(super) fn inbox(&self) -> &Arc<Inbox> {
+        &self.inner.inbox
+    }
+
+    pub(super) fn transport(&self) -> &Transport {
+        &self.inner.transport
+    }
+
+    /// A new id for a request.
+    pub(super) fn next_id(&self) -> u64 {
+        self.inner.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Whether the upstream server is remote: it selects the icon rule.
+    pub(crate) fn is_remote(&self) -> bool {
+        self.inner.transport.is_remote()
+    }
+
+    /// Takes a place among the requests in flight, or fails with
+    /// `too_many_requests`.
+    pub(crate) fn reserve(&self) -> Result<Slot, BridgeError> {
+        let taken = self
+            .inner
+            .in_flight
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < MAX_IN_FLIGHT).then_some(n + 1));
+        match taken {
+            Ok(_) => Ok(Slot { inner: self.inner.clone(), released: AtomicBool::new(false) }),
+            Err(_) => Err(BridgeError::new(Cause::TooManyRequests)),
+        }
+    }
+
+    /// Resolves when the connection is lost, with its error.
+    pub(crate) async fn lost(&self) -> BridgeError {
+        self.inner.inbox.lost().await
+    }
+
+    /// Sends one request and waits for its answer, its time limit or its
+    /// cancellation. A canceled or timed-out request is canceled upstream.
+    /// The time limit and the cancellation also cover the write: an
+    /// upstream server that stops reading cannot hold a request forever.
+    ///
+    /// An `UnsupportedProtocolVersionError` (-32022) whose `supported` list
+    /// has our revision is retried once, as 2026-07-28 `basic/versioning`
+    /// asks of a client (a server can send it for a version it supports,
+    /// as the conformance suite's mock does).
+    pub(crate) async fn call(&self, call: Call<'_>) -> Result<Value, CallError> {
+        self.call_with(call, false).await?.into_value()
+    }
+
+    /// [`Client::call`], but a result comes as its bytes
+    /// ([`Payload::Raw`]) when `raw::envelope` takes its response, for the
+    /// raw path of the result rules.
+    pub(crate) async fn call_raw(&self, call: Call<'_>) -> Result<Payload, CallError> {
+        self.call_with(call, true).await
+    }
+
+    async fn call_with(&self, call: Call<'_>, raw: bool) -> Result<Payload, CallError> {
+        let deadline = tokio::time::sleep(call.timeout);
+        tokio::pin!(deadline);
+        let mut retried = false;
+        loop {
+            match self.call_once(&call, raw, deadline.as_mut()).await {
+                Err(CallError::Upstream { error, .. }) if !retried && offers_our_version(&error) => {
+                    tracing::info!(
+                        "the upstream server asked for a supported protocol version; sending the request again"
+                    );
+                    retried = true;
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+
+    async fn call_once(
+        &self,
+        call: &Call<'_>,
+        raw: bool,
+        mut deadline: std::pin::Pin<&mut tokio::time::Sleep>,
+    ) -> Result<Payload, CallError> {
+        let (id, reply) = self.register(call, raw)?;
+        let sent = tokio::select! {
+            biased;
+            sent = self.send_request(id, call) => sent,
+            _ = call.cancel.cancelled() => Err(BridgeError::new(Cause::Canceled)),
+            _ = &mut deadline => Err(BridgeError::new(Cause::Timeout)),
+        };
+        let sent = match sent {
+            // The pipe is closed: its owner is deciding why (the child
+            // stopped, or only closed a pipe), and the request gets that
+            // cause, within its own limits.
+            Err(err) if err.cause == Cause::NotConnected => tokio::select! {
+                biased;
+                lost = self.lost() => Err(lost),
+                _ = call.cancel.cancelled() => Err(BridgeError::new(Cause::Canceled)),
+                _ = &mut deadline => Err(BridgeError::new(Cause::Timeout)),
+            },
+            other => other,
+        };
+        if let Err(err) = sent {
+            self.inner.inbox.forget(id);
+            // A pipe's line did not go out: there is nothing to cancel. A
+            // POST whose status did not come can have reached the server,
+            // which then gets the cancellation too (its stream closed with
+            // the dropped request).
+            let reason = match err.cause {
+                Cause::Canceled => Some(reason::CLIENT_CANCELED),
+                Cause::Timeout => Some(reason::TIMED_OUT),
+                _ => None,
+            };
+            if let Some(reason) = reason.filter(|_| self.inner.transport.is_remote()) {
+                self.cancel_upstream(id, reason);
+            }
+            return Err(match err.cause {
+                Cause::Canceled => CallError::Canceled,
+                Cause::Timeout => timeout_error(call.method, call.timeout),
+                _ => CallError::Bridge(err),
+            });
+        }
+        tokio::select! {
+            biased;
+            reply = reply => match reply {
+                Ok(Reply::Result(mut result)) => {
+                    if let Some(observe) = &self.inner.observer {
+                        observe(call.method, &mut result);
+                    }
+                    Ok(Payload::Value(result))
+                }
+                // No raw result is one to observe: only an upstream at a
+                // URL has an observer, for its `tools/list`, and a remote
+                // `tools/list` never stays raw (`Method::may_stay_raw`).
+                Ok(Reply::Raw(raw)) => Ok(Payload::Raw(raw)),
+                Ok(Reply::Error(error, status)) => Err(CallError::Upstream { error, status }),
+                Ok(Reply::Failed(error)) => Err(CallError::Bridge(error)),
+                Err(_) => Err(Cause::Closed.into()),
+            },
+            _ = call.cancel.cancelled() => {
+                call.slot.release();
+                self.abandon(id, reason::CLIENT_CANCELED);
+                Err(CallError::Canceled)
+            }
+            _ = &mut deadline => {
+                self.abandon(id, reason::TIMED_OUT);
+                Err(timeout_error(call.method, call.timeout))
+            }
+        }
+    }
+
+    /// Registers the request. The entry goes into the table before the
+    /// line goes out, so no answer can come first.
+    fn register(&self, call: &Call<'_>, raw: bool) -> Result<(u64, oneshot::Receiver<Reply>), CallError> {
+        let id = self.next_id();
+        let (tx, rx) = oneshot::channel();
+        let progress = call.progress.clone().map(Throttle::new);
+        self.inner.inbox.register(id, Entry { reply: tx, progress, raw }).map_err(CallError::Bridge)?;
+        Ok((id, rx))
+    }
+
+    /// Sends a registered request as its text written from its parts (the
+    /// line of a pipe, the body of a POST), else as its message.
+    async fn send_request(&self, id: u64, call: &Call<'_>) -> Result<(), BridgeError> {
+        let parts = request::Parts {
+            id,
+            method: call.method,
+            params: call.params,
+            meta: call.meta,
+            progress: call.progress.is_some(),
+            level: self.inner.log_level.get(),
+        };
+        let fixed = &self.inner.fixed_meta;
+        if let Some(text) = request::line(&parts, fixed) {
+            return self.inner.transport.send_text(&self.inner.inbox, id, (call.method, call.params), text).await;
+        }
+        self.inner.transport.send(&self.inner.inbox, Some(id), &request::message(&parts, fixed)).await
+    }
+
+    /// The keys of the upstream client on every request and stream: the
+    /// version, the client, its capabilities, and the log level when the
+    /// client chose one.
+    pub(super) fn base_meta(&self) -> Map<String, Value> {
+        self.inner.fixed_meta.base_meta(self.inner.log_level.get())
+    }
+
+    /// Forgets a request and tells the upstream server to stop it.
+    fn abandon(&self, id: u64, reason: &str) {
+        if !self.inner.inbox.forget(id) {
+            return;
+        }
+        self.cancel_upstream(id, reason);
+        self.inner.transport.forget(id);
+    }
+
+    /// `notifications/cancelled` for one of our requests. The caller never
+    /// waits for it (`Transport::send_soon`).
+    pub(super) fn cancel_upstream(&self, id: u64, reason: &str) {
+        let params = serde_json::json!({ "requestId": id, "reason": reason });
+        self.inner.transport.send_soon(&jsonrpc::notification("notifications/cancelled", params));
+    }
+
+    /// Closes the connection: the child's stdin closes, the child gets
+    /// `grace` to exit, then it is killed.
+    pub(crate) async fn shutdown(&self, grace: Duration) {
+        self.inner.transport.close(grace).await;
+        // The connection is closed: whatever waits for its loss (the watch of
+        // the front end, which holds the client and so the output) ends now.
+        // A pipe's supervisor said so already; a URL has no other end that
+        // would.
+        self.inner.inbox.mark_lost(BridgeError::new(Cause::Closed));
+    }
+}
+
+/// An `UnsupportedProtocolVersionError` that lists the revision of this
+/// client among the supported ones.
+fn offers_our_version(error: &Value) -> bool {
+    error.get("code").and_then(Value::as_i64) == Some(jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION)
+        && error
+            .get("data")
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array)
+            .is_some_and(|versions| versions.iter().any(|v| v.as_str() == Some(PROTOCOL_VERSION)))
+}
+
+/// The error of a request without a response in its time limit.
+fn timeout_error(method: &str, limit: Duration) -> CallError {
+    CallError::Bridge(BridgeError::no_response(Cause::Timeout, Some(method), limit))
+}
