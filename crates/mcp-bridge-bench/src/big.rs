@@ -3,7 +3,6 @@
 
 use crate::peer::{Peer, Request, Side};
 use crate::units::percentile;
-use crate::Result;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -16,7 +15,7 @@ pub const AFTER_IDLE: Duration = Duration::from_millis(1500);
 
 /// The big result is one text block of [`BIG_BYTES`] and the same text as
 /// `structuredContent`.
-fn expect_big(result: &Value) -> Result<()> {
+fn expect_big(result: &Value) -> Result<(), String> {
     let content = result["content"].as_array().map(Vec::as_slice).unwrap_or_default();
     let lengths: Vec<usize> = content.iter().filter_map(|block| block["text"].as_str().map(str::len)).collect();
     let structured = result["structuredContent"]["text"].as_str().map(str::len);
@@ -35,7 +34,7 @@ pub struct Throughput {
 
 /// Big results, each `pause` after the one before (none for back to
 /// back), after one for warm-up.
-pub fn throughput(direct: &mut Peer, bridged: &mut Peer, rounds: usize, pause: Duration) -> Result<Throughput> {
+pub fn throughput(direct: &mut Peer, bridged: &mut Peer, rounds: usize, pause: Duration) -> Result<Throughput, String> {
     let params = json!({"name": "big", "arguments": {"bytes": BIG_BYTES}});
     let requests =
         [Request::new(Side::Direct, "tools/call", params.clone()), Request::new(Side::Bridged, "tools/call", params)];

@@ -2,8 +2,8 @@
 //! in alternating blocks, and again with every process on one CPU.
 
 use crate::peer::{drop_peer, excerpt, Peer, Request, Side};
+use crate::pin;
 use crate::setup::Paths;
-use crate::{pin, Result};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -17,7 +17,7 @@ pub struct Operation {
     pub name: &'static str,
     pub method: &'static str,
     pub params: Value,
-    pub check: fn(&Value) -> Result<()>,
+    pub check: fn(&Value) -> Result<(), String>,
 }
 
 impl Operation {
@@ -25,7 +25,7 @@ impl Operation {
         Operation { name, method, params, check: |_| Ok(()) }
     }
 
-    pub fn with_check(self, check: fn(&Value) -> Result<()>) -> Operation {
+    pub fn with_check(self, check: fn(&Value) -> Result<(), String>) -> Operation {
         Operation { check, ..self }
     }
 
@@ -34,14 +34,14 @@ impl Operation {
     }
 }
 
-pub fn expect_text(result: &Value, text: &str) -> Result<()> {
+pub fn expect_text(result: &Value, text: &str) -> Result<(), String> {
     match result["content"][0]["text"].as_str() {
         Some(got) if got == text => Ok(()),
         _ => Err(format!("expected the text {text:?}, got {}", excerpt(result.to_string().as_bytes()))),
     }
 }
 
-pub fn expect_tools(result: &Value, count: usize) -> Result<()> {
+pub fn expect_tools(result: &Value, count: usize) -> Result<(), String> {
     match result["tools"].as_array() {
         Some(tools) if tools.len() == count => Ok(()),
         _ => Err(format!("expected {count} tools, got {}", excerpt(result.to_string().as_bytes()))),
@@ -65,7 +65,7 @@ pub fn latency(
     operation: &Operation,
     n: usize,
     warmup: usize,
-) -> Result<LatencyRow> {
+) -> Result<LatencyRow, String> {
     let requests = [operation.request(Side::Direct), operation.request(Side::Bridged)];
     let cpu_before = bridged.cpu();
     for (peer, request) in [&mut *direct, &mut *bridged].into_iter().zip(&requests) {
@@ -94,7 +94,7 @@ pub fn latency(
 /// The small call directly, through the bridge and through the relay, with
 /// the client and every process on one CPU: a thread of its own binds
 /// itself (`pin`) and starts fresh processes, which inherit its CPU.
-pub fn on_one_cpu(paths: &Paths, echo: &Operation, n: usize, warmup: usize) -> Result<Vec<LatencyRow>> {
+pub fn on_one_cpu(paths: &Paths, echo: &Operation, n: usize, warmup: usize) -> Result<Vec<LatencyRow>, String> {
     pin::to_one_cpu()?;
     let mut direct = Peer::start(Side::Direct, paths, &[])?;
     let mut bridged = Peer::start(Side::Bridged, paths, &[])?;

@@ -1,6 +1,5 @@
 //! The command line of the bench.
 
-use crate::Result;
 use std::path::PathBuf;
 
 pub const USAGE: &str = "\
@@ -23,7 +22,7 @@ pub struct Options {
 
 impl Options {
     /// `None` for `--help`.
-    pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>> {
+    pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
         let mut options = Options { iterations: 5000, rounds: Rounds::FULL, bridge: None, upstream: None, build: true };
         let mut iterations = None;
         while let Some(arg) = args.next() {

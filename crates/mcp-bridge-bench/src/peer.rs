@@ -3,7 +3,6 @@
 //! its response line.
 
 use crate::setup::Paths;
-use crate::Result;
 use serde_json::{json, Value};
 use std::collections::{HashSet, VecDeque};
 use std::fmt::Display;
@@ -78,7 +77,7 @@ pub struct Peer {
 impl Peer {
     /// Starts the side and opens the session: `server/discover` directly,
     /// `initialize` and `notifications/initialized` through the bridge.
-    pub fn start(side: Side, paths: &Paths, upstream_args: &[&str]) -> Result<Peer> {
+    pub fn start(side: Side, paths: &Paths, upstream_args: &[&str]) -> Result<Peer, String> {
         let program = match side {
             Side::Direct => &paths.upstream,
             Side::Bridged => &paths.bridge,
@@ -125,7 +124,7 @@ impl Peer {
         Ok(peer)
     }
 
-    fn open(&mut self) -> Result<()> {
+    fn open(&mut self) -> Result<(), String> {
         match self.side {
             Side::Direct | Side::Relay => {
                 let result = self.exchange(&Request::new(self.side, "server/discover", json!({})))?.result;
@@ -149,7 +148,7 @@ impl Peer {
         Ok(())
     }
 
-    fn send(&mut self, line: &[u8]) -> Result<()> {
+    fn send(&mut self, line: &[u8]) -> Result<(), String> {
         let written = match self.stdin.as_mut() {
             Some(stdin) => stdin.write_all(line).and_then(|()| stdin.flush()),
             None => return Err(self.failure("its stdin is closed")),
@@ -158,7 +157,7 @@ impl Peer {
     }
 
     /// Reads one line into `self.line`; returns its length.
-    fn read_line(&mut self) -> Result<usize> {
+    fn read_line(&mut self) -> Result<usize, String> {
         self.line.clear();
         match self.stdout.read_until(b'\n', &mut self.line) {
             Ok(0) => Err(self.failure("it closed its stdout")),
@@ -168,7 +167,7 @@ impl Peer {
     }
 
     /// Sends the request and waits for its response.
-    pub fn exchange(&mut self, request: &Request) -> Result<Exchange> {
+    pub fn exchange(&mut self, request: &Request) -> Result<Exchange, String> {
         self.next_id += 1;
         let id = self.next_id;
         let line = request.line(id);
@@ -185,7 +184,7 @@ impl Peer {
 
     /// The result in `self.line` if it is the response to `id`, `None` for
     /// a notification, an error for anything else.
-    fn response(&mut self, id: u64) -> Result<Option<Value>> {
+    fn response(&mut self, id: u64) -> Result<Option<Value>, String> {
         let message: Value = match serde_json::from_slice(&self.line) {
             Ok(message) => message,
             Err(e) => {
@@ -288,13 +287,13 @@ impl Peer {
     /// Writes `lines` at once and reads the response to each, in any order
     /// (ids from `first` on). A thread writes while this one reads, as a
     /// client with requests in flight does, so that no pipe fills.
-    pub fn burst(&mut self, lines: &[Vec<u8>], first: u64) -> Result<()> {
+    pub fn burst(&mut self, lines: &[Vec<u8>], first: u64) -> Result<(), String> {
         let Some(stdin) = self.stdin.as_mut() else { return Err(self.failure("its stdin is closed")) };
         let mut waiting: HashSet<u64> = (first..first + lines.len() as u64).collect();
         let written = std::thread::scope(|scope| {
             let writer =
                 scope.spawn(|| lines.iter().try_for_each(|line| stdin.write_all(line).and_then(|()| stdin.flush())));
-            let mut read = || -> Result<()> {
+            let mut read = || -> Result<(), String> {
                 while !waiting.is_empty() {
                     self.line.clear();
                     match self.stdout.read_until(b'\n', &mut self.line) {

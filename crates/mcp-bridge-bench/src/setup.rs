@@ -2,7 +2,6 @@
 //! first when cargo started it, and how busy the machine is.
 
 use crate::options::Options;
-use crate::Result;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -18,7 +17,7 @@ pub struct Paths {
 impl Paths {
     /// The given paths, or the binaries next to this executable, built
     /// first when cargo started the bench.
-    pub fn locate(options: &Options) -> Result<Paths> {
+    pub fn locate(options: &Options) -> Result<Paths, String> {
         let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
         let dir = exe.parent().ok_or("this executable has no directory")?.to_path_buf();
         let sibling = |name: &str| dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
@@ -108,7 +107,7 @@ fn cpu_busy(window: Duration) -> Option<f64> {
 
 /// Builds the binaries `targets` (package, binary) in the profile whose
 /// output directory is `dir`, as `cargo run` leaves the bench in it.
-fn build(cargo: &str, dir: &Path, targets: &[(&str, &str)]) -> Result<()> {
+fn build(cargo: &str, dir: &Path, targets: &[(&str, &str)]) -> Result<(), String> {
     let mut command = Command::new(cargo);
     command.arg("build");
     match dir.file_name().and_then(|name| name.to_str()) {

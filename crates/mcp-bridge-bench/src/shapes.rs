@@ -5,13 +5,12 @@ use crate::latency::expect_tools;
 use crate::peer::{drop_peer, Peer, Request, Side};
 use crate::setup::Paths;
 use crate::units::{millis, percentile};
-use crate::Result;
 use serde_json::json;
 use std::time::{Duration, Instant};
 
 /// The p50 time, in ms, to write `count` echo requests at once and read all
 /// the responses, in any order (`Peer::burst`).
-pub fn in_flight(direct: &mut Peer, bridged: &mut Peer, count: usize, rounds: usize) -> Result<[f64; 2]> {
+pub fn in_flight(direct: &mut Peer, bridged: &mut Peer, count: usize, rounds: usize) -> Result<[f64; 2], String> {
     let mut medians = [0.0; 2];
     for (peer, median) in [direct, bridged].into_iter().zip(&mut medians) {
         let request = Request::new(peer.side, "tools/call", json!({"name": "echo", "arguments": {"text": "x"}}));
@@ -36,7 +35,7 @@ pub fn in_flight(direct: &mut Peer, bridged: &mut Peer, count: usize, rounds: us
 /// schemas, on fresh processes started with `--tools`, and the bridge's
 /// mean CPU time per list, in ms (its own work, which an idle virtual CPU's
 /// wake-up does not change, and which includes its 2,000 info lines).
-pub fn long_list(paths: &Paths, count: usize, rounds: usize) -> Result<([f64; 2], Option<f64>)> {
+pub fn long_list(paths: &Paths, count: usize, rounds: usize) -> Result<([f64; 2], Option<f64>), String> {
     let tools = count.to_string();
     let args = ["--tools", tools.as_str()];
     let mut peers = [Peer::start(Side::Direct, paths, &args)?, Peer::start(Side::Bridged, paths, &args)?];
@@ -68,7 +67,7 @@ pub fn long_list(paths: &Paths, count: usize, rounds: usize) -> Result<([f64; 2]
 /// The p50 time, in ms, from the spawn of the process to the result of
 /// its first exchange (discover directly; initialize, which waits for the
 /// upstream's discover, through the bridge).
-pub fn startup(paths: &Paths, rounds: usize) -> Result<[f64; 2]> {
+pub fn startup(paths: &Paths, rounds: usize) -> Result<[f64; 2], String> {
     let mut samples = [Vec::new(), Vec::new()];
     for _ in 0..rounds {
         for (side, samples) in [Side::Direct, Side::Bridged].into_iter().zip(&mut samples) {

@@ -1,7 +1,7 @@
 //! The state shared by the reader loop and the tasks of one connection.
 
 use super::asks::Asks;
-use super::Config;
+use super::config::Config;
 use crate::input::checks::Declared;
 use crate::jsonrpc::{self, BridgeError, Id, IdKey};
 use crate::listener::Listener;

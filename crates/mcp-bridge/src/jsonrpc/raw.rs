@@ -12,7 +12,8 @@
 //! fuzz target).
 
 use super::depth::{exceeds_depth, PARSER_MAX_DEPTH};
-use super::{Id, Message};
+use super::id::Id;
+use super::message::Message;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;

@@ -7,7 +7,7 @@
 //! No I/O: [`Board::on_event`] returns the messages for the client.
 
 use super::events::{self, Lists};
-use super::Change;
+use super::setup::Change;
 use crate::jsonrpc;
 use crate::upstream::StreamEvent;
 use serde_json::{json, Value};

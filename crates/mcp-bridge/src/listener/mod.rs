@@ -11,6 +11,8 @@
 //!   one change at a time, and opens a new stream after a loss.
 //! - `board` is the state that the owner and the readers of the streams
 //!   share; events are applied to it inline in the upstream reader.
+//! - `setup` is what the owner starts with (its timings) and is told (the
+//!   changes of the subscriptions).
 //! - `events` (what the client gets) and `policy` (the table of ends and
 //!   the back-off) are pure.
 
@@ -18,73 +20,18 @@ pub(crate) mod board;
 pub(crate) mod events;
 mod owner;
 pub(crate) mod policy;
+mod setup;
 
-use crate::jsonrpc::Id;
-use crate::output::Output;
-use crate::upstream::{Client, SignIn};
 use events::Lists;
 use serde_json::{Map, Value};
-use std::time::Duration;
+pub use setup::ListenTimings;
+pub(crate) use setup::{Change, Setup};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 /// Changes of the subscriptions waiting for the owner.
 const CHANGE_QUEUE: usize = 256;
-
-/// The time values of the listen streams. Each is a field so that process
-/// tests can run the table of ends in seconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ListenTimings {
-    /// The first wait before a new stream (`listen_backoff`, 0.5 s).
-    pub backoff: Duration,
-    /// The longest wait (`listen_max_backoff`, 30 s).
-    pub max_backoff: Duration,
-    /// A stream that lives this long after its acknowledgment resets the
-    /// wait (10 s).
-    pub stable: Duration,
-    /// The time limit of the acknowledgment (10 s).
-    pub ack_timeout: Duration,
-}
-
-impl Default for ListenTimings {
-    fn default() -> Self {
-        ListenTimings {
-            backoff: Duration::from_millis(500),
-            max_backoff: Duration::from_secs(30),
-            stable: Duration::from_secs(10),
-            ack_timeout: Duration::from_secs(10),
-        }
-    }
-}
-
-/// Takes the request of a change out of the table of requests in flight;
-/// `false` when the client canceled it, or the input ended: then it gets
-/// no response.
-pub(crate) type Finish = Box<dyn FnOnce() -> bool + Send>;
-
-/// One `resources/subscribe` or `resources/unsubscribe` of the client.
-pub(crate) struct Change {
-    pub uri: String,
-    /// `true` to add the URI, `false` to remove it.
-    pub subscribe: bool,
-    /// The id of the request, for its response.
-    pub id: Id,
-    /// Fires when the client cancels the request.
-    pub cancel: CancellationToken,
-    pub finish: Finish,
-}
-
-/// What the listener needs from the front end.
-pub(crate) struct Setup {
-    pub client: Client,
-    /// A stream refused for its sign-in opens again after the next one.
-    pub sign_in: Option<SignIn>,
-    pub out: Output,
-    /// The capabilities of the initialize result.
-    pub capabilities: Map<String, Value>,
-    pub timings: ListenTimings,
-}
 
 /// Whether the initialize result asks for a listen stream: a declared
 /// list change or `resources.subscribe`.

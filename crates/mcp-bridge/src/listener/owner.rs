@@ -8,7 +8,7 @@
 use super::board::{Board, StreamKey};
 use super::events::{self, Lists};
 use super::policy::{self, After, Backoff};
-use super::{Change, ListenTimings, Setup};
+use super::setup::{Change, ListenTimings, Setup};
 use crate::jsonrpc::format_limit;
 use crate::jsonrpc::reason;
 use crate::jsonrpc::{self, BridgeError, Cause};

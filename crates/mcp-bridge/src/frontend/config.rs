@@ -1,0 +1,142 @@
+//! What a front end is given: the profile, the upstream, the limits, and
+//! where the notes of the result rules go.
+
+use crate::listener::ListenTimings;
+use crate::method::{LimitClass, Method};
+use crate::profile::Profile;
+use crate::translate::note::Note;
+use crate::upstream::UpstreamSpec;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The time limits (behaviour spec, "Forwarded requests (M1)"). Each is a
+/// field so that tests can run in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// `server/discover`: `--discover-timeout`.
+    pub discover: Duration,
+    /// `--sign-in-timeout`: added to the discover limit when a sign-in can
+    /// start during initialize.
+    pub sign_in: Duration,
+    /// The list requests and `completion/complete`.
+    pub list: Duration,
+    /// The first round of `prompts/get` and `resources/read`.
+    pub first_round: Duration,
+    /// Each later round of `prompts/get` and `resources/read`.
+    pub later_round: Duration,
+    /// Each round of `tools/call`.
+    pub call: Duration,
+    /// How long the end waits for requests, and for the child to exit.
+    pub shutdown_grace: Duration,
+    /// The answers of the client to the input requests of one round.
+    pub input: Duration,
+    /// The waits and the time limit of the listen streams.
+    pub listen: ListenTimings,
+}
+
+impl Timeouts {
+    /// The time limit of one round of a forwarded request (the table of
+    /// "Forwarded requests (M1)"); `round` is 1 for the first request.
+    pub(crate) fn for_round(&self, method: Method, round: usize) -> Duration {
+        match method.limit_class(round) {
+            LimitClass::List => self.list,
+            LimitClass::FirstRound => self.first_round,
+            LimitClass::LaterRound => self.later_round,
+            LimitClass::Call => self.call,
+        }
+    }
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            discover: Duration::from_secs(60),
+            sign_in: Duration::from_secs(300),
+            list: Duration::from_secs(120),
+            first_round: Duration::from_secs(120),
+            later_round: Duration::from_secs(3600),
+            call: Duration::from_secs(3600),
+            shutdown_grace: Duration::from_secs(2),
+            input: Duration::from_secs(3600),
+            listen: ListenTimings::default(),
+        }
+    }
+}
+
+/// Everything a front end needs.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub profile: Profile,
+    pub upstream: UpstreamSpec,
+    /// The server name when the upstream server gives none.
+    pub fallback_name: String,
+    /// `--max-line-bytes`, for the client and for the upstream server.
+    pub max_line_bytes: usize,
+    pub timeouts: Timeouts,
+    /// Also receives each note of the result rules (`check` prints them);
+    /// the notes always go to the log.
+    pub notes: Option<NoteSink>,
+}
+
+/// A function that receives a note of the result rules with its method.
+pub type NoteFn = dyn Fn(&str, &Note) + Send + Sync;
+
+/// A receiver of the notes of the result rules.
+#[derive(Clone)]
+pub struct NoteSink(pub Arc<NoteFn>);
+
+impl std::fmt::Debug for NoteSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NoteSink")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINUTE: u64 = 60;
+    const HOUR: u64 = 3600;
+
+    /// The table "Request / Time limit" of "Forwarded requests (M1)", with
+    /// the default values: each method and round gets its own class.
+    #[test]
+    fn each_method_and_round_gets_the_time_limit_of_the_spec() {
+        let t = Timeouts::default();
+        for (method, round, secs) in [
+            ("tools/list", 1, 120),
+            ("prompts/list", 1, 120),
+            ("resources/list", 1, 120),
+            ("resources/templates/list", 1, 120),
+            ("completion/complete", 1, 120),
+            ("prompts/get", 1, 120),
+            ("resources/read", 1, 120),
+            ("prompts/get", 2, HOUR),
+            ("resources/read", 2, HOUR),
+            ("resources/read", 10, HOUR),
+            ("tools/call", 1, HOUR),
+            ("tools/call", 2, HOUR),
+        ] {
+            let Some(forwarded) = Method::parse(method) else { panic!("{method} is forwarded") };
+            assert_eq!(t.for_round(forwarded, round), Duration::from_secs(secs), "{method}, round {round}");
+        }
+    }
+
+    #[test]
+    fn the_default_limits_are_the_numbers_of_the_spec() {
+        let t = Timeouts::default();
+        assert_eq!(t.discover, Duration::from_secs(MINUTE), "server/discover: 60 s");
+        assert_eq!(t.input, Duration::from_secs(HOUR), "the answers of one round: 1 h");
+        assert_eq!(t.shutdown_grace, Duration::from_secs(2), "shutdown_grace");
+        assert_eq!(
+            t.listen,
+            ListenTimings {
+                backoff: Duration::from_millis(500),
+                max_backoff: Duration::from_secs(30),
+                stable: Duration::from_secs(10),
+                ack_timeout: Duration::from_secs(10),
+            },
+            "listen_backoff 0.5 s, listen_max_backoff 30 s, 10 s to reset, 10 s acknowledgment"
+        );
+    }
+}
