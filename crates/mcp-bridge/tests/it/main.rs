@@ -1,5 +1,6 @@
 //! The tests of the crate's public API, in one binary: the error table
-//! against the spec's and the embedded mode's return. Two have a binary of
+//! against the spec's, the embedded mode's return, and the import rule of
+//! the house (`house`, read from the source). Two have a binary of
 //! their own: the allocation budget (`tests/allocations.rs`), whose
 //! counting allocator is global, and the replay of the fuzz corpora
 //! (`tests/fuzz_corpus.rs`), which reads the workspace's `fuzz/` folder and
@@ -7,3 +8,4 @@
 
 mod embed_return;
 mod error_table;
+mod house;
