@@ -24,6 +24,8 @@ struct Module {
 
 fn read(file: &Path) -> String {
     let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    // A checkout on Windows can have CRLF line ends.
+    let text = text.replace("\r\n", "\n");
     // The tests of a file: its first `#[cfg(test)]` module with a body.
     let code = text.find("#[cfg(test)]\nmod tests {").map_or(text.as_str(), |at| &text[..at]);
     // Comments name paths too (doc links), but import nothing.
