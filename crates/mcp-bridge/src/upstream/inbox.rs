@@ -259,8 +259,39 @@ fn own_id(id: &Id) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_log_message, is_progress};
+    use super::{is_log_message, is_progress, Inbox};
+    use crate::jsonrpc::{BridgeError, Cause};
+    use crate::upstream::pending::{Entry, Reply};
     use serde_json::json;
+    use std::sync::Arc;
+    use tokio::sync::oneshot;
+
+    fn entry() -> (Entry, oneshot::Receiver<Reply>) {
+        let (reply, rx) = oneshot::channel();
+        (Entry { reply, progress: None, raw: false }, rx)
+    }
+
+    /// The loss of the connection fails every request in flight and every
+    /// later one, with the first loss's error: no request comes in after
+    /// the loss and then waits for its time limit.
+    #[test]
+    fn after_the_loss_no_request_comes_in_and_the_first_loss_wins() {
+        let inbox = Inbox::new(Arc::new(|_| {}));
+        let (first, mut in_flight) = entry();
+        assert!(inbox.register(1, first).is_ok(), "before the loss a request comes in");
+        inbox.mark_lost(BridgeError::new(Cause::Closed));
+        match in_flight.try_recv() {
+            Ok(Reply::Failed(error)) => assert_eq!(error.cause, Cause::Closed),
+            other => panic!("the request in flight is failed by the loss: {other:?}"),
+        }
+        inbox.mark_lost(BridgeError::new(Cause::UpstreamExited));
+        let (later, _rx) = entry();
+        match inbox.register(2, later) {
+            Err(error) => assert_eq!(error.cause, Cause::Closed, "the first loss wins"),
+            Ok(()) => panic!("a request came in after the loss"),
+        }
+        assert!(!inbox.forget(2), "the refused request is not in the table");
+    }
 
     /// The members of a log message that reach the client have the types
     /// of `LoggingMessageNotification`; one that breaks them is dropped.
