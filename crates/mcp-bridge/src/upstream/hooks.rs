@@ -1,6 +1,7 @@
-//! What the upstream client needs from the layer above it, without
-//! importing that layer: where log messages go, the log level to send, how
-//! to ask for a later sign-in, and who the client is.
+//! What the upstream client is given: from the layer above it, without
+//! importing that layer, where log messages go, the log level to send, how
+//! to ask for a later sign-in, and who the client is; from a transport
+//! that learns from results, the observer of each result.
 
 use super::consent::ConsentFn;
 use crate::sync::lock;

@@ -3,9 +3,9 @@
 //!
 //! A stream is a request whose response is the end of the stream. Every
 //! message of the stream carries `_meta["io.modelcontextprotocol/
-//! subscriptionId"]`, the JSON-RPC id of the listen request; the reader of
-//! the transport routes each such notification to the stream's sink inline
-//! and awaits it before it reads the next line, so that an event written
+//! subscriptionId"]`, the JSON-RPC id of the listen request; the inbox
+//! routes each such notification to the stream's sink inline in the
+//! transport's reader, which awaits it before it reads the next line, so that an event written
 //! before a result reaches the client before that result
 //! (`inline_notifications`). The acknowledgment also stops the time limit
 //! of the stream.
