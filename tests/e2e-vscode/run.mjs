@@ -33,7 +33,9 @@
 //                    host does not open in the user's browser, and the sign-in times out
 //   remote-device    mcp-bridge-vscode <URL> (--sign-in auto): the device grant, the first
 //                    sign-in from the URL of the Output channel, a later one (a step-up)
-//                    through VS Code's URL elicitation, both approved in the user's browser
+//                    through VS Code's URL elicitation, both approved in the user's browser;
+//                    the verification URL is https on the remote host's address (a
+//                    self-signed certificate made by openssl, which the browser accepts)
 //
 // Everything goes to <cache>/run (the remote-host run: <cache>/run-remote): screenshots, each server's Output channel (read
 // through the workbench: VS Code keeps them in the browser), report.md (the result of
@@ -253,15 +255,29 @@ const authSecret = `E2E${crypto.randomBytes(8).toString("hex")}`;
 
 // --- set-up ---------------------------------------------------------------------------
 
-// The port of the auth server, once it listens.
-let authPort;
+// The port of the auth server, once it listens, and on the remote host the
+// port of its https pages for the user's machine.
+let authPort, authPublicPort;
+
+// A self-signed certificate for the remote host's address: the verification
+// URL of the device grant must be https (the bridge's URL rule of a sign-in),
+// and the user's browser takes the test certificate (ignoreHTTPSErrors).
+function publicCertificate() {
+    const cert = path.join(runDir, "public-cert.pem");
+    const key = path.join(runDir, "public-key.pem");
+    const made = spawnSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=mcp-bridge e2e", "-addext", `subjectAltName=IP:${opts.remoteIp}`],
+        { encoding: "utf8", timeout: 30000 });
+    if (made.status !== 0) throw new Error(`openssl could not make the test certificate: ${made.error || made.stderr}`);
+    return ["--public-tls-cert", cert, "--public-tls-key", key];
+}
 
 async function setUp() {
     // The auth server: its own process group; it exits when its stdin closes.
     // On the remote host it listens on every address of the host and offers the
     // device grant, whose verification URL names the host's veth address (where
     // the user's machine reaches it); the bridges reach it on 127.0.0.1.
-    const hostArgs = remoteHost ? ["--device", "--bind", "0.0.0.0", "--public-host", opts.remoteIp] : [];
+    const hostArgs = remoteHost ? ["--device", "--bind", "0.0.0.0", "--public-host", opts.remoteIp, ...publicCertificate()] : [];
     const auth = startGroup("auth_upstream.py", opts.python, [
         path.join(root, "tests/fake/auth_upstream.py"),
         "--step-up", "mcp:write",
@@ -270,7 +286,9 @@ async function setUp() {
         ...hostArgs,
     ]);
     auth.stderr.pipe(fs.createWriteStream(path.join(runDir, "auth_upstream.stderr")));
-    authPort = await bounded("the auth server's port", 15000, firstMatch(auth.stdout, /PORT (\d+)/));
+    const publicPort = remoteHost ? firstMatch(auth.stdout, /PUBLIC_PORT (\d+)/) : null;
+    authPort = await bounded("the auth server's port", 15000, firstMatch(auth.stdout, /^PORT (\d+)/m));
+    if (publicPort) authPublicPort = await bounded("the auth server's public port", 15000, publicPort);
     const remoteUrl = `http://127.0.0.1:${authPort}/mcp`;
     log(`remote server at ${remoteUrl}`);
 
@@ -330,7 +348,7 @@ async function setUp() {
         expectEqual("the network namespace of code-server", namespaceOf(cs.pid), remoteNs());
     }
     browser = await bounded("connecting to Chromium", 15000, chromium.connect(browserServer.wsEndpoint()));
-    context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    context = await browser.newContext({ viewport: { width: 1440, height: 900 }, ignoreHTTPSErrors: remoteHost });
     // The Output channel is read with VS Code's own copy command.
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
     page = await context.newPage();
@@ -1199,7 +1217,7 @@ async function remoteChecks() {
 async function remoteHostChecks() {
     // The auth server as the bridges reach it, and as the user's machine does.
     const bridgeOrigin = `http://127.0.0.1:${authPort}`;
-    const userOrigin = `http://${opts.remoteIp}:${authPort}`;
+    const userOrigin = `https://${opts.remoteIp}:${authPublicPort}`;
 
     await check("remote-browser", "--sign-in browser: the start URL (127.0.0.1 of the remote host) does not open in the user's browser; the sign-in times out", "Remote host: the loopback redirect cannot reach the bridge from the user's machine; the bridge names the port to forward, and the sign-in ends with sign_in_timeout", 90000, async () => {
         const key = "remote-browser";

@@ -50,6 +50,24 @@ Options:
   --huge-bytes N        the size of the --huge body (default 0: endless)
   --token-error CODE    an authorization_code grant gets 400 with {"error": CODE}
   --authorization-endpoint URL  the authorization_endpoint of the metadata (default: /authorize)
+  --verification-uri TEXT           the verification_uri of the device authorization response, as given
+  --verification-uri-complete TEXT  its verification_uri_complete, as given
+  --user-code TEXT      the user code of the device authorization response, as given
+  --overrides-from N    the three options above apply from the N-th device authorization on (default 1)
+  --redirect-posts LIST POST to these paths (comma-separated: /token, /device_authorization, /register)
+                        answers 307 to /caught on this server's origin; POST /caught records the form
+                        keys it got (it must get none)
+  --tls-cert PATH       serve HTTPS with this PEM certificate chain
+  --tls-key PATH        and this PEM private key (both needed)
+  --base-host HOST      the host of the URLs this server gives (metadata, challenge), default 127.0.0.1
+  --public-tls-cert PATH  a second listener on --bind serves HTTPS with this PEM certificate chain
+  --public-tls-key PATH   and this PEM private key; the verification URIs name it (https, --public-host
+                        and its port, printed as `PUBLIC_PORT <n>` after `PORT <n>`): an
+                        authorization server whose pages the user's machine reaches over https
+  --local ROUTE         one URL of the sign-in points at a second listener, plain HTTP on 127.0.0.1,
+                        that records every request ({"listener": "local", ...}) and answers as the
+                        main one would: resource-metadata (the challenge's resource_metadata), issuer
+                        (authorization_servers), register, device or token (the metadata's endpoint)
   --hang-refresh        a refresh_token grant gets no answer: the request is held until the
                         client closes the connection (a hanging token endpoint)
 
@@ -112,6 +130,17 @@ p.add_argument("--registration-grant-types")
 p.add_argument("--bind", default="127.0.0.1")
 p.add_argument("--public-host", default="127.0.0.1")
 p.add_argument("--authorization-endpoint")
+p.add_argument("--verification-uri")
+p.add_argument("--verification-uri-complete")
+p.add_argument("--user-code")
+p.add_argument("--overrides-from", type=int, default=1)
+p.add_argument("--redirect-posts", default="")
+p.add_argument("--tls-cert")
+p.add_argument("--tls-key")
+p.add_argument("--base-host", default="127.0.0.1")
+p.add_argument("--public-tls-cert")
+p.add_argument("--public-tls-key")
+p.add_argument("--local")
 args = p.parse_args()
 
 lock = threading.Lock()
@@ -119,6 +148,7 @@ codes = {}    # code -> (challenge, redirect_uri, scope, client_id)
 tokens = {}   # access token -> (scope, expiry on the monotonic clock)
 refresh = {}  # refresh token -> scope
 counter = [0]
+asked = [0]  # device authorizations so far
 devices = {}  # device code -> {"user_code", "expires", "choice": None | "approve" | "deny", "scope"}
 device_polls = [a for a in args.device_polls.split(",") if a]
 
@@ -148,7 +178,14 @@ class Handler(BaseHTTPRequestHandler):
         self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def base(self):
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        scheme = "https" if args.tls_cert else "http"
+        return f"{scheme}://{args.base_host}:{main_port[0]}"
+
+    def at(self, route, path):
+        """The URL of a path, on the local listener when --local names the route."""
+        if args.local == route:
+            return f"http://127.0.0.1:{local_port[0]}{path}"
+        return self.base() + path
 
     def send_json(self, status, body, headers=()):
         data = json.dumps(body).encode()
@@ -208,6 +245,8 @@ class Handler(BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         query = dict(urllib.parse.parse_qsl(url.query))
         entry = {"method": "GET", "path": url.path, "query": sorted(query)}
+        if self.server is local_server[0]:
+            entry["listener"] = "local"
         if url.path == "/authorize":
             shown = ("response_type", "client_id", "redirect_uri", "scope", "resource", "code_challenge_method")
             entry["values"] = {k: query[k] for k in shown if k in query}
@@ -218,20 +257,21 @@ class Handler(BaseHTTPRequestHandler):
         if url.path == "/.well-known/oauth-authorization-server" and args.huge == "server-metadata":
             return self.huge()
         if url.path == f"/.well-known/oauth-protected-resource{args.mcp_path}":
-            return self.send_json(200, {"resource": f"{base}{args.mcp_path}", "authorization_servers": [base], "scopes_supported": ["mcp:read"]})
+            issuer = self.at("issuer", "")
+            return self.send_json(200, {"resource": f"{base}{args.mcp_path}", "authorization_servers": [issuer], "scopes_supported": ["mcp:read"]})
         if url.path == "/.well-known/oauth-authorization-server":
             meta = {
-                "issuer": base,
+                "issuer": self.at("issuer", ""),
                 "authorization_endpoint": args.authorization_endpoint or f"{base}/authorize",
-                "token_endpoint": f"{base}/token",
+                "token_endpoint": self.at("token", "/token"),
                 "code_challenge_methods_supported": ["S256"],
                 "authorization_response_iss_parameter_supported": args.iss != "absent",
                 "response_types_supported": ["code"],
             }
             if not args.no_registration:
-                meta["registration_endpoint"] = f"{base}/register"
+                meta["registration_endpoint"] = self.at("register", "/register")
             if args.device:
-                meta["device_authorization_endpoint"] = f"{base}/device_authorization"
+                meta["device_authorization_endpoint"] = self.at("device", "/device_authorization")
             return self.send_json(200, meta)
         if url.path == "/device" and args.device:
             code = query.get("user_code", "")
@@ -260,6 +300,18 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         url = urllib.parse.urlsplit(self.path)
         raw = self.body()
+        if self.server is local_server[0]:
+            record({"method": "POST", "path": url.path, "listener": "local"})
+        if url.path == "/caught":
+            record({"method": "POST", "path": "/caught", "keys": sorted(dict(urllib.parse.parse_qsl(raw.decode(errors="replace"))))})
+            return self.send_json(400, {"error": "invalid_request"})
+        if url.path in [r for r in args.redirect_posts.split(",") if r]:
+            record({"method": "POST", "path": url.path, "redirected": True})
+            self.send_response(307)
+            self.send_header("Location", f"{self.base()}/caught")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if url.path == "/register":
             doc = json.loads(raw or b"{}")
             entry = {"method": "POST", "path": "/register", "keys": sorted(doc), "application_type": doc.get("application_type"), "redirect_uris": doc.get("redirect_uris")}
@@ -285,13 +337,25 @@ class Handler(BaseHTTPRequestHandler):
                     "client_id": form.get("client_id"), "resource": form.get("resource"), "scope": form.get("scope")})
             device_code, user_code = new("device"), "%04d-%04d" % (counter[0], counter[0] * 7 % 10000)
             with lock:
+                asked[0] += 1
+                override = asked[0] >= args.overrides_from
+            if override and args.user_code is not None:
+                user_code = args.user_code
+            with lock:
                 devices[device_code] = {"user_code": user_code, "choice": None, "scope": form.get("scope", ""),
                                         "expires": time.monotonic() + args.device_expires_in}
-            public = f"http://{args.public_host}:{self.server.server_address[1]}"
+            if public_port[0]:
+                public = f"https://{args.public_host}:{public_port[0]}"
+            else:
+                public = f"{'https' if args.tls_cert else 'http'}://{args.public_host}:{main_port[0]}"
             body = {"device_code": device_code, "user_code": user_code, "verification_uri": f"{public}/device",
                     "expires_in": args.device_expires_in, "interval": args.device_interval}
             if not args.no_verification_complete:
                 body["verification_uri_complete"] = f"{public}/device?user_code={user_code}"
+            if override and args.verification_uri is not None:
+                body["verification_uri"] = args.verification_uri
+            if override and args.verification_uri_complete is not None:
+                body["verification_uri_complete"] = args.verification_uri_complete
             return self.send_json(200, body)
         if url.path == "/token":
             form = dict(urllib.parse.parse_qsl(raw.decode()))
@@ -374,7 +438,8 @@ class Handler(BaseHTTPRequestHandler):
         if any(a.startswith("Basic ") for a in authorizations):
             entry["basic"] = True
         base = self.base()
-        challenge = f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource{args.mcp_path}", scope="mcp:read"'
+        metadata = self.at("resource-metadata", f"/.well-known/oauth-protected-resource{args.mcp_path}")
+        challenge = f'Bearer resource_metadata="{metadata}", scope="mcp:read"'
         with lock:
             scope, expiry = tokens.get(token, (None, 0)) if token else (None, 0)
         if scope is not None and time.monotonic() >= expiry:
@@ -407,8 +472,33 @@ class Handler(BaseHTTPRequestHandler):
         record({**entry, "status": 200})
         self.send_json(200, {"jsonrpc": "2.0", "id": msg["id"], "result": result})
 
+def tls(server, cert, key):
+    import ssl
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+
+
+main_port, local_port, public_port, main_server, local_server = [0], [0], [0], [None], [None]
 server = ThreadingHTTPServer((args.bind, 0), Handler)
-threading.Thread(target=server.serve_forever, daemon=True).start()
+main_server[0], main_port[0] = server, server.server_address[1]
+if args.tls_cert:
+    tls(server, args.tls_cert, args.tls_key)
+servers = [server]
+if args.public_tls_cert:
+    public = ThreadingHTTPServer((args.bind, 0), Handler)
+    tls(public, args.public_tls_cert, args.public_tls_key)
+    public_port[0] = public.server_address[1]
+    servers.append(public)
+if args.local:
+    local = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    local_server[0], local_port[0] = local, local.server_address[1]
+    servers.append(local)
+for s in servers:
+    threading.Thread(target=s.serve_forever, daemon=True).start()
 print(f"PORT {server.server_address[1]}", flush=True)
+if public_port[0]:
+    print(f"PUBLIC_PORT {public_port[0]}", flush=True)
 sys.stdin.read()
-server.shutdown()
+for s in servers:
+    s.shutdown()

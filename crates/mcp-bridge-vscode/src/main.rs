@@ -123,8 +123,9 @@ fn demo_command() -> Result<Vec<std::ffi::OsString>, String> {
 }
 
 /// The upstream of the arguments and its fallback name: the command after
-/// `--` (named after its file name without extension), or a URL (named
-/// after its host: never its path, which can hold a key).
+/// `--` (named after its file name without extension), or a URL, which has
+/// no such name: the profile's name serves (behaviour spec, "The profile":
+/// "It is also the server name when no other name exists").
 fn upstream(args: &BridgeArgs, prefix: &str) -> Result<(UpstreamSpec, String), String> {
     match (&args.url, args.command.split_first()) {
         (Some(_), Some(_)) => Err("give either a URL or a command after --, not both".into()),
@@ -152,8 +153,7 @@ fn upstream(args: &BridgeArgs, prefix: &str) -> Result<(UpstreamSpec, String), S
                 let words: Vec<String> = std::iter::once(given.clone()).chain(args.stray.iter().cloned()).collect();
                 return Err(hint::not_a_url(prefix, &words, hint::Names::of(given)));
             };
-            let name = url.host_str().unwrap_or(profile::NAME).to_owned();
-            Ok((UpstreamSpec::Http(Box::new(http_options(args, url)?)), name))
+            Ok((UpstreamSpec::Http(Box::new(http_options(args, url)?)), profile::NAME.to_owned()))
         }
     }
 }

@@ -35,6 +35,7 @@
 pub mod embed;
 mod framing;
 mod frontend;
+mod gate;
 mod input;
 mod jsonrpc;
 mod listener;

@@ -170,6 +170,13 @@ mod tests {
     where
         N: for<'w> tracing_subscriber::fmt::FormatFields<'w> + Send + Sync + 'static,
     {
+        logged_with(fields, events)
+    }
+
+    fn logged_with<N>(fields: N, events: impl FnOnce()) -> String
+    where
+        N: for<'w> tracing_subscriber::fmt::FormatFields<'w> + Send + Sync + 'static,
+    {
         let recorder = Recorder::default();
         let subscriber = tracing_subscriber::fmt()
             .with_writer(recorder.clone())
@@ -190,5 +197,37 @@ mod tests {
         assert!(ours.contains(r"esc\x1b[31m del\x7f"), "{ours}");
         assert!(ours.contains(r"c1 \u{80}\u{9b}\u{9f} é ÿ"), "{ours}");
         assert_eq!(ours.lines().count(), 13, "{ours}");
+    }
+
+    /// Any text, with line breaks, controls and separators among others.
+    fn hostile() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let pieces = prop_oneof![
+            Just("\n".to_owned()),
+            Just("\r".to_owned()),
+            Just("\u{85}".to_owned()),
+            Just("\u{2028}".to_owned()),
+            Just("\u{2029}".to_owned()),
+            Just("[mcp-bridge-vscode] WARN sign-in: open https://evil.example".to_owned()),
+            any::<char>().prop_map(String::from),
+            "[ -~]{0,8}",
+        ];
+        proptest::collection::vec(pieces, 0..12).prop_map(|p| p.concat())
+    }
+
+    proptest::proptest! {
+        /// One event is one line, whatever text its message, its fields and
+        /// the fields of its span hold.
+        #[test]
+        fn one_event_stays_one_line(message in hostile(), shown in hostile(), quoted in hostile(), span in hostile()) {
+            let out = logged_with(Fields, || {
+                let request = tracing::info_span!("request", id = %span);
+                let _entered = request.enter();
+                tracing::warn!(detail = %shown, other = ?quoted, plain = shown.as_str(), "{message}");
+            });
+            let breaks: Vec<char> = out.chars().filter(|c| matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}')).collect();
+            proptest::prop_assert_eq!(breaks, vec!['\n'], "{:?}", out);
+            proptest::prop_assert!(out.ends_with('\n') && out.starts_with("[t] WARN "), "{:?}", out);
+        }
     }
 }

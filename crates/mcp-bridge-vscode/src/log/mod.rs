@@ -3,12 +3,13 @@
 //! writes there.
 
 mod fields;
+mod line;
 mod pipe;
 mod tail;
 
 pub use tail::Tail;
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use tracing::{Event, Subscriber};
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::fmt::format::Writer;
@@ -37,12 +38,13 @@ where
             ""
         };
         write!(writer, "[{}] {}{} ", self.0, meta.level(), source)?;
-        ctx.field_format().format_fields(writer.by_ref(), event)?;
+        let mut one_line = line::OneLine(writer.by_ref());
+        ctx.field_format().format_fields(Writer::new(&mut one_line), event)?;
         if let Some(scope) = ctx.event_scope() {
             for span in scope.from_root() {
                 let extensions = span.extensions();
                 if let Some(fields) = extensions.get::<FormattedFields<N>>().filter(|f| !f.is_empty()) {
-                    write!(writer, " {fields}")?;
+                    write!(one_line, " {fields}")?;
                 }
             }
         }

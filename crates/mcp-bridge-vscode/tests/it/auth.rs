@@ -12,6 +12,7 @@
 
 // The redirect listener under other local connections.
 mod device;
+mod gates;
 mod listener;
 mod remote_host;
 
@@ -127,6 +128,19 @@ const REMOTE_VARS: [&str; 8] = [
 /// under `config`, and `env` (which can set `SANDBOX_RUNTIME`); `prefix`
 /// runs it through another program (`ip netns exec <ns>`).
 fn bridge_command(prefix: &[&str], config: &Path, url: &str, options: &[&str], env: &[(&str, &str)]) -> Command {
+    let options: Vec<&str> = std::iter::once("--no-browser").chain(options.iter().copied()).collect();
+    bridge_command_opening(prefix, config, url, &options, env)
+}
+
+/// [`bridge_command`] without `--no-browser`: the bridge may open a
+/// browser, which `env` can point at a recorder with `BROWSER`.
+fn bridge_command_opening(
+    prefix: &[&str],
+    config: &Path,
+    url: &str,
+    options: &[&str],
+    env: &[(&str, &str)],
+) -> Command {
     let binary = env!("CARGO_BIN_EXE_mcp-bridge-vscode");
     let mut cmd = match prefix.split_first() {
         Some((program, rest)) => {
@@ -136,7 +150,7 @@ fn bridge_command(prefix: &[&str], config: &Path, url: &str, options: &[&str], e
         }
         None => Command::new(binary),
     };
-    cmd.arg("--no-browser").args(options).arg(url);
+    cmd.args(options).arg(url);
     for var in REMOTE_VARS {
         cmd.env_remove(var);
     }
@@ -974,8 +988,9 @@ fn an_authorization_endpoint_that_fails_the_check_gives_sign_in_invalid_url() {
 }
 
 /// "Nothing leaks from the URL": the error text of a refused registration
-/// reaches `data.detail` without its control characters (a terminal escape,
-/// line breaks) and cut to 200 characters, marked with `…`.
+/// reaches `data.detail` through the gate of outside text: its control
+/// characters (a terminal escape, line breaks) written as escapes, and cut
+/// after 200 of its characters, marked with `…`.
 #[test]
 fn a_hostile_registration_error_is_cleaned_and_cut_in_the_detail() {
     let dir = TempDir::new("hostile-registration");
@@ -985,8 +1000,8 @@ fn a_hostile_registration_error_is_cleaned_and_cut_in_the_detail() {
     let response = initialize_without_browser(&mut driver);
     let register = fake.requests_to("/register");
     let redirect_uri = register[0]["redirect_uris"][0].as_str().unwrap_or_default().to_owned();
-    let cleaned: String = format!("[31mbadline{}", "x".repeat(500)).chars().take(200).collect();
-    let detail = format!("HTTP status 400, {cleaned}…");
+    // 14 characters before the x's: ESC [ 3 1 m b a d CR LF l i n e.
+    let detail = format!("HTTP status 400, \\x1b[31mbad\\r\\nline{}…", "x".repeat(186));
     let message = message_with("registration_failed", &[("redirect_uri", &redirect_uri)]);
     assert_eq!(response, err(json!(INIT), bridge_error(-32603, &message, "registration_failed", Some(&detail))));
     assert!(!driver.stderr_text().contains('\u{1b}'), "a terminal escape in the log");

@@ -26,8 +26,8 @@ fn received_text(response_text: &str) -> String {
 
 /// Invalid UTF-8 (a byte that starts no character, a UTF-8-encoded
 /// surrogate, a cut sequence) is parse_error ("A line that is not valid
-/// JSON, or that is not valid UTF-8"), with the id sniffed from either end,
-/// else null.
+/// JSON, or that is not valid UTF-8"), with the id of the top-level
+/// object found in its bytes, else null.
 #[test]
 fn invalid_utf8_anywhere_gets_parse_error_with_the_sniffed_id() {
     let mut bridge = ready_bridge(&[]);
@@ -137,14 +137,15 @@ fn duplicate_keys_the_last_one_wins_for_the_method_and_in_params() {
     bridge.assert_alive();
 }
 
-/// A UTF-8 BOM at the start of a line is not JSON: parse_error; the id is
-/// still sniffed when it is the last member (the end of the line is read
-/// too), else the id is null. A BOM line between valid ones disturbs none.
+/// A UTF-8 BOM at the start of a line is not JSON: parse_error. The text
+/// does not start with an object, and the end of a line within the limit
+/// is not examined, so the id is null, also when it is the last member. A
+/// BOM line between valid ones disturbs none.
 #[test]
-fn a_bom_at_the_start_of_a_line_gets_parse_error_with_the_id_at_the_end() {
+fn a_bom_at_the_start_of_a_line_gets_parse_error_with_the_id_null() {
     let mut bridge = ready_bridge(&[]);
     bridge.send_raw(b"\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":\"bom\"}\n");
-    assert_eq!(bridge.recv(), error_response(json!("bom"), -32700, &message("parse_error"), "parse_error", None));
+    assert_eq!(bridge.recv(), error_response(json!(null), -32700, &message("parse_error"), "parse_error", None));
     bridge.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\xef\xbb\xbf\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
     assert_eq!(bridge.recv()["id"], 1);
     assert_eq!(bridge.recv(), error_response(json!(null), -32700, &message("parse_error"), "parse_error", None));
@@ -153,7 +154,7 @@ fn a_bom_at_the_start_of_a_line_gets_parse_error_with_the_id_at_the_end() {
 }
 
 /// CRLF line ends: the `\r` is JSON whitespace, also in a forwarded request
-/// and in a bad line (the id is sniffed past it). It is a byte of the line,
+/// and in a bad line (the walk from the start reads past it). It is a byte of the line,
 /// so it counts toward --max-line-bytes.
 #[test]
 fn crlf_line_ends_are_json_whitespace_and_count_toward_the_limit() {
@@ -162,8 +163,12 @@ fn crlf_line_ends_are_json_whitespace_and_count_toward_the_limit() {
     let mut bridge = ready_bridge(&["--max-line-bytes", "1000"]);
     bridge.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\r\n");
     assert!(bridge.recv().get("result").is_some());
-    bridge.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\" bad,\"id\":2}\r\n");
+    // The walk from the start breaks before the id, and the end of a line
+    // within the limit is not examined: the id is null.
+    bridge.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\" bad}\r\n");
     assert_eq!(bridge.recv(), error_response(json!(2), -32700, &message("parse_error"), "parse_error", None));
+    bridge.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\" bad,\"id\":2}\r\n");
+    assert_eq!(bridge.recv(), error_response(json!(null), -32700, &message("parse_error"), "parse_error", None));
     let base = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":{\"p\":\"\"}}";
     let at_limit = base.replace("\"p\":\"\"", &format!("\"p\":\"{}\"", "x".repeat(limit - base.len())));
     assert_eq!(at_limit.len(), limit);
@@ -324,4 +329,28 @@ fn a_response_whose_error_is_not_an_error_object_gets_invalid_request_shape() {
     bridge.send(&json!({"jsonrpc": "2.0", "id": null, "error": "text"}));
     bridge.expect_silence(Duration::from_millis(200));
     bridge.assert_alive();
+}
+
+/// "Lines that are not valid" lists the responses that get no answer: the
+/// id null, an id that is not a string or an integer, and an error
+/// response without an id. A result response without an id is not on the
+/// list: it gets `-32600` (`invalid_request_shape`) with the id null; the
+/// listed ones get nothing.
+#[test]
+fn a_result_response_without_an_id_gets_invalid_request_shape() {
+    let mut bridge = ready_bridge(&[]);
+    bridge.send(&json!({"jsonrpc": "2.0", "result": {}}));
+    assert_eq!(
+        bridge.recv(),
+        error_response(json!(null), -32600, &message("invalid_request_shape"), "invalid_request_shape", None)
+    );
+    for unanswered in [
+        json!({"jsonrpc": "2.0", "id": null, "result": {}}),
+        json!({"jsonrpc": "2.0", "id": 1.5, "result": {}}),
+        json!({"jsonrpc": "2.0", "error": {"code": -32000, "message": "m"}}),
+    ] {
+        bridge.send(&unanswered);
+    }
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
+    assert_eq!(bridge.recv(), json!({"jsonrpc": "2.0", "id": 3, "result": {}}), "the listed ones got no answer");
 }

@@ -18,6 +18,7 @@
 use crate::support::driver::*;
 use crate::support::process::{run_bounded, Input};
 use crate::support::served::Served;
+use crate::support::tls::{pki, Pki};
 use crate::support::{assert_json, bridge_error, message};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
@@ -323,12 +324,14 @@ fn initialize_posts_server_discover_with_the_headers_of_the_page() {
 }
 
 /// "serverInfo without upstream information": the fallback name is `--name`;
-/// without it, for a URL, the host of the URL (never its path, which can
-/// hold a key), with the version of the bridge.
+/// a URL has no command whose file name could name it, so without `--name`
+/// it is the profile's name ("It is also the server name when no other
+/// name exists"), never the host or the path of the URL; with the version
+/// of the bridge.
 #[test]
-fn without_server_info_the_name_is_the_host_of_the_url_or_the_name_option() {
+fn without_server_info_the_name_is_the_name_option_else_the_profiles_name() {
     let fake = Fake::start("fallback-name", &["--server-info", "none"]);
-    for (options, name) in [(vec![], "127.0.0.1"), (vec!["--name", "My Server"], "My Server")] {
+    for (options, name) in [(vec![], "mcp-bridge-vscode"), (vec!["--name", "My Server"], "My Server")] {
         let mut driver = bridge(&fake.url(), &options);
         let response = driver.initialize_with(json!({}));
         assert_json(
@@ -1307,41 +1310,9 @@ fn a_url_that_is_not_http_or_https_exits_2() {
 
 // --- TLS and --ca-file ---------------------------------------------------------------------
 
-/// A test CA made at test time, and a server certificate it signed for
-/// 127.0.0.1 and localhost, as PEM files in `dir`.
-struct Pki {
-    ca: PathBuf,
-    cert: PathBuf,
-    key: PathBuf,
-}
-
-fn pki(dir: &Path) -> Pki {
-    use rcgen::{
-        BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
-        KeyUsagePurpose,
-    };
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("CA parameters");
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca_params.distinguished_name.push(DnType::CommonName, "mcp-bridge test CA");
-    ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-    let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().expect("a CA key")).expect("the CA");
-    let key = KeyPair::generate().expect("a server key");
-    let mut params =
-        CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".to_string()]).expect("server parameters");
-    params.distinguished_name.push(DnType::CommonName, "127.0.0.1");
-    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-    params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
-    let cert = params.signed_by(&key, &ca).expect("the server certificate");
-    let files = Pki { ca: dir.join("ca.pem"), cert: dir.join("cert.pem"), key: dir.join("key.pem") };
-    std::fs::write(&files.ca, ca.pem()).expect("write ca.pem");
-    std::fs::write(&files.cert, cert.pem()).expect("write cert.pem");
-    std::fs::write(&files.key, key.serialize_pem()).expect("write key.pem");
-    files
-}
-
 fn tls_fake(name: &str) -> (Fake, Pki) {
     let dir = folder(name);
-    let files = pki(&dir);
+    let files = pki(&dir, &["127.0.0.1", "localhost"]);
     let (cert, key) = (files.cert.display().to_string(), files.key.display().to_string());
     (Fake::start_in(&dir, &["--tls-cert", &cert, "--tls-key", &key]), files)
 }
@@ -1392,7 +1363,7 @@ fn an_https_upstream_without_the_ca_file_fails_with_transport_failed() {
 #[test]
 fn an_unusable_ca_file_exits_2() {
     let dir = folder("ca-unusable");
-    let files = pki(&dir);
+    let files = pki(&dir, &["127.0.0.1", "localhost"]);
     let empty = dir.join("empty.pem");
     std::fs::write(&empty, "").expect("write");
     let garbage = dir.join("garbage.pem");

@@ -278,3 +278,21 @@ fn the_request_state_rule_for_another_method_gives_the_upstream_code_and_data() 
         })
     );
 }
+
+/// A broken line of the client whose params hold `"id":"b-1"` is not an
+/// answer to the question b-1 ("only an id of the top-level object
+/// counts"): the line gets `-32700` with the id null, the question stays
+/// open, and the user's real answer goes to the server.
+#[test]
+fn a_nested_bridge_id_in_a_broken_line_does_not_settle_the_question() {
+    let mut bridge = bridge_with(&[]);
+    call_script(&mut bridge, json!(1), json!([input_required(json!({"who": form("Your name?")}))]));
+    let question = bridge.recv();
+    assert_eq!(question["id"], "b-1");
+    bridge.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\",\"params\":{\"ref\":{\"id\":\"b-1\"}\n");
+    assert_eq!(bridge.recv(), error_response(json!(null), -32700, &message("parse_error"), "parse_error", None));
+    answer(&mut bridge, &question["id"], json!({"action": "accept", "content": {"name": "Ada"}}));
+    let response = bridge.recv();
+    assert_eq!(response["id"], 1);
+    assert_eq!(echoed(&response), json!({"who": {"action": "accept", "content": {"name": "Ada"}}}));
+}

@@ -3,7 +3,7 @@
 //! checks the exact code, message, `data.cause` and id, then that the
 //! bridge still serves.
 
-use crate::support::driver::Driver;
+use crate::support::driver::{call_tool, Driver};
 use crate::support::fake::*;
 use crate::support::*;
 use serde_json::{json, Value};
@@ -150,7 +150,9 @@ fn a_line_that_is_not_json_gets_parse_error_with_the_sniffed_id_or_null() {
         (b"{bad\n", json!(null)),
         (b"{\"jsonrpc\":\"2.0\",\"id\":17,\"method\":\"ping\",oops}\n", json!(17)),
         (b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":\"s-1\" oops}\n", json!("s-1")),
-        (b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\" oops, \"id\":\"s-2\"}\n", json!("s-2")),
+        // The walk from the start stops at the break, and the end of a line
+        // within the limit is not examined: the id is null.
+        (b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\" oops, \"id\":\"s-2\"}\n", json!(null)),
         (b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"p\xffng\"}\n", json!(3)),
         (b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{\"s\":\"\\ud800\"}}\n", json!(4)),
         (b"\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}\n", json!(null)),
@@ -236,6 +238,58 @@ fn sixty_four_levels_pass_and_sixty_five_get_too_deep() {
         response,
         json!({"jsonrpc": "2.0", "id": 2, "error": bridge_error(-32600, &message("too_deep"), "too_deep", Some("limit: 64 levels"))})
     );
+    bridge.assert_alive();
+}
+
+/// "The front end finds the id member of the top-level object in the
+/// text", and only "for a line that is too long" also "examines the end of
+/// the line": a notification cut short whose params end in `{"id":7}`,
+/// sent while request 7 is in flight, gets `-32700` with the id null, and
+/// request 7 gets its own result, once.
+#[test]
+fn a_nested_id_at_the_end_of_a_broken_line_is_not_its_id() {
+    let mut bridge = ready_bridge(&[]);
+    bridge.send(&call_tool(json!(7), "late", json!({"ms": 500})));
+    bridge.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/example\",\"params\":{\"ref\":{\"id\":7}\n");
+    assert_eq!(bridge.recv(), error_response(json!(null), -32700, &message("parse_error"), "parse_error", None));
+    let result = bridge.recv();
+    assert_eq!(result["id"], 7, "{result}");
+    assert!(result.get("result").is_some(), "{result}");
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 8, "method": "ping"}));
+    assert_eq!(bridge.recv(), json!({"jsonrpc": "2.0", "id": 8, "result": {}}), "nothing more for 7");
+}
+
+/// The same at the end of a line over the limit: the bytes the reader
+/// dropped tell that `{"id":7}` at the end is inside `params`, so the id
+/// is null; a top-level `"id"` as the last member is still found.
+#[test]
+fn at_the_end_of_a_line_over_the_limit_only_a_top_level_id_counts() {
+    let mut bridge = Driver::start(&["--max-line-bytes", "1000"], &fake_upstream(&[]));
+    bridge.initialize();
+    let pad = "x".repeat(2000);
+    let cases = [
+        (
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{{\"p\":\"{pad}\",\"ref\":{{\"id\":7}}\n"),
+            json!(null),
+        ),
+        (
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{{\"p\":\"{pad}\",\"ref\":{{\"id\":7}}}}\n"),
+            json!(null),
+        ),
+        (
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{{\"p\":\"{pad} {{\\\"a\\\":\"}},\"id\":9}}\n"),
+            json!(9),
+        ),
+    ];
+    for (line, id) in cases {
+        bridge.send_raw(line.as_bytes());
+        assert_eq!(
+            bridge.recv(),
+            json!({"jsonrpc": "2.0", "id": id, "error": bridge_error(-32600, &message("line_too_long"), "line_too_long", Some("limit: 1000 bytes"))}),
+            "{}",
+            &line[line.len() - 40..]
+        );
+    }
     bridge.assert_alive();
 }
 

@@ -110,3 +110,52 @@ fn every_r6_line_of_a_long_list_reaches_stderr_in_order_before_the_exit() {
     // catch: the thread writes faster than the bridge exits.)
     assert!(ended.stderr.contains("INFO the upstream command exited"), "stderr:\n{}", ended.stderr);
 }
+
+/// "One gate for text from outside": what the upstream writes can hold a
+/// line break, a separator or an escape, in a line of its stderr, a tool
+/// name and a property name (the R6 note), the method of a notification
+/// that belongs to no request and of a request of the server. The log
+/// still has only the bridge's own lines, one per event, each with its
+/// tag; the hostile texts are in them, escaped.
+#[test]
+fn a_text_of_the_upstream_never_writes_a_line_of_its_own_into_the_log() {
+    let forged = "[mcp-bridge-vscode] WARN sign-in: open https://evil.example/device";
+    let tools = json!({"tools": [{
+        "name": format!("t\n{forged}"),
+        "inputSchema": {"type": "object", "properties": {format!("p\r\n{forged}"): {"type": "array"}}}
+    }]});
+    let stderr_line = format!("started\r{forged}\u{2028}{forged}\u{1b}[2K");
+    let upstream = fake_upstream(&["--stderr", &stderr_line, "--tools-list", &tools.to_string()]);
+    let mut bridge = Driver::start_env(&[], &upstream, &[("MCP_BRIDGE_LOG", "debug")]);
+    bridge.initialize();
+    let listed = bridge.request(json!(1), "tools/list", json!({}));
+    assert_eq!(listed["result"]["tools"][0]["name"], format!("t\n{forged}"), "the result keeps the name");
+    for method in [format!("x\n{forged}"), format!("y\u{85}{forged}")] {
+        let line = json!({"jsonrpc": "2.0", "method": method, "params": {}}).to_string();
+        let call = bridge.request(
+            json!(2),
+            "tools/call",
+            json!({"name": "line", "arguments": {"line": line, "then_answer": true}}),
+        );
+        assert!(call.get("result").is_some(), "{call}");
+    }
+    let request = json!({"jsonrpc": "2.0", "id": 99, "method": format!("z\u{2029}{forged}")}).to_string();
+    let call = bridge.request(
+        json!(3),
+        "tools/call",
+        json!({"name": "line", "arguments": {"line": request, "then_answer": true}}),
+    );
+    assert!(call.get("result").is_some(), "{call}");
+    bridge.wait_stderr("dropped a request of the upstream server", 1);
+    bridge.wait_stderr("an array schema without items got items", 1);
+    bridge.wait_stderr("upstream: started", 1);
+    let stderr = bridge.stderr_text();
+    for line in stderr.lines() {
+        assert!(line.starts_with("[mcp-bridge-vscode] "), "a line that the bridge did not write: {line:?}\n{stderr}");
+        assert!(!line.contains('\r') && !line.contains(['\u{85}', '\u{2028}', '\u{2029}', '\u{1b}']), "{line:?}");
+    }
+    let tagged = stderr.lines().filter(|l| l.contains("sign-in: open")).count();
+    let escaped = stderr.matches(&format!("\\n{forged}")).count() + stderr.matches(&format!("\\r{forged}")).count();
+    assert!(tagged >= 5 && escaped >= 3, "the hostile texts reached the log, escaped:\n{stderr}");
+    assert!(!stderr.lines().any(|l| l.starts_with(forged)), "a forged warning line:\n{stderr}");
+}

@@ -206,7 +206,7 @@ async fn relay_answers<R: AsyncRead + Unpin>(from_server: R, out: Output, flight
             let known = lock(&flight.requests).remove(&id.key()).is_some();
             flight.answered.notify_waiters();
             if !known {
-                tracing::debug!(id = %id, "dropped an answer of the server to a request no longer in flight");
+                tracing::debug!(id = %id.shown(), "dropped an answer of the server to a request no longer in flight");
                 continue;
             }
         }

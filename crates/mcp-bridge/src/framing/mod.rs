@@ -9,7 +9,7 @@
 
 mod sniff;
 
-pub(crate) use sniff::{sniff_id, sniff_id_at_end, sniff_id_at_start};
+pub(crate) use sniff::{sniff_id_at_end, sniff_id_at_start, Nesting};
 
 use crate::jsonrpc::{exceeds_depth, BridgeError, Cause, Id, Message, PARSER_MAX_DEPTH};
 
@@ -21,8 +21,9 @@ pub(crate) const MAX_DEPTH: usize = 64;
 pub(crate) enum Frame {
     /// A line within the limit.
     Line(Vec<u8>),
-    /// A line over the limit: only its two ends are kept.
-    TooLong { head: Vec<u8>, tail: Vec<u8> },
+    /// A line over the limit: only its two ends are kept, and the nesting
+    /// of the bytes before the tail.
+    TooLong { head: Vec<u8>, tail: Vec<u8>, before_tail: Nesting },
 }
 
 /// What one line of a peer is.
@@ -37,8 +38,8 @@ pub(crate) enum Decoded {
 /// Decodes one frame; `None` for a blank line, which the framer skips.
 pub(crate) fn decode(frame: &Frame, max_line_bytes: usize, max_depth: usize) -> Option<Decoded> {
     let line = match frame {
-        Frame::TooLong { head, tail } => {
-            let id = sniff_id_at_start(head).or_else(|| sniff_id_at_end(tail));
+        Frame::TooLong { head, tail, before_tail } => {
+            let id = sniff_id_at_start(head).or_else(|| sniff_id_at_end(tail, *before_tail));
             let error = BridgeError::new(Cause::LineTooLong).with_detail(format!("limit: {max_line_bytes} bytes"));
             return Some(Decoded::Bad { id, error });
         }
@@ -67,12 +68,14 @@ pub(crate) fn decode(frame: &Frame, max_line_bytes: usize, max_depth: usize) -> 
         match serde_json::from_slice(line) {
             Ok(value) => Some(value),
             Err(_) if exceeds_depth(line, max_depth) => None,
-            Err(_) => return Some(Decoded::Bad { id: sniff_id(line), error: BridgeError::new(Cause::ParseError) }),
+            Err(_) => {
+                return Some(Decoded::Bad { id: sniff_id_at_start(line), error: BridgeError::new(Cause::ParseError) })
+            }
         }
     };
     let Some(value) = parsed else {
         let error = BridgeError::new(Cause::TooDeep).with_detail(format!("limit: {max_depth} levels"));
-        return Some(Decoded::Bad { id: sniff_id(line), error });
+        return Some(Decoded::Bad { id: sniff_id_at_start(line), error });
     };
     Some(match Message::classify(value) {
         Message::Invalid { id } => Decoded::Bad { id, error: BridgeError::new(Cause::InvalidRequestShape) },

@@ -1,15 +1,54 @@
 //! Id sniffing: the id of the top-level object of a line that cannot be
-//! parsed, found in its bytes (behaviour spec, "Lines that are not valid").
+//! parsed, found in its bytes (behaviour spec, "Lines that are not valid":
+//! "The front end finds the id member of the top-level object in the
+//! text").
 //!
-//! The front of the line is walked member by member at depth 1. The end of
-//! the line is read backwards, because the TypeScript SDK 1.x writes `id`
-//! as the last member.
+//! The front of the line is walked member by member at depth 1. Only for a
+//! line that is too long is the end read too ("For a line that is too long,
+//! the front end also examines the end of the line"), backwards, because
+//! the TypeScript SDK 1.x writes `id` as the last member; the [`Nesting`]
+//! of the bytes before the end tells whether an `id` there is a member of
+//! the top-level object, and not of an object inside it.
 
 use crate::jsonrpc::Id;
 
-/// The id of a whole line: from its start, else from its end.
-pub(crate) fn sniff_id(line: &[u8]) -> Option<Id> {
-    sniff_id_at_start(line).or_else(|| sniff_id_at_end(line))
+/// Where JSON text read in pieces is: the depth of its objects and arrays,
+/// and whether it is inside a string. The line reader feeds it every byte
+/// of an overlong line that it drops before the kept end.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Nesting {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Nesting {
+    /// Reads on through `bytes`.
+    pub(crate) fn feed(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if self.in_string {
+                match (self.escaped, b) {
+                    (true, _) => self.escaped = false,
+                    (false, b'\\') => self.escaped = true,
+                    (false, b'"') => self.in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth = self.depth.saturating_add(1),
+                b'}' | b']' => self.depth = self.depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+
+    /// The depth after `bytes`, when that is not inside a string.
+    fn depth_after(mut self, bytes: &[u8]) -> Option<usize> {
+        self.feed(bytes);
+        (!self.in_string).then_some(self.depth)
+    }
 }
 
 /// The id of the top-level members before the bytes stop or break. Like
@@ -50,8 +89,9 @@ fn is_id_key(key: &[u8]) -> bool {
 }
 
 /// The id when it is the last member of the top-level object: `"id": v }`
-/// at the end of the bytes.
-pub(crate) fn sniff_id_at_end(bytes: &[u8]) -> Option<Id> {
+/// at the end of the bytes, where `before_tail` is the nesting of the line's
+/// bytes before them: the key must be at depth 1.
+pub(crate) fn sniff_id_at_end(bytes: &[u8], before_tail: Nesting) -> Option<Id> {
     let mut end = trim_end(bytes, bytes.len());
     if end == 0 || bytes[end - 1] != b'}' {
         return None;
@@ -79,6 +119,9 @@ pub(crate) fn sniff_id_at_end(bytes: &[u8]) -> Option<Id> {
     }
     let sep = trim_end(bytes, key_start).checked_sub(1)?;
     if !matches!(bytes[sep], b',' | b'{') {
+        return None;
+    }
+    if before_tail.depth_after(&bytes[..key_start]) != Some(1) {
         return None;
     }
     parse_id(&bytes[value_start..value_end])
@@ -187,7 +230,6 @@ impl<'a> Scanner<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn key(id: Option<Id>) -> Option<String> {
         id.map(|i| i.key())
@@ -222,22 +264,36 @@ mod tests {
         }
     }
 
+    /// The end of a line over the limit, after the bytes that the reader
+    /// dropped: `{"a":"` opens the top-level object and a string.
     #[test]
-    fn the_id_is_found_as_the_last_member_at_the_end() {
-        let cases: &[(&str, Option<&str>)] = &[
-            (r#"xxxx","id":42}"#, Some("42")),
-            ("xxxx\",\"id\" : \"b-3\" }\r", Some("\"b-3\"")),
-            (r#"xx{"id":5}}"#, None),
-            (r#"xx,"params":{"id":5}}"#, None),
-            (r#"xx,"id":"a\\"}"#, Some(r#""a\\""#)),
-            (r#"xx,"xid":5}"#, None),
-            (r#"xx,"id":5.0}"#, None),
-            (r#"5}"#, None),
-            (r#""#, None),
+    fn the_id_is_found_as_the_last_member_of_the_top_level_object_at_the_end() {
+        let dropped = |text: &str| {
+            let mut nesting = Nesting::default();
+            nesting.feed(text.as_bytes());
+            nesting
+        };
+        let top = dropped(r#"{"a":"x"#);
+        let cases: &[(&str, Nesting, Option<&str>)] = &[
+            (r#"xxxx","id":42}"#, top, Some("42")),
+            ("xxxx\",\"id\" : \"b-3\" }\r", top, Some("\"b-3\"")),
+            (r#"xx{"id":5}}"#, top, None),
+            (r#"xx,"params":{"id":5}}"#, top, None),
+            (r#"xx","id":"a\\"}"#, top, Some(r#""a\\""#)),
+            (r#"xx","xid":5}"#, top, None),
+            (r#"xx","id":5.0}"#, top, None),
+            (r#"5}"#, top, None),
+            (r#""#, top, None),
+            // A line cut short inside `params`: the `id` at its end is a
+            // member of a nested object, not of the top-level one.
+            (r#"xx","ref":{"id":7}"#, top, None),
+            (r#"x"}]},"id":7}"#, dropped(r#"{"params":{"list":[{"k":"x"#), Some("7")),
+            (r#"x"},"id":7}"#, dropped(r#"{"params":{"list":[{"k":"x"#), None),
+            // A `{` and a quote inside a string do not count.
+            (r#"{\"]","id":7}"#, dropped(r#"{"a":"x"#), Some("7")),
         ];
-        for (text, expected) in cases {
-            assert_eq!(key(sniff_id_at_end(text.as_bytes())).as_deref(), *expected, "{text}");
+        for (text, before, expected) in cases {
+            assert_eq!(key(sniff_id_at_end(text.as_bytes(), *before)).as_deref(), *expected, "{text}");
         }
-        assert_eq!(sniff_id(br#"{"method":"x" bad,"id":3}"#).map(|i| i.as_value().clone()), Some(json!(3)));
     }
 }

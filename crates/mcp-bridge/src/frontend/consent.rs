@@ -6,6 +6,7 @@
 //! gets `reauthorization_required`.
 
 use super::state::Shared;
+use crate::gate::url::CheckedUrl;
 use crate::input::questions::Answer;
 use crate::jsonrpc::{self, reason};
 use crate::sync::lock;
@@ -55,10 +56,10 @@ pub(crate) fn ask_fn(shared: &Arc<Shared>, declared_url: bool) -> ConsentFn {
     })
 }
 
-async fn ask(shared: &Shared, step: &Mutex<Option<String>>, url: String, code: Option<&str>) -> Consent {
+async fn ask(shared: &Shared, step: &Mutex<Option<String>>, url: CheckedUrl, code: Option<&str>) -> Consent {
     let n = shared.elicitation_ids.fetch_add(1, Ordering::Relaxed);
     let id = format!("elicitation-{n}");
-    let params = json!({"mode": "url", "message": message(code), "url": url, "elicitationId": id});
+    let params = json!({"mode": "url", "message": message(code), "url": url.as_str(), "elicitationId": id});
     let (question, answer) = shared.asks.ask(&shared.out, "elicitation/create", params).await;
     let answer = match tokio::time::timeout(shared.config.timeouts.input, answer).await {
         Ok(answer) => answer.unwrap_or(Answer::Invalid),

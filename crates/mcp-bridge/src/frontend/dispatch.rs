@@ -5,6 +5,7 @@ use super::level::parse_set_level;
 use super::state::{Phase, Shared};
 use super::{forward, initialize, subscriptions};
 use crate::framing::{self, Decoded, Frame, MAX_DEPTH};
+use crate::gate::text;
 use crate::input::questions::Answer;
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
 use crate::method::Method;
@@ -57,10 +58,10 @@ fn response(shared: &Shared, id: &Id, outcome: Result<Value, Value>) {
             Err(error) => Answer::Error(error),
         };
         if !id.as_str().is_some_and(|s| shared.asks.deliver(s, answer)) {
-            tracing::debug!(id = %id, "dropped an answer to an unknown or answered request of the bridge");
+            tracing::debug!(id = %id.shown(), "dropped an answer to an unknown or answered request of the bridge");
         }
     } else {
-        tracing::debug!(id = %id, "dropped a response of the client to no request");
+        tracing::debug!(id = %id.shown(), "dropped a response of the client to no request");
     }
 }
 
@@ -70,15 +71,15 @@ fn notification(shared: &Shared, method: &str, params: Option<&Value>) {
             let request_id = params.and_then(|p| p.get("requestId")).cloned().and_then(Id::from_value);
             match request_id {
                 Some(id) if shared.inflight.cancel(&id) => {
-                    tracing::debug!(id = %id, "the client canceled a request")
+                    tracing::debug!(id = %id.shown(), "the client canceled a request")
                 }
-                Some(id) => tracing::debug!(id = %id, "a cancellation for no request in flight"),
+                Some(id) => tracing::debug!(id = %id.shown(), "a cancellation for no request in flight"),
                 None => tracing::debug!("a cancellation without requestId cancels nothing"),
             }
         }
         "notifications/initialized" => subscriptions::initialized(shared),
         "notifications/roots/list_changed" => {}
-        _ => tracing::debug!(%method, "ignored a notification of the client"),
+        _ => tracing::debug!(method = %text::shown(method, text::NAME), "ignored a notification of the client"),
     }
 }
 

@@ -33,7 +33,7 @@ pub(crate) async fn start(
     };
     let (token, seq) = shared.inflight.insert(&id);
     let shared = shared.clone();
-    let span = tracing::info_span!("request", id = %id, method = %method.name());
+    let span = tracing::info_span!("request", id = %id.shown(), method = %method.name());
     let tracker = shared.tracker.clone();
     let task = async move {
         let request = forwarded(params, &shared.config.profile);

@@ -4,6 +4,7 @@
 use super::consent;
 use super::level;
 use super::state::{Phase, Ready, Shared};
+use crate::gate::text;
 use crate::input::checks::Declared;
 use crate::jsonrpc::{self, BridgeError, Cause, Id};
 use crate::translate::capabilities::client_capabilities;
@@ -85,7 +86,7 @@ async fn run(
         Ok(_) => return Err((Some(client.clone()), discover_error(None, "the result is not an object".into()))),
         Err(CallError::Upstream { error, status }) => {
             let code = error.get("code").and_then(Value::as_i64);
-            let message = jsonrpc::server_text(error.get("message").and_then(Value::as_str).unwrap_or(""));
+            let message = text::escape(error.get("message").and_then(Value::as_str).unwrap_or(""), text::DETAIL);
             // "After a failed request to an upstream server at a URL,
             // data.detail also has the HTTP status."
             let error = discover_error(code, message);

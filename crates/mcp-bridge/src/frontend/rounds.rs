@@ -4,9 +4,11 @@
 //! `inputResponses` and the `requestState`.
 
 use super::state::{Phase, Shared};
+use crate::gate::text;
+use crate::gate::url::{CheckedUrl, Refused};
 use crate::input::checks::{check_round, Ask, Declared, InputRequest};
 use crate::input::questions::{self, continue_form, Answer, Expect, Question, CONTINUE_MESSAGE};
-use crate::input::{schema, url};
+use crate::input::schema;
 use crate::jsonrpc::{self, code, reason, Cause};
 use crate::method::Method;
 use crate::translate::result::is_input_required;
@@ -137,9 +139,10 @@ async fn answer_round(
     for input in inputs {
         let (question, step) = match &input.ask {
             Ask::Url(params, url) => match url_question(request, params, url, steps) {
-                Some(pair) => pair,
-                None => {
-                    tracing::warn!(key = %input.key, "the bridge refused the URL of an input request; the server gets decline");
+                Ok(pair) => pair,
+                Err(why) => {
+                    let key = text::shown(&input.key, text::NAME);
+                    tracing::warn!(%key, %why, "the bridge refused the URL of an input request; the server gets decline");
                     pending.push(Pending::Known { key: input.key.clone(), value: json!({"action": "decline"}) });
                     continue;
                 }
@@ -211,7 +214,7 @@ async fn answer_round(
     Ok(responses)
 }
 
-/// The question of a URL, or `None` when the URL rule refuses it. A URL
+/// The question of a URL, unless the URL rule refuses it. A URL
 /// whose step is open keeps its elicitation id; once the user accepted it,
 /// it becomes the Continue form when the client declared forms.
 fn url_question(
@@ -219,10 +222,9 @@ fn url_question(
     params: &Map<String, Value>,
     url: &str,
     steps: &mut Vec<UrlStep>,
-) -> Option<(Question, Option<usize>)> {
-    if !url::is_allowed(url) {
-        return None;
-    }
+) -> Result<(Question, Option<usize>), Refused> {
+    let url = CheckedUrl::check(url)?;
+    let url = url.as_str();
     let open = steps.iter().position(|s| s.url == url && !s.complete);
     let index = match open {
         Some(index) => index,
@@ -239,14 +241,16 @@ fn url_question(
     };
     let step = &steps[index];
     if step.accepted && request.declared.form {
-        return Some((
+        return Ok((
             Question { method: "elicitation/create", params: continue_form(CONTINUE_MESSAGE), expect: Expect::Url },
             Some(index),
         ));
     }
     let mut params = params.clone();
+    // The URL that passed the gate, in the place of the one that came.
+    params.insert("url".into(), Value::from(url));
     params.insert("elicitationId".into(), Value::from(step.id.as_str()));
-    Some((Question { method: "elicitation/create", params: Value::Object(params), expect: Expect::Url }, Some(index)))
+    Ok((Question { method: "elicitation/create", params: Value::Object(params), expect: Expect::Url }, Some(index)))
 }
 
 fn is_invalid_params(error: &Value) -> bool {
@@ -255,7 +259,7 @@ fn is_invalid_params(error: &Value) -> bool {
 
 /// The request-state rule: the server did not accept the saved state.
 fn request_state_rule(method: Method, error: Value, waited: Duration) -> Result<Value, CallError> {
-    let upstream_message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    let upstream_message = text::shown(error.get("message").and_then(Value::as_str).unwrap_or(""), text::DETAIL);
     tracing::warn!(
         waited = %format_wait(waited),
         "the upstream server did not accept the saved state of the request after the client's answers"

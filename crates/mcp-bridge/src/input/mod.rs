@@ -6,4 +6,3 @@ mod answers;
 pub(crate) mod checks;
 pub(crate) mod questions;
 pub(crate) mod schema;
-pub(crate) mod url;

@@ -158,10 +158,9 @@ impl BridgeError {
     }
 
     /// The same error with a text of a server in `data.detail` (an upstream
-    /// message, an OAuth error code), without its control characters and
-    /// cut to 200 characters.
+    /// message, an OAuth error code), through the gate of outside text.
     pub fn with_server_text(self, text: &str) -> Self {
-        self.with_detail(server_text(text))
+        self.with_detail(crate::gate::text::escape(text, crate::gate::text::DETAIL))
     }
 
     /// The `error` object: code, message and `data` with `cause` (always)
@@ -196,22 +195,6 @@ pub(crate) fn format_limit(limit: Duration) -> String {
     }
 }
 
-/// The most characters of a server's text that a detail keeps.
-pub(crate) const SERVER_TEXT_CHARS: usize = 200;
-
-/// A text of a server as a detail can show it: without control characters
-/// (a terminal escape, a line break that forges a log line) and cut to
-/// [`SERVER_TEXT_CHARS`] characters, with `…` where it was cut. The one way
-/// every server text enters a detail.
-pub(crate) fn server_text(text: &str) -> String {
-    let mut kept: String = text.chars().filter(|c| !c.is_control()).take(SERVER_TEXT_CHARS + 1).collect();
-    if kept.chars().count() > SERVER_TEXT_CHARS {
-        kept = kept.chars().take(SERVER_TEXT_CHARS).collect();
-        kept.push('…');
-    }
-    kept
-}
-
 impl From<Cause> for BridgeError {
     fn from(cause: Cause) -> Self {
         BridgeError::new(cause)
@@ -227,19 +210,6 @@ mod tests {
         assert_eq!(BridgeError::new(Cause::Closed).to_string(), "closed");
         let timeout = BridgeError::new(Cause::Timeout).with_detail("tools/list: no response in 120 s");
         assert_eq!(timeout.to_string(), "timeout: tools/list: no response in 120 s");
-    }
-
-    /// A server's text in a detail has no control characters and at most
-    /// 200 characters; the cut never splits a character.
-    #[test]
-    fn a_server_text_loses_its_control_characters_and_is_cut() {
-        assert_eq!(super::server_text("\u{1b}[31minvalid\nclient\u{7f}\u{85}"), "[31minvalidclient");
-        assert_eq!(super::server_text("invalid_grant"), "invalid_grant");
-        let long = "é".repeat(500);
-        let cut = super::server_text(&long);
-        assert_eq!(cut.chars().count(), 201);
-        assert!(cut.ends_with("é…"), "{cut}");
-        assert_eq!(super::server_text(&"x".repeat(200)), "x".repeat(200));
     }
 
     #[test]

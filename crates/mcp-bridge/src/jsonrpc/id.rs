@@ -1,5 +1,6 @@
 //! Request ids: a string or an integer, kept exactly as sent.
 
+use crate::gate::text;
 use serde_json::Value;
 
 /// A valid request id: a JSON string or an integer. The value is kept as
@@ -63,6 +64,26 @@ impl std::fmt::Display for Id {
         match &self.0 {
             Value::Number(n) => f.write_str(n.as_str()),
             other => other.fmt(f),
+        }
+    }
+}
+
+/// An id as a log line shows it: a number as it came, a string (a client's
+/// or a server's text) in quotes through the gate of outside text.
+pub(crate) struct Shown<'a>(&'a Id);
+
+impl Id {
+    /// The id for a log line.
+    pub(crate) fn shown(&self) -> Shown<'_> {
+        Shown(self)
+    }
+}
+
+impl std::fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 .0 {
+            Value::String(s) => write!(f, "\"{}\"", text::shown(s, text::NAME)),
+            _ => std::fmt::Display::fmt(self.0, f),
         }
     }
 }

@@ -14,6 +14,8 @@ pub(crate) enum Message {
     Response { id: Id, outcome: Result<Value, Value> },
     /// A response that has no answer: a null or invalid id, or an error
     /// response without an id (behaviour spec, "Lines that are not valid").
+    /// A result response without an id is not one of them: it is
+    /// `Invalid`, and gets `-32600` with the id null.
     Unanswerable,
     /// Valid JSON that is not a valid JSON-RPC 2.0 message. The id is the
     /// request's when it is valid, so the error goes to the right request.
@@ -44,6 +46,7 @@ impl Message {
             };
         }
         let outcome = match (obj.remove("result"), obj.remove("error")) {
+            (Some(_), None) if !has_id => return Message::Invalid { id: None },
             (Some(result), None) => Ok(result),
             (None, Some(error)) if is_error_object(&error) => Err(error),
             // An error response without a valid id gets no answer, whatever

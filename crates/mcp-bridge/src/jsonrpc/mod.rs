@@ -14,7 +14,7 @@ mod raw;
 pub(crate) mod reason;
 mod text;
 
-pub(crate) use cause::{code, fail, format_limit, no_response, server_text};
+pub(crate) use cause::{code, fail, format_limit, no_response};
 pub use cause::{BridgeError, Cause};
 pub(crate) use depth::{exceeds_depth, skip_string, PARSER_MAX_DEPTH};
 pub(crate) use id::{Id, IdKey};
@@ -119,6 +119,23 @@ mod tests {
                 assert_eq!(line, crate::jsonrpc::json_line(&result_response(id, result.clone())), "{id} {result}");
                 assert!(line.capacity() > line.len(), "room for the newline");
             }
+        }
+    }
+
+    /// "Lines that are not valid": a response with the id null or an id
+    /// that is not a string or an integer, and an error response without
+    /// an id, get no answer; a result response without an id is not on
+    /// that list, and is not a valid message.
+    #[test]
+    fn a_result_response_without_an_id_is_invalid_and_only_the_listed_ones_go_unanswered() {
+        assert_eq!(Message::classify(json!({"jsonrpc": "2.0", "result": {}})), Message::Invalid { id: None });
+        for unanswered in [
+            json!({"jsonrpc": "2.0", "id": null, "result": {}}),
+            json!({"jsonrpc": "2.0", "id": 1.5, "result": {}}),
+            json!({"jsonrpc": "2.0", "id": [1], "result": {}}),
+            json!({"jsonrpc": "2.0", "error": {"code": 1, "message": "m"}}),
+        ] {
+            assert_eq!(Message::classify(unanswered.clone()), Message::Unanswerable, "{unanswered}");
         }
     }
 

@@ -8,6 +8,7 @@
 
 use super::events::{self, Lists};
 use super::setup::Change;
+use crate::gate::text;
 use crate::jsonrpc;
 use crate::upstream::StreamEvent;
 use serde_json::{json, Value};
@@ -96,12 +97,12 @@ impl Board {
             StreamEvent::Notification { method, params } if self.active == Some(key) => {
                 let messages: Vec<Value> = events::for_client(&method, params).into_iter().collect();
                 if messages.is_empty() {
-                    tracing::debug!(%method, "dropped an event of the listen stream");
+                    tracing::debug!(method = %text::shown(&method, text::NAME), "dropped an event of the listen stream");
                 }
                 Effect { messages, activated: false }
             }
             StreamEvent::Notification { method, .. } => {
-                tracing::debug!(%method, stream = key, "dropped an event of a stream that is not active");
+                tracing::debug!(method = %text::shown(&method, text::NAME), stream = key, "dropped an event of a stream that is not active");
                 Effect::default()
             }
         }

@@ -9,6 +9,7 @@ use super::board::{Board, StreamKey};
 use super::events::{self, Lists};
 use super::policy::{self, After, Backoff};
 use super::setup::{Change, ListenTimings, Setup};
+use crate::gate::text;
 use crate::jsonrpc::format_limit;
 use crate::jsonrpc::reason;
 use crate::jsonrpc::{self, BridgeError, Cause};
@@ -224,7 +225,7 @@ impl Owner {
             }
             match change_error(&end, self.timings) {
                 Some(error) if (change.finish)() => {
-                    tracing::warn!(uri = %change.uri, "a change of the subscriptions failed");
+                    tracing::warn!(uri = %text::shown(&change.uri, text::NAME), "a change of the subscriptions failed");
                     self.out.send(&jsonrpc::error_response(Some(&change.id), error)).await;
                 }
                 _ => {}

@@ -3,7 +3,7 @@
 //! and last [`EDGE_BYTES`] bytes, where the id can be sniffed.
 
 use super::kept::KeptBuffer;
-use crate::framing::Frame;
+use crate::framing::{Frame, Nesting};
 use std::io;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
@@ -16,9 +16,18 @@ pub(crate) struct LineReader<R> {
     max: usize,
     line: Vec<u8>,
     /// `Some` while the current line is over the limit: its two ends.
-    overflow: Option<(Vec<u8>, Vec<u8>)>,
+    overflow: Option<Overflow>,
     /// Where a big line finds the buffer of the big line before.
     kept: Option<KeptBuffer>,
+}
+
+/// What is kept of a line over the limit: its two ends, and the nesting
+/// of every byte before the tail (for the id sniffed at the end).
+#[derive(Default)]
+struct Overflow {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    before_tail: Nesting,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
@@ -80,8 +89,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     /// The frame of the bytes gathered so far. At the end of the input,
     /// nothing gathered means no frame.
     fn take_frame(&mut self, at_end: bool) -> Option<Frame> {
-        if let Some((head, tail)) = self.overflow.take() {
-            return Some(Frame::TooLong { head, tail });
+        if let Some(Overflow { head, tail, before_tail }) = self.overflow.take() {
+            return Some(Frame::TooLong { head, tail, before_tail });
         }
         if at_end && self.line.is_empty() {
             return None;
@@ -92,41 +101,45 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
 /// Adds the bytes of a piece of the current line, switching to keeping
 /// only the two ends once the line passes the limit.
-fn push_piece(line: &mut Vec<u8>, overflow: &mut Option<(Vec<u8>, Vec<u8>)>, max: usize, piece: &[u8]) {
-    if let Some((head, tail)) = overflow {
+fn push_piece(line: &mut Vec<u8>, overflow: &mut Option<Overflow>, max: usize, piece: &[u8]) {
+    if let Some(Overflow { head, tail, before_tail }) = overflow {
         // With a limit below EDGE_BYTES the line passes the limit before
         // its head is full: the head goes on filling from later reads, so
         // that it does not depend on how the input was cut into reads.
         let missing = EDGE_BYTES.saturating_sub(head.len());
         head.extend_from_slice(&piece[..missing.min(piece.len())]);
-        keep_tail(tail, piece);
+        keep_tail(tail, before_tail, piece);
         return;
     }
     if line.len() + piece.len() <= max {
         line.extend_from_slice(piece);
         return;
     }
-    let mut head = std::mem::take(line);
-    let mut tail = Vec::with_capacity(EDGE_BYTES);
-    keep_tail(&mut tail, &head);
-    keep_tail(&mut tail, piece);
-    let missing = EDGE_BYTES.saturating_sub(head.len());
-    head.extend_from_slice(&piece[..missing.min(piece.len())]);
-    head.truncate(EDGE_BYTES);
-    head.shrink_to_fit();
-    *overflow = Some((head, tail));
+    let mut kept = Overflow { head: std::mem::take(line), tail: Vec::with_capacity(EDGE_BYTES), ..Overflow::default() };
+    keep_tail(&mut kept.tail, &mut kept.before_tail, &kept.head);
+    keep_tail(&mut kept.tail, &mut kept.before_tail, piece);
+    let missing = EDGE_BYTES.saturating_sub(kept.head.len());
+    kept.head.extend_from_slice(&piece[..missing.min(piece.len())]);
+    kept.head.truncate(EDGE_BYTES);
+    kept.head.shrink_to_fit();
+    *overflow = Some(kept);
 }
 
-/// Keeps the last [`EDGE_BYTES`] bytes of `tail` followed by `more`.
-fn keep_tail(tail: &mut Vec<u8>, more: &[u8]) {
+/// Keeps the last [`EDGE_BYTES`] bytes of `tail` followed by `more`; the
+/// bytes that leave the tail go through `before_tail`.
+fn keep_tail(tail: &mut Vec<u8>, before_tail: &mut Nesting, more: &[u8]) {
     if more.len() >= EDGE_BYTES {
+        before_tail.feed(tail);
+        before_tail.feed(&more[..more.len() - EDGE_BYTES]);
         tail.clear();
         tail.extend_from_slice(&more[more.len() - EDGE_BYTES..]);
         return;
     }
     tail.extend_from_slice(more);
     if tail.len() > EDGE_BYTES {
-        tail.drain(..tail.len() - EDGE_BYTES);
+        let gone = tail.len() - EDGE_BYTES;
+        before_tail.feed(&tail[..gone]);
+        tail.drain(..gone);
     }
 }
 
@@ -158,7 +171,13 @@ mod tests {
     async fn a_line_exactly_at_the_limit_passes_and_one_byte_more_does_not() {
         assert_eq!(frames(b"12345\nok\n", 5).await, vec![line("12345"), line("ok")]);
         let got = frames(b"123456\nok\n", 5).await;
-        assert_eq!(got, vec![Frame::TooLong { head: b"123456".to_vec(), tail: b"123456".to_vec() }, line("ok")]);
+        assert_eq!(
+            got,
+            vec![
+                Frame::TooLong { head: b"123456".to_vec(), tail: b"123456".to_vec(), before_tail: Nesting::default() },
+                line("ok")
+            ]
+        );
     }
 
     #[tokio::test]
@@ -169,7 +188,7 @@ mod tests {
         input.extend(b"\nnext\n");
         let got = frames(&input, 1000).await;
         assert_eq!(got.len(), 2);
-        let Frame::TooLong { head, tail } = &got[0] else { panic!("expected TooLong, got {:?}", got[0]) };
+        let Frame::TooLong { head, tail, .. } = &got[0] else { panic!("expected TooLong, got {:?}", got[0]) };
         assert_eq!(head, &vec![b'a'; EDGE_BYTES]);
         assert_eq!(tail, &vec![b'c'; EDGE_BYTES]);
         assert_eq!(got[1], line("next"));
@@ -181,7 +200,11 @@ mod tests {
     #[tokio::test]
     async fn a_limit_below_the_edge_keeps_the_first_256_bytes_whatever_the_reads() {
         let input: Vec<u8> = (0..600u32).map(|i| b'a' + (i % 26) as u8).collect();
-        let want = Frame::TooLong { head: input[..EDGE_BYTES].to_vec(), tail: input[600 - EDGE_BYTES..].to_vec() };
+        let want = Frame::TooLong {
+            head: input[..EDGE_BYTES].to_vec(),
+            tail: input[600 - EDGE_BYTES..].to_vec(),
+            before_tail: Nesting::default(),
+        };
         assert_eq!(frames(&input, 5).await, vec![want.clone()]);
         // Reads of one byte: the line passes the limit at its sixth byte.
         let (mut tx, rx) = tokio::io::duplex(1);

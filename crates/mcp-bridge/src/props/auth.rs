@@ -405,7 +405,7 @@ pub(crate) fn registration_response(status: u16, body: &Value) -> Checked {
             match string("error") {
                 None => ensure!(code == "no error code", "the code of {body} is {code:?}"),
                 Some(error) => {
-                    let cleaned = crate::jsonrpc::server_text(&error);
+                    let cleaned = crate::gate::text::escape(&error, crate::gate::text::DETAIL);
                     ensure!(code == cleaned, "the code {error:?} shows as {code:?}");
                     ensure!(!code.chars().any(char::is_control), "control characters in {code:?}");
                     ensure!(code.chars().count() <= 201, "a code of {} characters", code.chars().count());

@@ -3,7 +3,7 @@
 //! (`jsonrpc::Message::classify`).
 
 use super::{ensure, text, Checked};
-use crate::framing::{decode, sniff_id, sniff_id_at_end, sniff_id_at_start, Decoded, Frame};
+use crate::framing::{decode, sniff_id_at_end, sniff_id_at_start, Decoded, Frame, Nesting};
 use crate::jsonrpc::exceeds_depth;
 
 /// "The line reader keeps the first 256 bytes and the last 256 bytes of a
@@ -40,7 +40,8 @@ pub(crate) fn read_frames(input: &[u8], max: usize, chunks: &[usize]) -> Result<
 
 /// The frames the spec asks for: one per `\n`, and one for a last line
 /// without `\n` unless it is empty; a line over the limit keeps only its
-/// first and last [`EDGE_BYTES`] bytes.
+/// first and last [`EDGE_BYTES`] bytes, and the nesting of every byte
+/// before its last ones.
 pub(crate) fn model_frames(input: &[u8], max: usize) -> Vec<Frame> {
     let mut lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
     if lines.last().is_some_and(|last| last.is_empty()) {
@@ -53,7 +54,9 @@ pub(crate) fn model_frames(input: &[u8], max: usize) -> Vec<Frame> {
                 return Frame::Line(line.to_vec());
             }
             let edge = EDGE_BYTES.min(line.len());
-            Frame::TooLong { head: line[..edge].to_vec(), tail: line[line.len() - edge..].to_vec() }
+            let mut before_tail = Nesting::default();
+            before_tail.feed(&line[..line.len() - edge]);
+            Frame::TooLong { head: line[..edge].to_vec(), tail: line[line.len() - edge..].to_vec(), before_tail }
         })
         .collect()
 }
@@ -61,8 +64,8 @@ pub(crate) fn model_frames(input: &[u8], max: usize) -> Vec<Frame> {
 fn show(frame: &Frame) -> String {
     match frame {
         Frame::Line(line) => format!("Line({:?})", String::from_utf8_lossy(line)),
-        Frame::TooLong { head, tail } => format!(
-            "TooLong {{ head: {} bytes {:?}, tail: {} bytes {:?} }}",
+        Frame::TooLong { head, tail, before_tail } => format!(
+            "TooLong {{ head: {} bytes {:?}, tail: {} bytes {:?}, {before_tail:?} }}",
             head.len(),
             String::from_utf8_lossy(head),
             tail.len(),
@@ -81,7 +84,7 @@ pub(crate) fn line_reader(input: &[u8], max: usize, chunks: &[usize]) -> Checked
             Frame::Line(line) => {
                 ensure!(line.len() <= max, "frame {index}: a line of {} bytes passed the limit {max}", line.len())
             }
-            Frame::TooLong { head, tail } => ensure!(
+            Frame::TooLong { head, tail, .. } => ensure!(
                 head.len() <= EDGE_BYTES && tail.len() <= EDGE_BYTES,
                 "frame {index}: the ends of a line that is too long have {} and {} bytes, more than {EDGE_BYTES}",
                 head.len(),
@@ -158,14 +161,13 @@ fn parsed_id(line: &[u8]) -> Option<Option<Id>> {
     }
 }
 
-/// Id sniffing: `sniff_id` is the start, else the end; on a valid JSON
-/// object the sniffed id is the parsed id, and the walk from the start
-/// finds it whenever it is valid; an id found in a bad line is valid.
+/// Id sniffing: on a valid JSON object the sniffed id is the parsed id,
+/// both from the walk of the start and, for the end of the line read as
+/// the end of an overlong line, from the end; an id found in a bad line is
+/// valid, and an id found at the end is at depth 1.
 pub(crate) fn sniff(line: &[u8]) -> Checked {
     let start = sniff_id_at_start(line);
-    let end = sniff_id_at_end(line);
-    let id = sniff_id(line);
-    ensure!(id == start.clone().or(end.clone()), "sniff_id gave {id:?}, the start {start:?}, the end {end:?}");
+    let end = sniff_id_at_end(line, Nesting::default());
     for found in [&start, &end].into_iter().flatten() {
         ensure!(
             Id::from_value(found.as_value().clone()).as_ref() == Some(found),
@@ -209,11 +211,11 @@ pub(crate) fn decode_line(line: &[u8], max_depth: usize) -> Checked {
         }
     };
     if exceeds_depth(line, max_depth) {
-        return bad(Cause::TooDeep, sniff_id(line))(&got);
+        return bad(Cause::TooDeep, sniff_id_at_start(line))(&got);
     }
     let value = match serde_json::from_slice::<Value>(line) {
         Ok(value) => value,
-        Err(_) => return bad(Cause::ParseError, sniff_id(line))(&got),
+        Err(_) => return bad(Cause::ParseError, sniff_id_at_start(line))(&got),
     };
     let expected = classified(&value);
     match (&got, expected) {
@@ -252,6 +254,9 @@ pub(crate) fn classified(value: &Value) -> Message {
         (true, Some(Value::String(_)), true, None, _) => Message::Invalid { id: None },
         (true, Some(_), _, id, _) => Message::Invalid { id },
         (true, None, _, Some(id), Some(outcome)) => Message::Response { id, outcome },
+        // A result response without an id member is not on the list of
+        // those that get no answer: it is not a valid message.
+        (true, None, false, None, Some(Ok(_))) => Message::Invalid { id: None },
         (true, None, _, None, Some(_)) => Message::Unanswerable,
         // An error response without a valid id gets no answer, whatever its error.
         (true, None, _, None, None) if lone_error => Message::Unanswerable,
@@ -294,10 +299,13 @@ fn round_trip(message: &Message) -> Checked {
 }
 
 /// A line that is too long goes out as `line_too_long` with the id of its
-/// start, else of its end.
+/// start, else of its end (read as the end of a line whose dropped bytes
+/// were the head: the nesting of the head before the tail).
 pub(crate) fn decode_too_long(head: &[u8], tail: &[u8]) -> Checked {
-    let got = decode(&Frame::TooLong { head: head.to_vec(), tail: tail.to_vec() }, 7, 64);
-    let id = sniff_id_at_start(head).or_else(|| sniff_id_at_end(tail));
+    let mut before_tail = Nesting::default();
+    before_tail.feed(head);
+    let got = decode(&Frame::TooLong { head: head.to_vec(), tail: tail.to_vec(), before_tail }, 7, 64);
+    let id = sniff_id_at_start(head).or_else(|| sniff_id_at_end(tail, before_tail));
     match got {
         Some(Decoded::Bad { id: got_id, error }) => {
             ensure!(error.cause == Cause::LineTooLong, "the cause is {}", error.cause.name());

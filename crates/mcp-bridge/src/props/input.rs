@@ -3,10 +3,10 @@
 //! rule", "The questions", "Answers of the client", "The Continue form").
 
 use super::{ensure, text, Checked};
+use crate::gate::url::CheckedUrl;
 use crate::input::checks::{check_round, obeys_tool_result_rules, Ask, Declared, MAX_INPUT_REQUESTS};
 use crate::input::questions::{question, response, Answer, Expect};
 use crate::input::schema;
-use crate::input::url::is_allowed;
 use crate::jsonrpc::{code, Cause};
 use crate::props::bytes::Bytes;
 use serde_json::{json, Map, Value};
@@ -290,7 +290,7 @@ fn loopback(host: &str) -> bool {
 /// user information; the scheme's case does not matter; a backslash
 /// anywhere refuses the URL.
 pub(crate) fn url(url: &str) -> Checked {
-    let allowed = is_allowed(url);
+    let allowed = CheckedUrl::check(url).is_ok();
     if allowed {
         ensure!(!url.contains('\\'), "{url:?} has a backslash");
         ensure!(
@@ -313,12 +313,15 @@ pub(crate) fn url(url: &str) -> Checked {
             .map(|c| if c.is_ascii_lowercase() { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() })
             .collect();
         let other = format!("{swapped}:{rest}");
-        ensure!(is_allowed(&other) == allowed, "{url:?} and {other:?} differ only in the case of the scheme");
+        ensure!(
+            CheckedUrl::check(&other).is_ok() == allowed,
+            "{url:?} and {other:?} differ only in the case of the scheme"
+        );
     }
     for at in [0, url.len() / 2, url.len()] {
         if url.is_char_boundary(at) {
             let with = format!("{}\\{}", &url[..at], &url[at..]);
-            ensure!(!is_allowed(&with), "{with:?} has a backslash and is allowed");
+            ensure!(CheckedUrl::check(&with).is_err(), "{with:?} has a backslash and is allowed");
         }
     }
     Ok(())

@@ -4,8 +4,8 @@
 //! `input_round`, `url` and `answers` (`crate::props::input`).
 
 use super::strategies::{json, member, members_weighted, scalar};
+use crate::gate::url::CheckedUrl;
 use crate::input::questions::{Answer, Expect};
-use crate::input::url::is_allowed;
 use crate::props::input as props;
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -249,10 +249,10 @@ proptest! {
         path in select(&["", "/", "/cb?code=1#x"][..]),
     ) {
         let https = format!("https://{host}{port}{path}");
-        prop_assert!(is_allowed(&https), "{}", https);
+        prop_assert!(CheckedUrl::check(&https).is_ok(), "{}", https);
         let http = format!("http://{host}{port}{path}");
         let loopback = matches!(host, "localhost" | "127.0.0.1" | "[::1]" | "127.200.3.4");
-        prop_assert_eq!(is_allowed(&http), loopback, "{}", http);
+        prop_assert_eq!(CheckedUrl::check(&http).is_ok(), loopback, "{}", http);
     }
 
     #[test]

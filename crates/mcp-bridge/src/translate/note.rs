@@ -12,6 +12,7 @@
 //! result of revision 2026-07-28 needs (`resultType`, `ttlMs`, ...) give no
 //! note: they would only repeat themselves on each result.
 
+use crate::gate::text;
 use std::fmt;
 
 /// How much a note matters. It maps to the level of the log line.
@@ -78,12 +79,12 @@ impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(tool) = &self.tool {
             f.write_str("tool '")?;
-            f.write_str(tool)?;
+            fmt::Display::fmt(&text::shown(tool, text::NAME), f)?;
             f.write_str(if self.pointer.is_some() { "', " } else { "': " })?;
         }
         if let Some(pointer) = &self.pointer {
             f.write_str("inputSchema '")?;
-            f.write_str(pointer)?;
+            fmt::Display::fmt(&text::shown(pointer, text::POINTER), f)?;
             f.write_str("': ")?;
         }
         f.write_str(&self.text)

@@ -3,6 +3,7 @@
 //! front end that asks (`ConsentFn`). A leaf, so that the sign-in below
 //! and the front end above share it without importing each other.
 
+use crate::gate::url::CheckedUrl;
 use std::sync::Arc;
 
 /// The answer of the client when a later sign-in asks it to open a URL.
@@ -25,7 +26,7 @@ pub(crate) enum ConsentStep {
     CanAsk,
     /// Open this URL; with a code, the user enters it there (the device
     /// grant).
-    Ask { url: String, code: Option<String> },
+    Ask { url: CheckedUrl, code: Option<String> },
     /// The sign-in is over.
     Done,
 }

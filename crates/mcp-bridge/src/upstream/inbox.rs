@@ -10,6 +10,7 @@ use super::hooks::LogSink;
 use super::pending::{Entry, Reply, Table};
 use super::stream::{self, Routes, StreamEvent, StreamSink};
 use crate::framing::{self, Decoded, Frame};
+use crate::gate::text;
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
 use crate::pipe::KeptBuffer;
 use crate::raw::{self, RawResult};
@@ -133,7 +134,7 @@ impl Inbox {
                 };
                 let known = own_id(&id).is_some_and(|n| lock(&self.table).resolve(n, reply));
                 if !known {
-                    tracing::debug!(id = %id, "dropped an upstream response with an unknown id");
+                    tracing::debug!(id = %id.shown(), "dropped an upstream response with an unknown id");
                 }
             }
             Decoded::Message(Message::Notification { method, params }) => {
@@ -142,7 +143,7 @@ impl Inbox {
                 }
             }
             Decoded::Message(Message::Request { method, .. }) => {
-                tracing::warn!(%method, "dropped a request of the upstream server: revision 2026-07-28 has none");
+                tracing::warn!(method = %text::shown(&method, text::NAME), "dropped a request of the upstream server: revision 2026-07-28 has none");
             }
             Decoded::Message(Message::Unanswerable | Message::Invalid { .. }) => {
                 tracing::warn!("dropped an upstream message that is not valid JSON-RPC");
@@ -201,7 +202,7 @@ impl Inbox {
             return false;
         };
         let Some(sink) = lock(&self.routes).sink_for(id, method) else {
-            tracing::debug!(%method, subscription = id, "dropped a notification of a stream that is not open");
+            tracing::debug!(method = %text::shown(method, text::NAME), subscription = id, "dropped a notification of a stream that is not open");
             return true;
         };
         let params = params.cloned().unwrap_or(Value::Null);
@@ -229,7 +230,9 @@ impl Inbox {
                 Some(params) if is_log_message(&params) => (self.on_log)(params),
                 _ => tracing::debug!("dropped a notifications/message that is not valid"),
             },
-            _ => tracing::debug!(%method, "dropped an upstream notification that belongs to no request"),
+            _ => {
+                tracing::debug!(method = %text::shown(method, text::NAME), "dropped an upstream notification that belongs to no request")
+            }
         }
     }
 }

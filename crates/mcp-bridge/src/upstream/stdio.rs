@@ -8,6 +8,7 @@
 use super::inbox::Inbox;
 use super::lines::{self, Lines, Pipe, PipeTasks, Stop};
 use crate::framing::Frame;
+use crate::gate::text;
 use crate::jsonrpc::{BridgeError, Cause};
 use crate::pipe::LineReader;
 use std::ffi::OsString;
@@ -172,6 +173,6 @@ async fn drain_stderr(stderr: ChildStderr) {
             Frame::Line(line) => String::from_utf8_lossy(line).into_owned(),
             Frame::TooLong { head, .. } => format!("{} [cut]", String::from_utf8_lossy(head)),
         };
-        tracing::info!(target: "upstream::stderr", "{text}");
+        tracing::info!(target: "upstream::stderr", "{}", text::shown(&text, text::LINE));
     }
 }

@@ -32,6 +32,21 @@ pub(super) fn device_line(driver: &mut Driver) -> (String, String) {
     (url, code)
 }
 
+/// Initializes a client that declares `elicitation.url` through a device
+/// sign-in that the test approves, then sends `notifications/initialized`:
+/// from then on a later sign-in asks the client.
+pub(super) fn signed_in_with_url_elicitation(driver: &mut Driver) {
+    driver.send_request(
+        json!(INIT),
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"url": {}}}, "clientInfo": {"name": "auth-test", "version": "1.0"}}),
+    );
+    let (first, _) = device_line(driver);
+    assert_eq!(get(&first).status, 200);
+    assert_eq!(driver.response(&json!(INIT)), initialize_result());
+    driver.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+}
+
 /// The device grant's requests of the token endpoint.
 fn polls(fake: &Fake) -> Vec<Value> {
     fake.requests_to("/token").into_iter().filter(|r| r["grant_type"] == DEVICE_GRANT).collect()
@@ -213,15 +228,7 @@ fn a_later_device_sign_in_asks_the_client_with_the_url_and_the_code() {
     let dir = TempDir::new("device-later");
     let fake = Fake::start(dir.path(), &["--device", "--step-up", "mcp:write"]);
     let mut driver = bridge(dir.path(), &fake.url(), &[], &[SSH]);
-    driver.send_request(
-        json!(INIT),
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"url": {}}}, "clientInfo": {"name": "auth-test", "version": "1.0"}}),
-    );
-    let (first, _) = device_line(&mut driver);
-    assert_eq!(get(&first).status, 200);
-    assert_eq!(driver.response(&json!(INIT)), initialize_result());
-    driver.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    signed_in_with_url_elicitation(&mut driver);
     driver.send_request(json!(2), "tools/call", json!({"name": "whoami", "arguments": {}}));
     let question = driver.recv();
     assert_eq!(question["method"], "elicitation/create", "{question}");

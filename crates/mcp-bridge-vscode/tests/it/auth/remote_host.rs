@@ -60,13 +60,15 @@ impl Hosts {
         cmd
     }
 
-    /// The browser on the user's machine: a GET of `url` that follows the
-    /// redirects; the status of the last page, or why there was none.
-    fn browse(&self, url: &str) -> String {
-        let script = "import sys, urllib.request\n\
-            try:\n    print(urllib.request.urlopen(sys.argv[1], timeout=5).status)\n\
+    /// The browser on the user's machine, which trusts the test CA `ca`: a
+    /// GET of `url` that follows the redirects; the status of the last
+    /// page, or why there was none.
+    fn browse(&self, url: &str, ca: &Path) -> String {
+        let script = "import ssl, sys, urllib.request\n\
+            try:\n    context = ssl.create_default_context(cafile=sys.argv[2])\n\
+            \x20   print(urllib.request.urlopen(sys.argv[1], timeout=5, context=context).status)\n\
             except Exception as e:\n    print(type(e).__name__, e)\n";
-        let output = Hosts::on(&self.user, "python3").args(["-c", script, url]).output();
+        let output = Hosts::on(&self.user, "python3").args(["-c", script, url]).arg(ca).output();
         output.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_else(|e| e.to_string())
     }
 }
@@ -87,7 +89,22 @@ impl Drop for Hosts {
 fn on_a_remote_host_the_loopback_redirect_fails_and_the_device_grant_completes() {
     let hosts = Hosts::new();
     let dir = TempDir::new("remote-host");
-    let public = ["--device", "--bind", "0.0.0.0", "--public-host", &hosts.remote_ip];
+    // The authorization server's pages for the user are https (the URL
+    // rule of a sign-in), on the remote host's address, signed by a test CA
+    // that the user's browser trusts.
+    let files = crate::support::tls::pki(dir.path(), &[&hosts.remote_ip]);
+    let (cert, key) = (files.cert.display().to_string(), files.key.display().to_string());
+    let public = [
+        "--device",
+        "--bind",
+        "0.0.0.0",
+        "--public-host",
+        &hosts.remote_ip,
+        "--public-tls-cert",
+        &cert,
+        "--public-tls-key",
+        &key,
+    ];
     let fake = Fake::spawn(Hosts::on(&hosts.remote, "python3"), dir.path(), "/mcp", &public);
     let on_remote = ["ip", "netns", "exec", hosts.remote.as_str()];
     let ssh = [("SSH_CONNECTION", "10.77.0.1 50000 10.77.0.2 22")];
@@ -96,7 +113,7 @@ fn on_a_remote_host_the_loopback_redirect_fails_and_the_device_grant_completes()
     let mut driver = Driver::spawn(bridge_command(&on_remote, dir.path(), &fake.url(), &browser, &ssh));
     send_initialize(&mut driver);
     let start = start_url(&mut driver, 1);
-    let page = hosts.browse(&start);
+    let page = hosts.browse(&start, &files.ca);
     assert!(page.starts_with("URLError"), "the browser reached the loopback of the remote host: {page}");
     assert_eq!(
         driver.response(&json!(INIT)),
@@ -115,9 +132,56 @@ fn on_a_remote_host_the_loopback_redirect_fails_and_the_device_grant_completes()
     let mut driver = Driver::spawn(bridge_command(&on_remote, dir.path(), &fake.url(), &[], &ssh));
     send_initialize(&mut driver);
     let (url, _) = device::device_line(&mut driver);
-    assert!(url.starts_with(&format!("http://{}:", hosts.remote_ip)), "{url}");
-    assert_eq!(hosts.browse(&url), "200", "the user approves the code on their machine");
+    assert!(url.starts_with(&format!("https://{}:", hosts.remote_ip)), "{url}");
+    assert_eq!(hosts.browse(&url, &files.ca), "200", "the user approves the code on their machine");
     assert_eq!(driver.response(&json!(INIT)), initialize_result());
     let call = driver.call(json!(2), "tools/call", json!({"name": "whoami", "arguments": {}}));
     assert_eq!(call["result"]["content"][0]["text"], "scope mcp:read", "{call}");
+}
+
+/// "Endpoints on the user's machine only for a server on the user's
+/// machine": the MCP server is at the remote host's network address over
+/// https (a test CA with `--ca-file`), and its sign-in points one URL at a
+/// service on the loopback of the host that runs the bridge (the fake's
+/// second listener, which records what reaches it). For each of the
+/// challenge's `resource_metadata`, the authorization server, and the
+/// registration, device authorization and token endpoints, the sign-in
+/// fails with `sign_in_failed` before anything reaches that service, and
+/// the log says why.
+#[test]
+fn a_remote_servers_sign_in_never_reaches_a_service_on_the_users_machine() {
+    let hosts = Hosts::new();
+    let on_remote = ["ip", "netns", "exec", hosts.remote.as_str()];
+    for route in ["resource-metadata", "issuer", "register", "device", "token"] {
+        let dir = TempDir::new("remote-server-local");
+        let files = crate::support::tls::pki(dir.path(), &[&hosts.remote_ip]);
+        let (cert, key) = (files.cert.display().to_string(), files.key.display().to_string());
+        let options = [
+            "--device",
+            "--bind",
+            "0.0.0.0",
+            "--base-host",
+            &hosts.remote_ip,
+            "--public-host",
+            &hosts.remote_ip,
+            "--tls-cert",
+            &cert,
+            "--tls-key",
+            &key,
+            "--local",
+            route,
+        ];
+        let fake = Fake::spawn(Hosts::on(&hosts.remote, "python3"), dir.path(), "/mcp", &options);
+        let url = format!("https://{}:{}/mcp", hosts.remote_ip, fake.served.port);
+        let ca = files.ca.display().to_string();
+        let bridge_options = ["--ca-file", ca.as_str(), "--sign-in", "device"];
+        let mut driver = Driver::spawn(bridge_command(&on_remote, dir.path(), &url, &bridge_options, &[]));
+        send_initialize(&mut driver);
+        let response = driver.response(&json!(INIT));
+        assert_eq!(response["error"]["data"]["cause"], "sign_in_failed", "{route}: {response}");
+        driver.wait_stderr("it is on the user's machine, and the MCP server is not", 1);
+        let local: Vec<Value> = fake.records().into_iter().filter(|r| r["listener"] == "local").collect();
+        assert_eq!(local, Vec::<Value>::new(), "{route}: a request reached the user's machine");
+        assert!(!fake.requests_to("/mcp").is_empty(), "{route}: the bridge reached the remote server");
+    }
 }

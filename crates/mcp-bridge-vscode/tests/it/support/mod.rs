@@ -1,7 +1,7 @@
 //! The support of the integration tests: the driver of the real binary
 //! ([`driver`]), the scripted fake upstream ([`fake`]), the pinned peers
 //! ([`peers`]), bounded runs of a process ([`process`]), the servers that
-//! listen on a port ([`served`]), and the messages and error objects of the
+//! listen on a port ([`served`]), a test PKI ([`tls`]), and the messages and error objects of the
 //! error table.
 
 pub mod driver;
@@ -9,6 +9,7 @@ pub mod fake;
 pub mod peers;
 pub mod process;
 pub mod served;
+pub mod tls;
 
 use serde_json::{json, Value};
 use std::path::PathBuf;

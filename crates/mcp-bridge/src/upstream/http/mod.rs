@@ -158,6 +158,16 @@ pub(super) struct Http {
     auth: Option<Arc<auth::Auth>>,
 }
 
+/// An HTTP client with the settings of every request of the upstream (the
+/// connect limit, `--ca-file`, the proxy variables) and its redirect policy.
+fn client(ca: Option<&CaBundle>, redirects: reqwest::redirect::Policy) -> Result<reqwest::Client, reqwest::Error> {
+    let mut builder = reqwest::Client::builder().tcp_nodelay(true).connect_timeout(CONNECT_LIMIT).redirect(redirects);
+    if let Some(CaBundle(certificates)) = ca {
+        builder = builder.tls_certs_merge(certificates.iter().cloned());
+    }
+    builder.build()
+}
+
 impl Http {
     /// Makes the HTTP client for the URL; `connect_failed` when it cannot
     /// be made (the TLS set-up, the proxy variables).
@@ -175,12 +185,9 @@ impl Http {
                 attempt.follow()
             }
         });
-        let mut builder =
-            reqwest::Client::builder().tcp_nodelay(true).connect_timeout(CONNECT_LIMIT).redirect(redirects);
-        if let Some(CaBundle(certificates)) = &options.ca {
-            builder = builder.tls_certs_merge(certificates.iter().cloned());
-        }
-        let client = builder.build().map_err(|err| {
+        let ca = options.ca.clone();
+        let make: auth::MakeClient = Arc::new(move |redirects| client(ca.as_ref(), redirects));
+        let client = make(redirects).map_err(|err| {
             tracing::error!(error = %err.without_url(), "cannot make the HTTP client for the upstream server");
             BridgeError::new(Cause::ConnectFailed)
         })?;
@@ -189,7 +196,7 @@ impl Http {
             headers.append(header.name.clone(), header.value.clone());
         }
         tracing::info!(origin = %origin(&options.url), "the upstream server is at a URL");
-        let auth = options.auth.clone().map(|a| Arc::new(auth::Auth::new(a, &options.url, client.clone(), consent)));
+        let auth = options.auth.clone().map(|a| Arc::new(auth::Auth::new(a, &options.url, make, consent)));
         let (url, basic) = split_user_info(&options.url);
         Ok(Http {
             auth,

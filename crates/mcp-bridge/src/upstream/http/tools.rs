@@ -3,6 +3,7 @@
 //! `basic/transports/streamable-http.md`, `x-mcp-header`).
 
 use super::headers::{self, ParamHeader};
+use crate::gate::text;
 use crate::sync::lock;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -29,7 +30,11 @@ impl ToolHeaders {
                     true
                 }
                 Err(reason) => {
-                    tracing::warn!(tool = %name, %reason, "left out a tool with an x-mcp-header that is not valid");
+                    tracing::warn!(
+                        tool = %text::shown(&name, text::NAME),
+                        reason = %text::shown(&reason, text::DETAIL),
+                        "left out a tool with an x-mcp-header that is not valid"
+                    );
                     known.remove(&name);
                     false
                 }

@@ -2,6 +2,7 @@
 //! may ask now, the URL elicitation itself, and the cool-down after the
 //! user declined.
 
+use crate::gate::url::CheckedUrl;
 use crate::jsonrpc::{BridgeError, Cause};
 use crate::sync::lock;
 use crate::upstream::consent::{Consent, ConsentFn, ConsentStep};
@@ -38,8 +39,8 @@ impl Asker {
 
     /// Asks the client to open the URL of a later sign-in (with the code of
     /// a device sign-in).
-    pub(super) async fn ask(&self, url: &str, code: Option<&str>) -> Result<(), BridgeError> {
-        let step = ConsentStep::Ask { url: url.to_owned(), code: code.map(str::to_owned) };
+    pub(super) async fn ask(&self, url: &CheckedUrl, code: Option<&str>) -> Result<(), BridgeError> {
+        let step = ConsentStep::Ask { url: url.clone(), code: code.map(str::to_owned) };
         match (self.consent)(step).await {
             Consent::Accepted => Ok(()),
             Consent::Declined => {

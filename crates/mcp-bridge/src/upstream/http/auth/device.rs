@@ -13,12 +13,16 @@ use super::discovery::ServerMetadata;
 use super::fetch::Fetcher;
 use super::record::Grant;
 use super::signin::{self, token_error, Carrier};
-use crate::jsonrpc::{fail, server_text, BridgeError, Cause};
+use crate::gate::text;
+use crate::gate::url::CheckedUrl;
+use crate::jsonrpc::{fail, BridgeError, Cause};
 use oauth2::basic::{BasicClient, BasicTokenResponse};
 use oauth2::{
     ClientId, ClientSecret, DeviceAuthorizationUrl, DeviceCodeErrorResponse, DeviceCodeErrorResponseType,
     RequestTokenError, Scope, StandardDeviceAuthorizationResponse, TokenUrl,
 };
+use reqwest::Url;
+use std::time::Duration;
 
 /// What one device sign-in needs.
 pub(crate) struct DeviceSignIn<'a> {
@@ -34,30 +38,59 @@ pub(crate) struct DeviceSignIn<'a> {
     pub expired: BridgeError,
 }
 
+/// The longest user code: RFC 8628 section 6.1 asks for short codes that
+/// a person types (`WDJB-MJHT`); a longer one is not a code.
+const USER_CODE_CHARS: usize = 32;
+/// The least interval between two polls; a shorter one, 0 included, counts
+/// as RFC 8628's default of 5 s.
+const MIN_INTERVAL: Duration = Duration::from_secs(1);
+const DEFAULT_INTERVAL_SECS: u64 = 5;
+
 /// What the user must do: open `url`, and enter `code` unless the URL
 /// carries it already.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Verification {
-    pub url: String,
+    pub url: CheckedUrl,
     pub code: String,
     /// Whether the URL holds the code (`verification_uri_complete`).
     pub complete: bool,
 }
 
 impl Verification {
-    fn of(details: &StandardDeviceAuthorizationResponse) -> Verification {
-        match details.verification_uri_complete() {
-            Some(complete) => Verification {
-                url: complete.secret().clone(),
-                code: details.user_code().secret().clone(),
-                complete: true,
-            },
-            None => Verification {
-                url: details.verification_uri().to_string(),
-                code: details.user_code().secret().clone(),
-                complete: false,
-            },
+    /// The URL and the code of a device authorization response as it came
+    /// (a URI that `oauth2` cannot even parse is still a URL that failed the
+    /// gate), when both pass their gates: each verification URI the URL rule
+    /// of a sign-in (else `sign_in_invalid_url`, and nothing is opened or
+    /// sent), the code printable ASCII of at most [`USER_CODE_CHARS`] (else
+    /// `sign_in_failed`). `None` for a body without a verification URI (an
+    /// error response).
+    pub(crate) fn of(body: &[u8]) -> Option<Result<Verification, BridgeError>> {
+        let body: serde_json::Value = serde_json::from_slice(body).ok()?;
+        let uri = body.get("verification_uri").or_else(|| body.get("verification_url"))?;
+        let complete = body.get("verification_uri_complete").map(|v| v.as_str().unwrap_or(""));
+        let code = body.get("user_code").and_then(serde_json::Value::as_str).unwrap_or("");
+        Some(Verification::checked(uri.as_str().unwrap_or(""), complete, code))
+    }
+
+    fn checked(uri: &str, complete: Option<&str>, code: &str) -> Result<Verification, BridgeError> {
+        let gate = |url: &str| {
+            CheckedUrl::for_sign_in(url).map_err(|why| {
+                tracing::warn!(%why, "a verification URI of the device sign-in failed a check of the bridge; it is not opened");
+                BridgeError::new(Cause::SignInInvalidUrl)
+            })
+        };
+        let plain = gate(uri)?;
+        let complete = complete.map(gate).transpose()?;
+        let printable = code.bytes().all(|b| (0x20..0x7f).contains(&b));
+        if code.is_empty() || code.chars().count() > USER_CODE_CHARS || !printable {
+            tracing::warn!("the user code of the device sign-in is not a short printable text; the sign-in stops");
+            return Err(fail(Cause::SignInFailed, "device authorization: the user code is not a short printable text"));
         }
+        let code = code.to_owned();
+        Ok(match complete {
+            Some(url) => Verification { url, code, complete: true },
+            None => Verification { url: plain, code, complete: false },
+        })
     }
 
     /// The sign-in line of the log, which VS Code shows in the Output
@@ -75,6 +108,23 @@ impl Verification {
             )
         }
     }
+}
+
+/// The response with an interval of at least [`MIN_INTERVAL`]: `oauth2`
+/// polls at the interval the server gave, and 0 would poll without a
+/// pause.
+fn with_interval_floor(
+    details: StandardDeviceAuthorizationResponse,
+) -> Result<StandardDeviceAuthorizationResponse, BridgeError> {
+    if details.interval() >= MIN_INTERVAL {
+        return Ok(details);
+    }
+    tracing::info!("the device authorization response asks polls less than 1 s apart; the bridge waits 5 s");
+    let mut value = serde_json::to_value(&details)
+        .map_err(|_| fail(Cause::SignInFailed, "device authorization: the response is not valid"))?;
+    value["interval"] = serde_json::Value::from(DEFAULT_INTERVAL_SECS);
+    serde_json::from_value(value)
+        .map_err(|_| fail(Cause::SignInFailed, "device authorization: the response is not valid"))
 }
 
 /// Runs one device sign-in to its tokens.
@@ -97,11 +147,22 @@ pub(crate) async fn sign_in(flow: DeviceSignIn<'_>) -> Result<BasicTokenResponse
     if let Some(scope) = flow.scope.filter(|s| !s.is_empty()) {
         request = request.add_scopes(scope.split(' ').filter(|s| !s.is_empty()).map(|s| Scope::new(s.to_owned())));
     }
-    let details: StandardDeviceAuthorizationResponse = request
-        .request_async(&carrier)
-        .await
-        .map_err(|err| token_error("device authorization", &err, carrier.outcome()))?;
-    let verification = Verification::of(&details);
+    let details: Result<StandardDeviceAuthorizationResponse, _> = request.request_async(&carrier).await;
+    let verification = carrier.body().as_deref().and_then(Verification::of).transpose()?;
+    let details = details.map_err(|err| token_error("device authorization", &err, carrier.outcome()))?;
+    let details = with_interval_floor(details)?;
+    // `oauth2` read the response, so it has a verification URI.
+    let verification =
+        verification.ok_or_else(|| fail(Cause::SignInFailed, "device authorization: the response is not valid"))?;
+    let place =
+        Url::parse(verification.url.as_str()).map_err(|_| "it is not a URL").and_then(|url| flow.http.allowed(&url));
+    if let Err(why) = place {
+        tracing::warn!(
+            why,
+            "the verification URI of the device sign-in failed a check of the bridge; it is not opened"
+        );
+        return Err(BridgeError::new(Cause::SignInInvalidUrl));
+    }
     match flow.present {
         signin::Present::Browser(browser) => {
             tracing::warn!("{}", verification.line());
@@ -135,7 +196,7 @@ fn poll_error<E: std::error::Error>(
         DeviceCodeErrorResponseType::AccessDenied => BridgeError::new(Cause::SignInDenied),
         DeviceCodeErrorResponseType::ExpiredToken => expired,
         other => {
-            let code = server_text(other.as_ref());
+            let code = text::escape(other.as_ref(), text::DETAIL);
             tracing::warn!(error = code, "the authorization server refused the device sign-in");
             BridgeError::new(Cause::SignInError).with_detail(code)
         }

@@ -1,11 +1,22 @@
-//! Every request to an authorization server or for its metadata, bounded:
-//! a response is read up to [`MAX_BYTES`] and the whole exchange, from the
-//! connection to the last byte, takes at most the time limit of the
-//! [`Fetcher`] ([`TIME_LIMIT`] unless a test shortens it). A server that
-//! sends an endless body or stalls ends the sign-in step; it never holds
-//! the bridge or its memory.
+//! Every request to an authorization server or for its metadata, bounded
+//! and gated. A response is read up to [`MAX_BYTES`] and the whole
+//! exchange, from the connection to the last byte, takes at most the time
+//! limit of the [`Fetcher`] ([`TIME_LIMIT`] unless a test shortens it): a
+//! server that sends an endless body or stalls ends the sign-in step; it
+//! never holds the bridge or its memory.
+//!
+//! Each request goes to an https URL, or to http on a loopback host; to a
+//! host on the user's machine only when the MCP server is there too, so
+//! that a remote server's metadata cannot aim the bridge at a service of
+//! the user's machine. A POST (registration, device authorization, token)
+//! follows no redirect: a 307 would post the codes and the verifier again,
+//! elsewhere. A GET of metadata follows redirects within its origin.
 
+use super::discovery::{on_users_machine, secure};
 use crate::jsonrpc::no_response;
+use reqwest::redirect::{Attempt, Policy};
+use reqwest::{Method, RequestBuilder, Url};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// The most bytes of one response. Metadata, registration and token
@@ -15,11 +26,24 @@ pub(crate) const MAX_BYTES: usize = 128 * 1024;
 /// The longest one request may take, by default.
 pub const TIME_LIMIT: Duration = Duration::from_secs(30);
 
-/// The HTTP client of the sign-in, with the time limit of each request.
+/// Redirects a GET of metadata follows within its origin, at most.
+const MAX_REDIRECTS: usize = 5;
+
+/// Makes an HTTP client with the TLS and proxy settings of the upstream and
+/// the given redirect policy.
+pub(crate) type MakeClient = Arc<dyn Fn(Policy) -> Result<reqwest::Client, reqwest::Error> + Send + Sync>;
+
+/// The HTTP clients of the sign-in, with the time limit of each request.
 #[derive(Clone)]
 pub(crate) struct Fetcher {
-    client: reqwest::Client,
+    make: MakeClient,
+    /// The GET and the POST client, made at the first request: a bridge
+    /// that has its tokens may never need them.
+    clients: Arc<OnceLock<Option<(reqwest::Client, reqwest::Client)>>>,
     limit: Duration,
+    /// The MCP server is on the user's machine: then its authorization
+    /// server may be too.
+    local_server: bool,
 }
 
 /// A response read whole.
@@ -37,6 +61,9 @@ pub(crate) enum Failure {
     Unreachable,
     /// The body is longer than [`MAX_BYTES`].
     TooLarge,
+    /// The URL is not https (nor http on a loopback host), or it is on the
+    /// user's machine while the MCP server is not: nothing was sent.
+    Refused,
     /// The exchange took longer than its limit.
     TimedOut(Duration),
 }
@@ -47,32 +74,78 @@ impl Failure {
         match self {
             Failure::Unreachable => "the server cannot be reached".into(),
             Failure::TooLarge => format!("the response is larger than {} KiB", MAX_BYTES / 1024),
+            Failure::Refused => "the URL is not https, or it is on the user's machine and the MCP server is not".into(),
             Failure::TimedOut(limit) => no_response(None, limit),
         }
     }
 }
 
 impl Fetcher {
-    pub(crate) fn new(client: reqwest::Client, limit: Duration) -> Fetcher {
-        Fetcher { client, limit }
+    /// The fetcher of the sign-in of the MCP server at `server`.
+    pub(crate) fn new(make: MakeClient, server: &Url, limit: Duration) -> Fetcher {
+        Fetcher { make, clients: Arc::default(), limit, local_server: on_users_machine(server) }
     }
 
-    /// The client, to build a request with.
-    pub(crate) fn client(&self) -> &reqwest::Client {
-        &self.client
+    /// A request to build: a GET on the client that follows redirects
+    /// within the origin, anything else on the one that follows none.
+    /// `None` when the clients cannot be made (the log says why).
+    pub(crate) fn request(&self, method: Method, url: Url) -> Option<RequestBuilder> {
+        let clients = self.clients.get_or_init(|| {
+            let made =
+                (self.make)(Policy::custom(same_origin)).and_then(|gets| Ok((gets, (self.make)(Policy::none())?)));
+            made.map_err(
+                |err| tracing::error!(error = %err.without_url(), "cannot make the HTTP client of the sign-in"),
+            )
+            .ok()
+        });
+        let (gets, posts) = clients.as_ref()?;
+        let client = if method == Method::GET { gets } else { posts };
+        Some(client.request(method, url))
     }
 
-    /// Sends the request and reads its response within the limits.
-    pub(crate) async fn send(&self, request: reqwest::RequestBuilder) -> Result<Fetched, Failure> {
-        match tokio::time::timeout(self.limit, exchange(request)).await {
+    /// Sends the request and reads its response within the limits, unless
+    /// its URL fails the gate of the module.
+    pub(crate) async fn send(&self, request: Option<RequestBuilder>) -> Result<Fetched, Failure> {
+        let (client, request) = request.ok_or(Failure::Unreachable)?.build_split();
+        let request = request.map_err(|_| Failure::Unreachable)?;
+        if let Err(why) = self.allowed(request.url()) {
+            tracing::warn!(why, "the sign-in does not send a request to this URL");
+            return Err(Failure::Refused);
+        }
+        match tokio::time::timeout(self.limit, exchange(client.execute(request))).await {
             Ok(outcome) => outcome,
             Err(_) => Err(Failure::TimedOut(self.limit)),
         }
     }
+
+    /// Whether the sign-in may send a request to, or open, this URL: https
+    /// or http on a loopback host, and on the user's machine only when the
+    /// MCP server is there too.
+    pub(crate) fn allowed(&self, url: &Url) -> Result<(), &'static str> {
+        if secure(url).is_err() {
+            return Err("it is not https and not on a loopback host");
+        }
+        if !self.local_server && on_users_machine(url) {
+            return Err("it is on the user's machine, and the MCP server is not");
+        }
+        Ok(())
+    }
 }
 
-async fn exchange(request: reqwest::RequestBuilder) -> Result<Fetched, Failure> {
-    let mut response = request.send().await.map_err(|_| Failure::Unreachable)?;
+/// The redirect policy of a GET: within the origin of the first URL.
+fn same_origin(attempt: Attempt<'_>) -> reqwest::redirect::Action {
+    let first = attempt.previous().first().map(Url::origin);
+    if first.as_ref() != Some(&attempt.url().origin()) || attempt.previous().len() > MAX_REDIRECTS {
+        attempt.stop()
+    } else {
+        attempt.follow()
+    }
+}
+
+async fn exchange(
+    request: impl std::future::Future<Output = reqwest::Result<reqwest::Response>>,
+) -> Result<Fetched, Failure> {
+    let mut response = request.await.map_err(|_| Failure::Unreachable)?;
     if response.content_length().is_some_and(|n| n > MAX_BYTES as u64) {
         return Err(Failure::TooLarge);
     }

@@ -42,6 +42,7 @@ mod store;
 mod token;
 mod vault;
 
+pub(crate) use fetch::MakeClient;
 pub use fetch::TIME_LIMIT as REQUEST_TIME_LIMIT;
 pub(crate) use handle::SignIn;
 pub use options::{AuthOptions, SignInMode};

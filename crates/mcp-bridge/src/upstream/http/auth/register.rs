@@ -7,7 +7,8 @@
 use super::discovery::ServerMetadata;
 use super::fetch::Fetcher;
 use super::record::{Grant, DEVICE_GRANT_TYPE};
-use crate::jsonrpc::{fail, server_text, BridgeError, Cause};
+use crate::gate::text;
+use crate::jsonrpc::{fail, BridgeError, Cause};
 use reqwest::Url;
 use serde_json::{json, Value};
 
@@ -76,12 +77,12 @@ pub(crate) async fn register(
         "token_endpoint_auth_method": "none",
         "application_type": "native",
     });
-    let request = http
-        .client()
-        .post(endpoint.clone())
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json")
-        .body(document.to_string());
+    let request = http.request(reqwest::Method::POST, endpoint.clone()).map(|request| {
+        request
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json")
+            .body(document.to_string())
+    });
     let response = http
         .send(request)
         .await
@@ -121,7 +122,7 @@ pub(crate) fn registration(status: u16, body: &Value, redirect_uri: &str) -> Res
             ..Grant::default()
         }),
         _ => {
-            let code = server_text(body.get("error").and_then(Value::as_str).unwrap_or("no error code"));
+            let code = text::escape(body.get("error").and_then(Value::as_str).unwrap_or("no error code"), text::DETAIL);
             tracing::warn!(status, error = code, "the dynamic client registration failed");
             let mut error = with_redirect_uri(Cause::RegistrationFailed, redirect_uri);
             error.detail = Some(format!("HTTP status {status}, {code}"));

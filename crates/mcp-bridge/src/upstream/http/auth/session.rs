@@ -45,7 +45,7 @@ pub(crate) struct Auth {
 }
 
 impl Auth {
-    pub(crate) fn new(options: AuthOptions, server: &Url, http: reqwest::Client, consent: ConsentFn) -> Auth {
+    pub(crate) fn new(options: AuthOptions, server: &Url, make: fetch::MakeClient, consent: ConsentFn) -> Auth {
         let resource = canonical_resource(server);
         let record = options.store.load(&resource);
         let token = record
@@ -53,7 +53,7 @@ impl Auth {
             .values()
             .filter_map(|g| Some(Token { value: g.access_token.clone()?, expires_at: g.expires_at, lifetime: None }))
             .max_by_key(|token| token.expires_at.unwrap_or(u64::MAX));
-        let http = fetch::Fetcher::new(http, options.request_limit);
+        let http = fetch::Fetcher::new(make, server, options.request_limit);
         Auth {
             options,
             resource,
@@ -274,6 +274,7 @@ impl Auth {
             discovery::resource_metadata(&self.http, &server_url, challenge.resource_metadata.as_deref()).await?;
         let issuer = resource.authorization_servers.first().cloned().unwrap_or_default();
         let server: ServerMetadata = discovery::server_metadata(&self.http, &issuer).await?;
+        self.check_endpoints(&server)?;
         let port = self.redirect_port(record);
         let redirect_uri = format!("http://127.0.0.1:{port}{}", redirect::CALLBACK_PATH);
         let offers_device = server.device_authorization_endpoint.is_some();
@@ -335,6 +336,25 @@ impl Auth {
         self.keep(record, &issuer, grant).await;
         self.sign_ins.send_modify(|n| *n += 1);
         tracing::info!("the sign-in is complete");
+        Ok(())
+    }
+
+    /// The endpoints that the sign-in posts to must be where the fetcher
+    /// may send a request; checked before the first of them, so that a
+    /// refused one ends the sign-in at once (the device grant's polling
+    /// would retry a request that cannot go out).
+    fn check_endpoints(&self, server: &ServerMetadata) -> Result<(), BridgeError> {
+        let endpoints = [
+            ("token_endpoint", Some(&server.token_endpoint)),
+            ("registration_endpoint", server.registration_endpoint.as_ref()),
+            ("device_authorization_endpoint", server.device_authorization_endpoint.as_ref()),
+        ];
+        for (name, url) in endpoints {
+            if let Some(Err(why)) = url.map(|url| self.http.allowed(url)) {
+                tracing::warn!(endpoint = name, why, "the sign-in does not use an endpoint of the metadata");
+                return Err(fail(Cause::SignInFailed, format!("discovery: the {name} is not allowed: {why}")));
+            }
+        }
         Ok(())
     }
 

@@ -9,7 +9,9 @@ use super::discovery::ServerMetadata;
 use super::fetch::{Failure, Fetcher};
 use super::record::{now_secs, Grant};
 use super::redirect::{self, Redirect};
-use crate::jsonrpc::{fail, server_text, BridgeError, Cause};
+use crate::gate::text;
+use crate::gate::url::CheckedUrl;
+use crate::jsonrpc::{fail, BridgeError, Cause};
 use oauth2::basic::{BasicClient, BasicTokenResponse};
 use oauth2::{
     AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge, RedirectUrl,
@@ -65,11 +67,14 @@ pub(crate) async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, Brid
         request = request.add_scopes(scope.split(' ').filter(|s| !s.is_empty()).map(|s| Scope::new(s.to_owned())));
     }
     let (auth_url, state) = request.url();
-    check_authorization_url(&auth_url, state.secret(), flow.redirect_uri)?;
+    flow.http.allowed(&auth_url).map_err(super::discovery::invalid_authorization_url)?;
+    let auth_url = check_authorization_url(&auth_url, state.secret(), flow.redirect_uri)?;
     let nonce = CsrfToken::new_random();
     let start_path = format!("/start/{}", nonce.secret());
     let port = flow.listener.local_addr().map(|a| a.port()).unwrap_or(0);
-    let start_url = format!("http://127.0.0.1:{port}{start_path}");
+    // Ours, but it goes where outside URLs go: through the same gate.
+    let start_url = CheckedUrl::for_sign_in(&format!("http://127.0.0.1:{port}{start_path}"))
+        .map_err(|_| fail(Cause::SignInFailed, "the start URL is not valid"))?;
     match flow.present {
         Present::Browser(browser) => {
             tracing::warn!("sign-in: open {start_url} in a web browser to sign in to the upstream server");
@@ -93,15 +98,16 @@ pub(crate) async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, Brid
 }
 
 /// The checks of the bridge on the authorization URL before anyone opens
-/// it (error table, `sign_in_invalid_url`): https, or http on a loopback
-/// host, without user information or a fragment, with exactly one `state`,
-/// ours, and one `redirect_uri`, ours. An authorization endpoint whose
-/// query brings its own `state` or `redirect_uri` fails here.
-pub(crate) fn check_authorization_url(url: &Url, state: &str, redirect_uri: &str) -> Result<(), BridgeError> {
+/// it (error table, `sign_in_invalid_url`): the gate of a sign-in URL
+/// (https, or http on a loopback host, without user information), no
+/// fragment, exactly one `state`, ours, and one `redirect_uri`, ours. An
+/// authorization endpoint whose query brings its own `state` or
+/// `redirect_uri` fails here.
+pub(crate) fn check_authorization_url(url: &Url, state: &str, redirect_uri: &str) -> Result<CheckedUrl, BridgeError> {
     let invalid = super::discovery::invalid_authorization_url;
-    super::discovery::secure(url).map_err(|_| invalid("not https and not on a loopback host"))?;
-    if !url.username().is_empty() || url.password().is_some() || url.fragment().is_some() {
-        return Err(invalid("it has user information or a fragment"));
+    let checked = CheckedUrl::for_sign_in(url.as_str()).map_err(|why| invalid(&why.to_string()))?;
+    if url.fragment().is_some() {
+        return Err(invalid("it has a fragment"));
     }
     let values = |name: &str| -> Vec<String> {
         url.query_pairs().filter(|(key, _)| key == name).map(|(_, value)| value.into_owned()).collect()
@@ -112,7 +118,7 @@ pub(crate) fn check_authorization_url(url: &Url, state: &str, redirect_uri: &str
     if values("redirect_uri") != [redirect_uri] {
         return Err(invalid("it has another redirect URI"));
     }
-    Ok(())
+    Ok(checked)
 }
 
 /// How a client with a secret authenticates at the token endpoint: the
@@ -137,8 +143,8 @@ pub(super) fn auth_type(grant: &Grant, server: &ServerMetadata) -> AuthType {
 /// already: VS Code shows stderr in the Output channel of the server,
 /// where the user can open the URL. A browser that does not open is not
 /// fatal: the line is there.
-pub(super) async fn open_browser(url: &str) {
-    let url = url.to_owned();
+pub(super) async fn open_browser(url: &CheckedUrl) {
+    let url = url.as_str().to_owned();
     let opened = tokio::task::spawn_blocking(move || webbrowser::open(&url)).await;
     if !matches!(opened, Ok(Ok(()))) {
         tracing::warn!("the browser did not open; open the sign-in URL of the line above by hand");
@@ -222,7 +228,9 @@ pub(super) fn token_error<E: std::error::Error, T: oauth2::ErrorResponseType + A
     outcome: Option<Result<u16, Failure>>,
 ) -> BridgeError {
     let what = match (err, outcome) {
-        (oauth2::RequestTokenError::ServerResponse(response), _) => server_text(response.error().as_ref()),
+        (oauth2::RequestTokenError::ServerResponse(response), _) => {
+            text::escape(response.error().as_ref(), text::DETAIL)
+        }
         (_, Some(Err(failure))) => failure.text(),
         (oauth2::RequestTokenError::Parse(_, _), _) => "the token response is not valid".into(),
         _ => "the request failed".into(),
@@ -243,15 +251,22 @@ pub(super) fn token_error<E: std::error::Error, T: oauth2::ErrorResponseType + A
 pub(super) struct Carrier<'a> {
     http: &'a Fetcher,
     outcome: std::sync::Mutex<Option<Result<u16, Failure>>>,
+    /// The body of the last response (at most `fetch::MAX_BYTES`).
+    body: std::sync::Mutex<Option<Vec<u8>>>,
 }
 
 impl<'a> Carrier<'a> {
     pub(super) fn new(http: &'a Fetcher) -> Self {
-        Carrier { http, outcome: std::sync::Mutex::new(None) }
+        Carrier { http, outcome: std::sync::Mutex::new(None), body: std::sync::Mutex::new(None) }
     }
 
     pub(super) fn outcome(&self) -> Option<Result<u16, Failure>> {
         *crate::sync::lock(&self.outcome)
+    }
+
+    /// The body of the last response, as it came.
+    pub(super) fn body(&self) -> Option<Vec<u8>> {
+        crate::sync::lock(&self.body).clone()
     }
 }
 
@@ -264,6 +279,7 @@ impl<'c> oauth2::AsyncHttpClient<'c> for Carrier<'_> {
         Box::pin(async move {
             let outcome = send(self.http, request).await;
             *crate::sync::lock(&self.outcome) = Some(outcome.as_ref().map(|r| r.status().as_u16()).map_err(|f| *f));
+            *crate::sync::lock(&self.body) = outcome.as_ref().ok().map(|r| r.body().clone());
             outcome.map_err(|_| HttpError)
         })
     }
@@ -273,8 +289,8 @@ impl<'c> oauth2::AsyncHttpClient<'c> for Carrier<'_> {
 async fn send(http: &Fetcher, request: oauth2::HttpRequest) -> Result<oauth2::HttpResponse, Failure> {
     let (parts, body) = request.into_parts();
     let url = Url::parse(&parts.uri.to_string()).map_err(|_| Failure::Unreachable)?;
-    super::discovery::secure(&url).map_err(|_| Failure::Unreachable)?;
-    let fetched = http.send(http.client().request(parts.method, url).headers(parts.headers).body(body)).await?;
+    let request = http.request(parts.method, url).map(|request| request.headers(parts.headers).body(body));
+    let fetched = http.send(request).await?;
     let mut out = oauth2::HttpResponse::new(fetched.body);
     *out.status_mut() = reqwest::StatusCode::from_u16(fetched.status).map_err(|_| Failure::Unreachable)?;
     *out.headers_mut() = fetched.headers;
@@ -322,8 +338,12 @@ mod tests {
             check_authorization_url(&url, "S", redirect).map_err(|e| (e.cause, e.detail))
         };
         let ours = "state=S&redirect_uri=http%3A%2F%2F127.0.0.1%3A5000%2Fcallback";
-        assert_eq!(check(&format!("https://auth.example.com/authorize?response_type=code&{ours}")), Ok(()));
-        assert_eq!(check(&format!("http://localhost:9/authorize?{ours}")), Ok(()));
+        for ok in [
+            format!("https://auth.example.com/authorize?response_type=code&{ours}"),
+            format!("http://localhost:9/authorize?{ours}"),
+        ] {
+            assert_eq!(check(&ok).map(|u| u.to_string()), Ok(ok.clone()));
+        }
         for bad in [
             format!("http://auth.example.com/authorize?{ours}"),
             format!("https://user:pw@auth.example.com/authorize?{ours}"),
@@ -370,7 +390,7 @@ mod tests {
         );
         assert_eq!(
             cause(redirect(None, Some("bad\u{1b}[31m\ncode"), None), false),
-            Err((Cause::SignInError, Some("bad[31mcode".into())))
+            Err((Cause::SignInError, Some("bad\\x1b[31m\\ncode".into())))
         );
     }
 }

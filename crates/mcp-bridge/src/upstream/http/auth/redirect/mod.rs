@@ -22,9 +22,9 @@ pub(crate) mod head;
 
 pub(crate) use gate::{Redirect, CALLBACK_PATH};
 
+use crate::gate::url::CheckedUrl;
 use crate::jsonrpc::{BridgeError, Cause};
 use gate::{Gate, Outcome, Page, Route};
-use reqwest::Url;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -99,7 +99,7 @@ impl Connection {
 pub(crate) async fn serve(
     listener: &TcpListener,
     start_path: &str,
-    auth_url: &Url,
+    auth_url: &CheckedUrl,
     state: &str,
 ) -> Result<Redirect, BridgeError> {
     let shared = Arc::new(Shared {
@@ -199,7 +199,8 @@ mod tests {
     async fn start() -> (u16, tokio::task::JoinHandle<Result<Redirect, BridgeError>>) {
         let listener = bind(0).await.unwrap_or_else(|e| panic!("{e:?}"));
         let port = listener.local_addr().map(|a| a.port()).unwrap_or_else(|e| panic!("{e}"));
-        let auth_url = Url::parse("https://auth.example.com/authorize?state=s1").unwrap_or_else(|e| panic!("{e}"));
+        let auth_url =
+            CheckedUrl::for_sign_in("https://auth.example.com/authorize?state=s1").unwrap_or_else(|e| panic!("{e}"));
         let task = tokio::spawn(async move { serve(&listener, "/start/n", &auth_url, "s1").await });
         (port, task)
     }

@@ -1,0 +1,136 @@
+//! The gate of text from outside: what a server, an authorization server, a
+//! child process or a client wrote, on its way into a log line, a message
+//! or `data.detail`.
+//!
+//! Such a text can hold a line break that writes a line of its own into the
+//! log (VS Code's Output channel, where the README sends users to read the
+//! sign-in line), a terminal escape, a bidirectional override that shows
+//! the line in another order, or pages of text. The gate writes every such
+//! character as an escape (`\n`, `\x1b`, `\u{202e}`) and cuts the text at the
+//! bound of its field, with `…` where it cut. It never allocates for text
+//! that needs nothing: [`Shown`] writes through a formatter.
+
+use std::fmt::{self, Write};
+
+/// The bound of a server's text in `data.detail` or in a message of the
+/// bridge (an upstream message, an OAuth error code).
+pub(crate) const DETAIL: usize = 200;
+/// The bound of a name in a log line or a note: a method, a tool, the key
+/// of an input request, a URI.
+pub(crate) const NAME: usize = 200;
+/// The bound of a JSON pointer into a tool's schema in a note: the R6 walk
+/// stops at 64 levels, whose names come from the server.
+pub(crate) const POINTER: usize = 1024;
+/// The bound of one line of the child's stderr in the log (the line reader
+/// keeps 16 KiB of it already).
+pub(crate) const LINE: usize = 16 * 1024;
+
+/// A text from outside, shown within its bound: see the module doc.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shown<'a> {
+    text: &'a str,
+    bound: usize,
+}
+
+/// The text as a log line, a message or a detail may show it.
+pub(crate) fn shown(text: &str, bound: usize) -> Shown<'_> {
+    Shown { text, bound }
+}
+
+/// [`shown`] as a `String`, for a detail or a message.
+pub(crate) fn escape(text: &str, bound: usize) -> String {
+    shown(text, bound).to_string()
+}
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Most text is short printable ASCII: one write, no walk.
+        if self.text.len() <= self.bound && self.text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+            return f.write_str(self.text);
+        }
+        for (count, c) in self.text.chars().enumerate() {
+            if count == self.bound {
+                return f.write_char('…');
+            }
+            write_char(f, c)?;
+        }
+        Ok(())
+    }
+}
+
+/// One character, escaped when it is a control, a line or paragraph
+/// separator, or a bidirectional format character.
+fn write_char(f: &mut fmt::Formatter<'_>, c: char) -> fmt::Result {
+    match c {
+        '\n' => f.write_str("\\n"),
+        '\r' => f.write_str("\\r"),
+        '\t' => f.write_str("\\t"),
+        c if u32::from(c) < 0x20 || c == '\x7f' => write!(f, "\\x{:02x}", u32::from(c)),
+        c if needs_escape(c) => write!(f, "\\u{{{:x}}}", u32::from(c)),
+        c => f.write_char(c),
+    }
+}
+
+/// The characters above ASCII that must not reach a line as themselves: the
+/// C1 controls (U+0085 is a line break to some readers), the line and
+/// paragraph separators, and the bidirectional marks, embeddings,
+/// overrides and isolates.
+fn needs_escape(c: char) -> bool {
+    matches!(
+        c,
+        '\u{80}'..='\u{9f}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{061c}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each kind of character that could break a line or hide its order is
+    /// written as an escape; plain text, quotes and backslashes stay.
+    #[test]
+    fn every_breaking_character_is_escaped_and_plain_text_stays() {
+        for (text, shown) in [
+            ("invalid_grant", "invalid_grant"),
+            ("a\nb\rc\td", "a\\nb\\rc\\td"),
+            ("\u{1b}[31mred\u{7}\u{7f}", "\\x1b[31mred\\x07\\x7f"),
+            ("nel\u{85}ls\u{2028}ps\u{2029}", "nel\\u{85}ls\\u{2028}ps\\u{2029}"),
+            ("\u{202e}evil\u{2066}\u{200f}", "\\u{202e}evil\\u{2066}\\u{200f}"),
+            ("é 中 \"q\" \\", "é 中 \"q\" \\"),
+            ("", ""),
+        ] {
+            assert_eq!(escape(text, DETAIL), shown, "{text:?}");
+        }
+    }
+
+    /// The bound counts the characters of the text, and the cut never
+    /// splits a character.
+    #[test]
+    fn a_text_longer_than_its_bound_is_cut_with_an_ellipsis() {
+        assert_eq!(escape(&"x".repeat(200), DETAIL), "x".repeat(200));
+        assert_eq!(escape(&"x".repeat(201), DETAIL), format!("{}…", "x".repeat(200)));
+        assert_eq!(escape("ééé", 2), "éé…");
+        assert_eq!(escape("a\nb", 2), "a\\n…");
+    }
+
+    proptest::proptest! {
+        /// Whatever the text, what the gate shows holds no control
+        /// character, no line or paragraph separator and no bidirectional
+        /// format character, and at most its bound and the ellipsis.
+        #[test]
+        fn no_text_leaves_the_gate_with_a_breaking_character(text in "\\PC{0,40}|(.|\n|\r|\u{85}|\u{2028}|\u{202e}){0,40}", bound in 1usize..50) {
+            let out = escape(&text, bound);
+            proptest::prop_assert!(!out.chars().any(|c| c.is_control() || needs_escape(c)), "{:?}", out);
+            let kept = text.chars().count().min(bound);
+            proptest::prop_assert!(out.chars().count() <= 8 * kept + 1, "{:?}", out);
+            proptest::prop_assert_eq!(out.ends_with('…'), text.chars().count() > bound);
+        }
+    }
+}
