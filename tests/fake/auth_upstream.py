@@ -68,6 +68,9 @@ Options:
                         that records every request ({"listener": "local", ...}) and answers as the
                         main one would: resource-metadata (the challenge's resource_metadata), issuer
                         (authorization_servers), register, device or token (the metadata's endpoint)
+  --local-name HOST     the host of the --local listener's URL (default 127.0.0.1): a name that the
+                        system resolves to 127.0.0.1; with --tls-cert the local listener serves HTTPS
+                        too (a TLS service of the user's machine whose certificate names HOST)
   --hang-refresh        a refresh_token grant gets no answer: the request is held until the
                         client closes the connection (a hanging token endpoint)
 
@@ -141,6 +144,7 @@ p.add_argument("--base-host", default="127.0.0.1")
 p.add_argument("--public-tls-cert")
 p.add_argument("--public-tls-key")
 p.add_argument("--local")
+p.add_argument("--local-name", default="127.0.0.1")
 args = p.parse_args()
 
 lock = threading.Lock()
@@ -184,7 +188,8 @@ class Handler(BaseHTTPRequestHandler):
     def at(self, route, path):
         """The URL of a path, on the local listener when --local names the route."""
         if args.local == route:
-            return f"http://127.0.0.1:{local_port[0]}{path}"
+            scheme = "https" if args.tls_cert and args.local_name != "127.0.0.1" else "http"
+            return f"{scheme}://{args.local_name}:{local_port[0]}{path}"
         return self.base() + path
 
     def send_json(self, status, body, headers=()):
@@ -493,6 +498,8 @@ if args.public_tls_cert:
 if args.local:
     local = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     local_server[0], local_port[0] = local, local.server_address[1]
+    if args.tls_cert and args.local_name != "127.0.0.1":
+        tls(local, args.tls_cert, args.tls_key)
     servers.append(local)
 for s in servers:
     threading.Thread(target=s.serve_forever, daemon=True).start()

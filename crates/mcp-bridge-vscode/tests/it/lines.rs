@@ -252,6 +252,12 @@ fn a_nested_id_at_the_end_of_a_broken_line_is_not_its_id() {
     bridge.send(&call_tool(json!(7), "late", json!({"ms": 500})));
     bridge.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/example\",\"params\":{\"ref\":{\"id\":7}\n");
     assert_eq!(bridge.recv(), error_response(json!(null), -32700, &message("parse_error"), "parse_error", None));
+    // A `]` that closes a `{` breaks the text: the `id` after it is no
+    // member of the top-level object either.
+    bridge.send_raw(
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/example\",\"params\":{\"ref\":{\"x\":1]],\"id\":7,\"z\":\n",
+    );
+    assert_eq!(bridge.recv(), error_response(json!(null), -32700, &message("parse_error"), "parse_error", None));
     let result = bridge.recv();
     assert_eq!(result["id"], 7, "{result}");
     assert!(result.get("result").is_some(), "{result}");

@@ -146,14 +146,19 @@ fn a_text_of_the_upstream_never_writes_a_line_of_its_own_into_the_log() {
         json!({"name": "line", "arguments": {"line": request, "then_answer": true}}),
     );
     assert!(call.get("result").is_some(), "{call}");
+    // An id of 5000 digits: its span's field is cut at the bound.
+    let long_id: Value = serde_json::from_str(&"7".repeat(5000)).unwrap_or_default();
+    let listed = bridge.request(long_id, "tools/list", json!({}));
+    assert!(listed.get("result").is_some(), "{listed}");
     bridge.wait_stderr("dropped a request of the upstream server", 1);
-    bridge.wait_stderr("an array schema without items got items", 1);
+    bridge.wait_stderr("an array schema without items got items", 2);
     bridge.wait_stderr("upstream: started", 1);
     let stderr = bridge.stderr_text();
     for line in stderr.lines() {
         assert!(line.starts_with("[mcp-bridge-vscode] "), "a line that the bridge did not write: {line:?}\n{stderr}");
         assert!(!line.contains('\r') && !line.contains(['\u{85}', '\u{2028}', '\u{2029}', '\u{1b}']), "{line:?}");
     }
+    assert!(stderr.lines().all(|l| l.len() < 2000), "a log line longer than its bounds:\n{stderr}");
     let tagged = stderr.lines().filter(|l| l.contains("sign-in: open")).count();
     let escaped = stderr.matches(&format!("\\n{forged}")).count() + stderr.matches(&format!("\\r{forged}")).count();
     assert!(tagged >= 5 && escaped >= 3, "the hostile texts reached the log, escaped:\n{stderr}");

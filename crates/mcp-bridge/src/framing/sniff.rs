@@ -191,22 +191,27 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Skips one value of any kind.
+    /// Skips one value of any kind. An object or an array ends at its own
+    /// closing bracket: a `]` that closes a `{` breaks the text there, and
+    /// nothing after it is a member of the top-level object.
     fn value(&mut self) -> Option<()> {
         match self.peek()? {
             b'"' => self.string().map(|_| ()),
             b'{' | b'[' => {
-                let mut depth = 0usize;
+                let mut open: Vec<u8> = Vec::new();
                 loop {
                     match self.peek()? {
                         b'"' => {
                             self.string()?;
                             continue;
                         }
-                        b'{' | b'[' => depth += 1,
-                        b'}' | b']' => {
-                            depth -= 1;
-                            if depth == 0 {
+                        b'{' => open.push(b'}'),
+                        b'[' => open.push(b']'),
+                        close @ (b'}' | b']') => {
+                            if open.pop()? != close {
+                                return None;
+                            }
+                            if open.is_empty() {
                                 self.pos += 1;
                                 return Some(());
                             }
@@ -258,6 +263,10 @@ mod tests {
             (r#"{"\u0069d":4,"#, Some("4")),
             (r#"{"i\u0064":4}"#, Some("4")),
             (r#"{"\u0069dx":4}"#, None),
+            // A `]` that closes a `{` breaks the text: the `id` after it is
+            // no member of the top-level object.
+            (r#"{"params":{"ref":{"x":1]],"id":7,"z":"#, None),
+            (r#"{"params":{"ref":[{"x":1}]},"id":7,"z":"#, Some("7")),
         ];
         for (text, expected) in cases {
             assert_eq!(key(sniff_id_at_start(text.as_bytes())).as_deref(), *expected, "{text}");

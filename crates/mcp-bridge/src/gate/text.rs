@@ -73,8 +73,9 @@ fn write_char(f: &mut fmt::Formatter<'_>, c: char) -> fmt::Result {
 
 /// The characters above ASCII that must not reach a line as themselves: the
 /// C1 controls (U+0085 is a line break to some readers), the line and
-/// paragraph separators, and the bidirectional marks, embeddings,
-/// overrides and isolates.
+/// paragraph separators, the bidirectional marks, embeddings, overrides and
+/// isolates, and the characters of no width that hide text (zero-width
+/// space, joiners, word joiner, byte order mark).
 fn needs_escape(c: char) -> bool {
     matches!(
         c,
@@ -82,10 +83,11 @@ fn needs_escape(c: char) -> bool {
             | '\u{2028}'
             | '\u{2029}'
             | '\u{061c}'
-            | '\u{200e}'
-            | '\u{200f}'
+            | '\u{200b}'..='\u{200f}'
             | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'
             | '\u{2066}'..='\u{2069}'
+            | '\u{feff}'
     )
 }
 
@@ -103,6 +105,7 @@ mod tests {
             ("\u{1b}[31mred\u{7}\u{7f}", "\\x1b[31mred\\x07\\x7f"),
             ("nel\u{85}ls\u{2028}ps\u{2029}", "nel\\u{85}ls\\u{2028}ps\\u{2029}"),
             ("\u{202e}evil\u{2066}\u{200f}", "\\u{202e}evil\\u{2066}\\u{200f}"),
+            ("zero\u{200b}width\u{feff}\u{2060}", "zero\\u{200b}width\\u{feff}\\u{2060}"),
             ("é 中 \"q\" \\", "é 中 \"q\" \\"),
             ("", ""),
         ] {

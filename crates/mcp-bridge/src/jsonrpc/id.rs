@@ -68,8 +68,9 @@ impl std::fmt::Display for Id {
     }
 }
 
-/// An id as a log line shows it: a number as it came, a string (a client's
-/// or a server's text) in quotes through the gate of outside text.
+/// An id as a log line shows it, through the gate of outside text: a
+/// string in quotes, a number as its digits, each within the bound of a
+/// name (a client can send an integer of a hundred thousand digits).
 pub(crate) struct Shown<'a>(&'a Id);
 
 impl Id {
@@ -83,6 +84,8 @@ impl std::fmt::Display for Shown<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.0 .0 {
             Value::String(s) => write!(f, "\"{}\"", text::shown(s, text::NAME)),
+            // An integer of any length: its digits, within the bound too.
+            Value::Number(n) => write!(f, "{}", text::shown(n.as_str(), text::NAME)),
             _ => std::fmt::Display::fmt(self.0, f),
         }
     }

@@ -77,7 +77,21 @@ impl Drop for Hosts {
     fn drop(&mut self) {
         for ns in [&self.user, &self.remote] {
             let _ = Command::new("ip").args(["netns", "del", ns]).status();
+            let _ = std::fs::remove_dir_all(Path::new("/etc/netns").join(ns));
         }
+    }
+}
+
+/// A host name that the remote host's system resolves to its own loopback
+/// (`ip netns exec` reads `/etc/netns/<name>/hosts` in place of
+/// `/etc/hosts`).
+const LOCAL_NAME: &str = "local-auth.test";
+
+impl Hosts {
+    fn name_loopback_on_remote(&self) {
+        let dir = Path::new("/etc/netns").join(&self.remote);
+        std::fs::create_dir_all(&dir).expect("/etc/netns/<name> is made (root)");
+        std::fs::write(dir.join("hosts"), format!("127.0.0.1 localhost {LOCAL_NAME}\n")).expect("the hosts file");
     }
 }
 
@@ -147,14 +161,20 @@ fn on_a_remote_host_the_loopback_redirect_fails_and_the_device_grant_completes()
 /// challenge's `resource_metadata`, the authorization server, and the
 /// registration, device authorization and token endpoints, the sign-in
 /// fails with `sign_in_failed` before anything reaches that service, and
-/// the log says why.
+/// the log says why; also when the URL names the service by a host name
+/// that the system resolves to the loopback (the service then serves https
+/// with a certificate for that name, which the bridge would trust).
 #[test]
 fn a_remote_servers_sign_in_never_reaches_a_service_on_the_users_machine() {
     let hosts = Hosts::new();
+    hosts.name_loopback_on_remote();
     let on_remote = ["ip", "netns", "exec", hosts.remote.as_str()];
-    for route in ["resource-metadata", "issuer", "register", "device", "token"] {
+    let cases = ["resource-metadata", "issuer", "register", "device", "token"]
+        .into_iter()
+        .flat_map(|route| [(route, "127.0.0.1"), (route, LOCAL_NAME)]);
+    for (route, local_name) in cases {
         let dir = TempDir::new("remote-server-local");
-        let files = crate::support::tls::pki(dir.path(), &[&hosts.remote_ip]);
+        let files = crate::support::tls::pki(dir.path(), &[&hosts.remote_ip, LOCAL_NAME]);
         let (cert, key) = (files.cert.display().to_string(), files.key.display().to_string());
         let options = [
             "--device",
@@ -170,6 +190,8 @@ fn a_remote_servers_sign_in_never_reaches_a_service_on_the_users_machine() {
             &key,
             "--local",
             route,
+            "--local-name",
+            local_name,
         ];
         let fake = Fake::spawn(Hosts::on(&hosts.remote, "python3"), dir.path(), "/mcp", &options);
         let url = format!("https://{}:{}/mcp", hosts.remote_ip, fake.served.port);
@@ -178,10 +200,13 @@ fn a_remote_servers_sign_in_never_reaches_a_service_on_the_users_machine() {
         let mut driver = Driver::spawn(bridge_command(&on_remote, dir.path(), &url, &bridge_options, &[]));
         send_initialize(&mut driver);
         let response = driver.response(&json!(INIT));
-        assert_eq!(response["error"]["data"]["cause"], "sign_in_failed", "{route}: {response}");
-        driver.wait_stderr("it is on the user's machine, and the MCP server is not", 1);
+        let case = format!("{route} at {local_name}");
+        assert_eq!(response["error"]["data"]["cause"], "sign_in_failed", "{case}: {response}");
+        let why =
+            if local_name == LOCAL_NAME { "resolves to the user's machine" } else { "it is on the user's machine" };
+        driver.wait_stderr(why, 1);
         let local: Vec<Value> = fake.records().into_iter().filter(|r| r["listener"] == "local").collect();
-        assert_eq!(local, Vec::<Value>::new(), "{route}: a request reached the user's machine");
-        assert!(!fake.requests_to("/mcp").is_empty(), "{route}: the bridge reached the remote server");
+        assert_eq!(local, Vec::<Value>::new(), "{case}: a request reached the user's machine");
+        assert!(!fake.requests_to("/mcp").is_empty(), "{case}: the bridge reached the remote server");
     }
 }

@@ -159,11 +159,19 @@ pub(super) struct Http {
 }
 
 /// An HTTP client with the settings of every request of the upstream (the
-/// connect limit, `--ca-file`, the proxy variables) and its redirect policy.
-fn client(ca: Option<&CaBundle>, redirects: reqwest::redirect::Policy) -> Result<reqwest::Client, reqwest::Error> {
+/// connect limit, `--ca-file`, the proxy variables), its redirect policy
+/// and its name resolution (the system's unless one is given).
+fn client(
+    ca: Option<&CaBundle>,
+    redirects: reqwest::redirect::Policy,
+    resolver: Option<Arc<dyn reqwest::dns::Resolve>>,
+) -> Result<reqwest::Client, reqwest::Error> {
     let mut builder = reqwest::Client::builder().tcp_nodelay(true).connect_timeout(CONNECT_LIMIT).redirect(redirects);
     if let Some(CaBundle(certificates)) = ca {
         builder = builder.tls_certs_merge(certificates.iter().cloned());
+    }
+    if let Some(resolver) = resolver {
+        builder = builder.dns_resolver(resolver);
     }
     builder.build()
 }
@@ -186,8 +194,8 @@ impl Http {
             }
         });
         let ca = options.ca.clone();
-        let make: auth::MakeClient = Arc::new(move |redirects| client(ca.as_ref(), redirects));
-        let client = make(redirects).map_err(|err| {
+        let make: auth::MakeClient = Arc::new(move |redirects, resolver| client(ca.as_ref(), redirects, resolver));
+        let client = make(redirects, None).map_err(|err| {
             tracing::error!(error = %err.without_url(), "cannot make the HTTP client for the upstream server");
             BridgeError::new(Cause::ConnectFailed)
         })?;

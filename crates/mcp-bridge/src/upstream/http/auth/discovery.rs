@@ -139,23 +139,6 @@ pub(crate) fn secure(url: &Url) -> Result<(), BridgeError> {
     }
 }
 
-/// Whether the host of a URL is the user's machine: `localhost` (and its
-/// subdomains, RFC 6761), an address of 127.0.0.0/8 or 0.0.0.0/8 (which
-/// connects to this machine), `[::1]`, `[::]`, or such an IPv4 address
-/// mapped into IPv6.
-pub(crate) fn on_users_machine(url: &Url) -> bool {
-    let v4 = |a: std::net::Ipv4Addr| matches!(a.octets()[0], 0 | 127);
-    match url.host() {
-        Some(url::Host::Domain(name)) => {
-            let name = name.trim_end_matches('.').to_ascii_lowercase();
-            name == "localhost" || name.ends_with(".localhost")
-        }
-        Some(url::Host::Ipv4(a)) => v4(a),
-        Some(url::Host::Ipv6(a)) => a.is_loopback() || a.is_unspecified() || a.to_ipv4_mapped().is_some_and(v4),
-        None => false,
-    }
-}
-
 /// Reads and checks the metadata of an issuer: its `issuer` must be the
 /// issuer itself, the endpoints must be secure URLs, and PKCE with S256
 /// must be supported (the security page: without
@@ -365,35 +348,6 @@ mod tests {
         let mut loopback = metadata();
         loopback["token_endpoint"] = json!("http://127.0.0.1:9/token");
         assert!(check_metadata(&loopback, "https://auth.example.com").is_ok());
-    }
-
-    /// Every way of writing a host of the user's machine, and hosts that
-    /// only look like one.
-    #[test]
-    fn the_users_machine_is_every_loopback_and_unspecified_address_and_localhost() {
-        for local in [
-            "http://localhost/",
-            "https://LOCALHOST.:8443/",
-            "https://auth.localhost/",
-            "http://127.0.0.1:9/",
-            "https://127.1.2.3/",
-            "http://0.0.0.0:8080/",
-            "http://[::1]/",
-            "http://[::]/",
-            "http://[::ffff:127.0.0.1]/",
-            "http://2130706433/",
-            "http://0x7f.1/",
-        ] {
-            assert!(on_users_machine(&Url::parse(local).unwrap_or_else(|e| panic!("{local}: {e}"))), "{local}");
-        }
-        for remote in [
-            "https://auth.example.com/",
-            "https://localhost.example.com/",
-            "https://10.0.0.1/",
-            "https://[2001:db8::1]/",
-        ] {
-            assert!(!on_users_machine(&Url::parse(remote).unwrap_or_else(|e| panic!("{remote}: {e}"))), "{remote}");
-        }
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //! follows no redirect: a 307 would post the codes and the verifier again,
 //! elsewhere. A GET of metadata follows redirects within its origin.
 
-use super::discovery::{on_users_machine, secure};
+use super::discovery::secure;
+use super::local::{on_users_machine, RemoteOnly};
 use crate::jsonrpc::no_response;
 use reqwest::redirect::{Attempt, Policy};
 use reqwest::{Method, RequestBuilder, Url};
@@ -29,9 +30,11 @@ pub const TIME_LIMIT: Duration = Duration::from_secs(30);
 /// Redirects a GET of metadata follows within its origin, at most.
 const MAX_REDIRECTS: usize = 5;
 
-/// Makes an HTTP client with the TLS and proxy settings of the upstream and
-/// the given redirect policy.
-pub(crate) type MakeClient = Arc<dyn Fn(Policy) -> Result<reqwest::Client, reqwest::Error> + Send + Sync>;
+/// Makes an HTTP client with the TLS and proxy settings of the upstream, the
+/// given redirect policy, and the given name resolution (else the system's).
+pub(crate) type MakeClient = Arc<
+    dyn Fn(Policy, Option<Arc<dyn reqwest::dns::Resolve>>) -> Result<reqwest::Client, reqwest::Error> + Send + Sync,
+>;
 
 /// The HTTP clients of the sign-in, with the time limit of each request.
 #[derive(Clone)]
@@ -91,8 +94,11 @@ impl Fetcher {
     /// `None` when the clients cannot be made (the log says why).
     pub(crate) fn request(&self, method: Method, url: Url) -> Option<RequestBuilder> {
         let clients = self.clients.get_or_init(|| {
-            let made =
-                (self.make)(Policy::custom(same_origin)).and_then(|gets| Ok((gets, (self.make)(Policy::none())?)));
+            // A remote server's sign-in resolves no name to the user's machine.
+            let resolver =
+                || (!self.local_server).then(|| Arc::new(RemoteOnly::from_env()) as Arc<dyn reqwest::dns::Resolve>);
+            let made = (self.make)(Policy::custom(same_origin), resolver())
+                .and_then(|gets| Ok((gets, (self.make)(Policy::none(), resolver())?)));
             made.map_err(
                 |err| tracing::error!(error = %err.without_url(), "cannot make the HTTP client of the sign-in"),
             )
@@ -115,6 +121,22 @@ impl Fetcher {
         match tokio::time::timeout(self.limit, exchange(client.execute(request))).await {
             Ok(outcome) => outcome,
             Err(_) => Err(Failure::TimedOut(self.limit)),
+        }
+    }
+
+    /// [`allowed`](Fetcher::allowed), and for a remote server a host name
+    /// must resolve to an address that is not the user's machine: an
+    /// endpoint that the resolver of the requests would refuse is refused
+    /// before the sign-in uses it.
+    pub(crate) async fn reachable(&self, url: &Url) -> Result<(), &'static str> {
+        self.allowed(url)?;
+        let Some(url::Host::Domain(name)) = url.host().filter(|_| !self.local_server) else { return Ok(()) };
+        match RemoteOnly::from_env().addresses(name).await {
+            Ok(kept) if kept.is_empty() => {
+                Err("its name resolves to the user's machine, and the MCP server is not there")
+            }
+            // A name that does not resolve now fails where it is used.
+            _ => Ok(()),
         }
     }
 

@@ -30,6 +30,7 @@ mod device;
 pub(crate) mod discovery;
 mod fetch;
 mod handle;
+mod local;
 mod options;
 mod place;
 mod record;

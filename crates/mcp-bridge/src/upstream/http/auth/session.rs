@@ -274,7 +274,7 @@ impl Auth {
             discovery::resource_metadata(&self.http, &server_url, challenge.resource_metadata.as_deref()).await?;
         let issuer = resource.authorization_servers.first().cloned().unwrap_or_default();
         let server: ServerMetadata = discovery::server_metadata(&self.http, &issuer).await?;
-        self.check_endpoints(&server)?;
+        self.check_endpoints(&server).await?;
         let port = self.redirect_port(record);
         let redirect_uri = format!("http://127.0.0.1:{port}{}", redirect::CALLBACK_PATH);
         let offers_device = server.device_authorization_endpoint.is_some();
@@ -343,14 +343,15 @@ impl Auth {
     /// may send a request; checked before the first of them, so that a
     /// refused one ends the sign-in at once (the device grant's polling
     /// would retry a request that cannot go out).
-    fn check_endpoints(&self, server: &ServerMetadata) -> Result<(), BridgeError> {
+    async fn check_endpoints(&self, server: &ServerMetadata) -> Result<(), BridgeError> {
         let endpoints = [
             ("token_endpoint", Some(&server.token_endpoint)),
             ("registration_endpoint", server.registration_endpoint.as_ref()),
             ("device_authorization_endpoint", server.device_authorization_endpoint.as_ref()),
         ];
         for (name, url) in endpoints {
-            if let Some(Err(why)) = url.map(|url| self.http.allowed(url)) {
+            let Some(url) = url else { continue };
+            if let Err(why) = self.http.reachable(url).await {
                 tracing::warn!(endpoint = name, why, "the sign-in does not use an endpoint of the metadata");
                 return Err(fail(Cause::SignInFailed, format!("discovery: the {name} is not allowed: {why}")));
             }
