@@ -31,6 +31,7 @@
 #![deny(clippy::print_stdout)]
 #![warn(unreachable_pub)]
 
+mod dialect;
 #[cfg(feature = "embed")]
 pub mod embed;
 mod framing;
@@ -60,7 +61,7 @@ pub use frontend::{serve, Config, Exit, NoteFn, NoteSink, Timeouts};
 pub use jsonrpc::{BridgeError, Cause};
 pub use listener::ListenTimings;
 pub use pipe::widen_pipe;
-pub use profile::{MetaPassthrough, Profile, Quirks};
+pub use profile::{MetaPassthrough, Profile, Quirks, Revision};
 pub use translate::note::{Level, Note};
 pub use upstream::command::resolve as resolve_program;
 pub use upstream::http::auth::{

@@ -100,7 +100,7 @@ async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Valu
                 subscriptions::change(shared, &ready, id, method, params.as_ref()).await;
             }
             (Phase::Ready(ready), Some(forwarded)) => {
-                forward::start(shared, ready.client.clone(), ready.declared, id, forwarded, params).await;
+                forward::start(shared, &ready, id, forwarded, params).await;
             }
             (Phase::Ready(_), None) => shared.reply_error(Some(&id), &Cause::MethodNotFound.into()).await,
             (Phase::Closing(lost), _) => closing(shared, &id, lost.as_ref()).await,

@@ -2,12 +2,13 @@
 //! rules (M1)", "Progress (M1)", "Cancellation (M1)").
 
 use super::rounds::{self, Request};
-use super::state::Shared;
-use crate::input::checks::{check_object, Declared};
+use super::state::{Ready, Shared};
+use crate::dialect::Dialect;
+use crate::input::checks::check_object;
 use crate::jsonrpc::{self, Id};
 use crate::method::Method;
 use crate::raw;
-use crate::translate::icons::{filter_icons, removal_note, IconRule};
+use crate::translate::icons::{filter_icons, removal_note};
 use crate::translate::params::forwarded;
 use crate::translate::result::{is_input_required, translate_result};
 use crate::upstream::{Call, CallError, Client, Payload, ProgressSink};
@@ -19,14 +20,8 @@ use tracing::Instrument;
 /// Starts a forwarded request in its own task. The place among the
 /// requests in flight is taken here, in the reader, so that a request over
 /// the limit gets its error at once.
-pub(crate) async fn start(
-    shared: &Arc<Shared>,
-    client: Client,
-    declared: Declared,
-    id: Id,
-    method: Method,
-    params: Option<Value>,
-) {
+pub(crate) async fn start(shared: &Arc<Shared>, ready: &Ready, id: Id, method: Method, params: Option<Value>) {
+    let (client, declared, dialect) = (ready.client.clone(), ready.declared, ready.dialect);
     let slot = match client.reserve() {
         Ok(slot) => slot,
         Err(error) => return shared.reply_error(Some(&id), &error).await,
@@ -48,8 +43,7 @@ pub(crate) async fn start(
             cancel: &token,
             slot: &slot,
         };
-        let icons = IconRule::for_upstream(client.is_remote());
-        let Some(first) = first_round(&shared, &client, (&id, seq), (method, cursor.as_ref()), call, icons).await
+        let Some(first) = first_round(&shared, &client, (&id, seq), (method, cursor.as_ref()), call, &dialect).await
         else {
             return;
         };
@@ -81,9 +75,8 @@ pub(crate) async fn start(
         }
         match outcome {
             Ok(result) => {
-                let (mut result, mut notes) =
-                    translate_result(method.name(), cursor.as_ref(), result, &shared.config.profile);
-                notes.extend(removal_note(filter_icons(method.name(), &mut result, icons)));
+                let (mut result, mut notes) = translate_result(method, cursor.as_ref(), result, &dialect);
+                notes.extend(removal_note(filter_icons(method, &mut result, &dialect)));
                 for note in &notes {
                     shared.report(method.name(), note);
                 }
@@ -114,18 +107,16 @@ async fn first_round(
     (id, seq): (&Id, u64),
     (method, cursor): (Method, Option<&Value>),
     call: Call<'_>,
-    icons: IconRule,
+    dialect: &Dialect,
 ) -> Option<Result<Value, CallError>> {
-    if !method.may_stay_raw(client.is_remote()) {
+    if !dialect.raw_result(method) {
         return Some(client.call(call).await);
     }
     let raw = match client.call_raw(call).await {
         Ok(Payload::Raw(raw)) => raw,
         other => return Some(other.and_then(Payload::into_value)),
     };
-    let Some((line, notes)) =
-        raw::result::result_line(id, (method.name(), cursor), &raw, &shared.config.profile, icons)
-    else {
+    let Some((line, notes)) = raw::result::result_line(id, (method, cursor), &raw, dialect) else {
         return Some(Payload::Raw(raw).into_value());
     };
     if shared.inflight.finish(id, seq) {

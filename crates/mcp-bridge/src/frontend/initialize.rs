@@ -4,11 +4,11 @@
 use super::consent;
 use super::level;
 use super::state::{Phase, Ready, Shared};
+use crate::dialect::Dialect;
 use crate::gate::text;
 use crate::input::checks::Declared;
 use crate::jsonrpc::{self, BridgeError, Cause, Id};
 use crate::translate::capabilities::client_capabilities;
-use crate::translate::icons::IconRule;
 use crate::translate::initialize::initialize_result;
 use crate::upstream::{self, Call, CallError, Client, Connection, Hooks, Identity, LogSink, SignIn};
 use serde_json::{Map, Value};
@@ -28,14 +28,14 @@ pub(crate) fn start(shared: &Arc<Shared>, id: Id, params: Option<Value>) {
         let outcome = run(&shared, params, &token).await;
         let respond = shared.inflight.finish(&id, seq);
         match outcome {
-            Ok((Connection { client, sign_in }, result, declared)) if respond => {
+            Ok((Connection { client, sign_in }, result, (declared, dialect))) if respond => {
                 let capabilities = result.get("capabilities").and_then(Value::as_object).cloned().unwrap_or_default();
                 if let Some(sign_in) = &sign_in {
                     sign_in.end_interactive();
                 }
                 // Step 7: ready before the result goes out, because the next
                 // requests of the client can come at once.
-                shared.set_ready(Ready { client: client.clone(), sign_in, capabilities, declared });
+                shared.set_ready(Ready { client: client.clone(), sign_in, capabilities, declared, dialect });
                 watch_upstream(&shared, client);
                 shared.reply(&id, result).await;
             }
@@ -53,12 +53,11 @@ async fn run(
     shared: &Arc<Shared>,
     params: Option<Value>,
     token: &tokio_util::sync::CancellationToken,
-) -> Result<(Connection, Value, Declared), Failure> {
+) -> Result<(Connection, Value, (Declared, Dialect)), Failure> {
     let params = valid_params(params.as_ref()).ok_or((None, Cause::InvalidParams.into()))?;
-    let identity = Identity {
-        client_info: params.get("clientInfo").cloned().unwrap_or(Value::Null),
-        capabilities: client_capabilities(params.get("capabilities").unwrap_or(&Value::Null)),
-    };
+    let revision = shared.config.profile.reply_protocol_version;
+    let capabilities = client_capabilities(params.get("capabilities").unwrap_or(&Value::Null));
+    let identity = Identity { client_info: params.get("clientInfo").cloned().unwrap_or(Value::Null), capabilities };
     let identity_capabilities = identity.capabilities.clone();
     let connection = connect(shared, identity).map_err(|e| (None, e))?;
     let (client, sign_in) = (&connection.client, connection.sign_in.as_ref());
@@ -108,12 +107,12 @@ async fn run(
         Err(CallError::Verbatim(error)) => return Err((Some(client.clone()), discover_error(None, error.to_string()))),
         Err(CallError::Canceled) => return Err((Some(client.clone()), Cause::Canceled.into())),
     };
-    let icons = IconRule::for_upstream(client.is_remote());
-    let (result, note) = initialize_result(&discover, &shared.config.profile, &shared.config.fallback_name, icons);
+    let dialect = Dialect::new(&shared.config.profile, revision, client.is_remote());
+    let (result, note) = initialize_result(&discover, &shared.config.profile, &shared.config.fallback_name, &dialect);
     if let Some(note) = &note {
         shared.report("initialize", note);
     }
-    Ok((connection, result, declared))
+    Ok((connection, result, (declared, dialect)))
 }
 
 fn discover_error(code: Option<i64>, detail: String) -> BridgeError {

@@ -2,6 +2,7 @@
 
 use super::asks::Asks;
 use super::config::Config;
+use crate::dialect::Dialect;
 use crate::input::checks::Declared;
 use crate::jsonrpc::{self, BridgeError, Id, IdKey};
 use crate::listener::Listener;
@@ -42,6 +43,8 @@ pub(crate) struct Ready {
     pub capabilities: Map<String, Value>,
     /// What the client declared for input requests.
     pub declared: Declared,
+    /// What the client reads: the quirks, its revision, the icon rule.
+    pub dialect: Dialect,
 }
 
 /// The requests of the client in flight, each with its token. A sequence

@@ -2,13 +2,14 @@
 //! same upstream line, `raw` either steps aside or gives what the full
 //! path gives, the same JSON for the client.
 
-use super::translate::{profile, quirks_from, vscode_passthrough, METHODS};
+use super::translate::{dialect, quirks_from, METHODS};
 use super::{ensure, text, Checked};
 use crate::framing::{decode, Decoded, Frame};
 use crate::jsonrpc::{result_response, Id, Message};
+use crate::method::Method;
 use crate::props::bytes::Bytes;
 use crate::raw::{envelope, result::result_line};
-use crate::translate::icons::{filter_icons, IconRule};
+use crate::translate::icons::filter_icons;
 use crate::translate::result::{is_input_required, translate_result};
 use crate::upstream::UPSTREAM_MAX_DEPTH;
 use crate::Quirks;
@@ -23,8 +24,7 @@ pub fn raw_path_bytes(data: &[u8]) -> Checked {
     let method = METHODS[usize::from(bytes.byte()) % METHODS.len()];
     let bits = bytes.byte();
     let cursor = (bits & 8 != 0).then(|| Value::from(CURSOR));
-    let icons = IconRule::for_upstream(bits & 16 != 0);
-    raw_path((method, cursor.as_ref()), (quirks_from(bits), icons), bytes.rest())
+    raw_path((method, cursor.as_ref()), (quirks_from(bits), bits & 16 != 0), bytes.rest())
 }
 
 /// The cursor of a request in [`raw_path_bytes`] (a result's `nextCursor`
@@ -37,11 +37,13 @@ pub(crate) const CURSOR: &str = "next";
 ///   response with the same id and a result equal to the raw one, member
 ///   for member, in order and with the same number text;
 /// - a response line that `raw::result` gives is, once parsed, the line
-///   that the full path writes (the rules, the icon rule `icons`, the
-///   envelope), with the notes that the full path gives, in the same order.
+///   that the full path writes (the rules, the icon rule of an upstream
+///   that is `remote` or not, the envelope), with the notes that the full
+///   path gives, in the same order, when `Dialect::raw_result` lets the
+///   result take the raw path.
 pub(crate) fn raw_path(
-    (method, cursor): (&str, Option<&Value>),
-    (quirks, icons): (Quirks, IconRule),
+    (method, cursor): (Method, Option<&Value>),
+    (quirks, remote): (Quirks, bool),
     line: &[u8],
 ) -> Checked {
     let Ok((id, raw)) = envelope::response(line.to_vec(), &Default::default()) else { return Ok(()) };
@@ -54,16 +56,19 @@ pub(crate) fn raw_path(
     ensure!(text(&parsed) == text(&result), "raw result {} is not the full path's {}", text(&parsed), text(&result));
 
     let client_id = Id::from_value(Value::from("c-1")).ok_or("no client id")?;
-    let profile = profile(quirks, vscode_passthrough());
-    let Some((pieces, raw_notes)) = result_line(&client_id, (method, cursor), &raw, &profile, icons) else {
+    let dialect = dialect(quirks, remote);
+    if !dialect.raw_result(method) {
+        return Ok(());
+    }
+    let Some((pieces, raw_notes)) = result_line(&client_id, (method, cursor), &raw, &dialect) else {
         return Ok(());
     };
     ensure!(!is_input_required(&result), "the raw path answered an input request");
     let bytes: Vec<u8> = pieces.concat();
     let answer: Value = serde_json::from_slice(&bytes)
         .map_err(|err| format!("the raw line is not JSON ({err}): {}", String::from_utf8_lossy(&bytes)))?;
-    let (mut translated, notes) = translate_result(method, cursor, result, &profile);
-    filter_icons(method, &mut translated, icons);
+    let (mut translated, notes) = translate_result(method, cursor, result, &dialect);
+    filter_icons(method, &mut translated, &dialect);
     ensure!(raw_notes == notes, "the raw path noted {raw_notes:?}, the full path {notes:?}");
     let full = result_response(&client_id, translated);
     ensure!(text(&answer) == text(&full), "raw {} but full {}", text(&answer), text(&full));

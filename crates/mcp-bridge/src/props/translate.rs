@@ -4,6 +4,8 @@
 //! (M1)", "The items rule for array schemas (R6)").
 
 use super::{ensure, text, Checked};
+use crate::dialect::Dialect;
+use crate::method::Method;
 use crate::props::bytes::Bytes;
 use crate::translate::capabilities::{client_capabilities, TASKS_EXTENSION};
 use crate::translate::initialize::{initialize_result, SERVER_INFO_KEY};
@@ -12,20 +14,23 @@ use crate::translate::meta::passthrough;
 use crate::translate::note::{Level, Note};
 use crate::translate::params::forwarded;
 use crate::translate::result::translate_result;
-use crate::{MetaPassthrough, Profile, Quirks};
+use crate::{MetaPassthrough, Profile, Quirks, Revision};
 use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
 /// A profile with the vscode values and the given quirks and passthrough.
 pub(crate) fn profile(quirks: Quirks, meta_passthrough: MetaPassthrough) -> Profile {
-    Profile {
-        name: "mcp-bridge-vscode".into(),
-        version: "0.1.0".into(),
-        reply_protocol_version: "2025-11-25".into(),
-        request_id_prefix: "b-".into(),
-        meta_passthrough,
-        quirks,
-    }
+    let mut profile = Profile::vscode();
+    profile.version = "0.1.0".into();
+    profile.meta_passthrough = meta_passthrough;
+    profile.quirks = quirks;
+    profile
+}
+
+/// The dialect of a 2025-11-25 client with `quirks`, whose upstream is
+/// `remote` or not.
+pub(crate) fn dialect(quirks: Quirks, remote: bool) -> Dialect {
+    Dialect::new(&profile(quirks, MetaPassthrough::default()), Revision::LATEST, remote)
 }
 
 /// The meta passthrough of the vscode profile.
@@ -39,33 +44,22 @@ pub(crate) fn quirks_from(bits: u8) -> Quirks {
         normalize_array_items: bits & 1 != 0,
         drop_non_object_output_schema: bits & 2 != 0,
         strict_legacy_results: bits & 4 != 0,
+        data_only_remote_icons: true,
     }
 }
 
-/// The methods whose results have rules, and one without.
-pub(crate) const METHODS: [&str; 10] = [
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "completion/complete",
-    "ping",
-    "x/unknown",
-];
+/// The forwarded methods: those whose results have rules, and the others.
+pub(crate) const METHODS: [Method; 8] = Method::ALL;
 
-const LIST_METHODS: [&str; 4] = ["tools/list", "prompts/list", "resources/list", "resources/templates/list"];
 const MODERN_MEMBERS: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
 
 /// The members of a result that some rule names for `method`.
-fn named_by_a_rule(method: &str, key: &str) -> bool {
+fn named_by_a_rule(method: Method, key: &str) -> bool {
     MODERN_MEMBERS.contains(&key)
         || key == "_meta"
-        || (LIST_METHODS.contains(&method) && key == "nextCursor")
-        || (method == "tools/list" && key == "tools")
-        || (method == "tools/call" && matches!(key, "content" | "structuredContent"))
+        || (method.is_list() && key == "nextCursor")
+        || (method == Method::ToolsList && key == "tools")
+        || (method == Method::ToolsCall && matches!(key, "content" | "structuredContent"))
 }
 
 /// Whether `sub` is `full` with some members left out, in the same order.
@@ -80,9 +74,9 @@ fn in_order(sub: &[&String], full: &[&String]) -> bool {
 /// array and, with a structuredContent, a text block that parses back to
 /// it; tools keep every member but their schemas, which follow R6 and the
 /// outputSchema rule; and the rules are idempotent.
-pub(crate) fn result_rules(method: &str, cursor: Option<&Value>, result: &Value, quirks: Quirks) -> Checked {
-    let profile = profile(quirks, MetaPassthrough::default());
-    let (out, notes) = translate_result(method, cursor, result.clone(), &profile);
+pub(crate) fn result_rules(method: Method, cursor: Option<&Value>, result: &Value, quirks: Quirks) -> Checked {
+    let dialect = dialect(quirks, false);
+    let (out, notes) = translate_result(method, cursor, result.clone(), &dialect);
     let Some(input) = result.as_object() else {
         ensure!(text(&out) == text(result) && notes.is_empty(), "a result that is not an object changed");
         return Ok(());
@@ -100,7 +94,7 @@ pub(crate) fn result_rules(method: &str, cursor: Option<&Value>, result: &Value,
     let out_old: Vec<&String> = output.keys().filter(|k| input.contains_key(*k)).collect();
     ensure!(in_order(&out_old, &in_keys), "the members changed their order: {out_old:?} from {in_keys:?}");
     for key in output.keys().filter(|k| !input.contains_key(*k)) {
-        ensure!(method == "tools/call" && key == "content", "a member {key:?} appeared");
+        ensure!(method == Method::ToolsCall && key == "content", "a member {key:?} appeared");
     }
 
     for key in MODERN_MEMBERS {
@@ -131,10 +125,10 @@ pub(crate) fn result_rules(method: &str, cursor: Option<&Value>, result: &Value,
         Some(_) => true,
     };
     let content_lost = input.get("content").is_some_and(|c| !c.is_array());
-    let expected = usize::from(LIST_METHODS.contains(&method) && cursor_lost)
-        + usize::from(method == "tools/call" && content_lost);
+    let expected =
+        usize::from(method.is_list() && cursor_lost) + usize::from(method == Method::ToolsCall && content_lost);
     ensure!(warnings == expected, "{warnings} warnings, expected {expected}: {notes:?}");
-    if LIST_METHODS.contains(&method) {
+    if method.is_list() {
         let next = output.get("nextCursor");
         ensure!(next.is_none_or(Value::is_string), "the nextCursor {next:?} is not a string");
         let request = cursor.and_then(Value::as_str);
@@ -146,20 +140,20 @@ pub(crate) fn result_rules(method: &str, cursor: Option<&Value>, result: &Value,
             ensure!(Some(n.as_str()) == request || next == input.get("nextCursor"), "a string nextCursor was lost");
         }
     } else {
-        ensure!(output.get("nextCursor") == input.get("nextCursor"), "the nextCursor of {method} changed");
+        ensure!(output.get("nextCursor") == input.get("nextCursor"), "the nextCursor of {method:?} changed");
     }
 
     match method {
-        "tools/call" => tools_call(input, output, quirks)?,
-        "tools/list" => {
+        Method::ToolsCall => tools_call(input, output, quirks)?,
+        Method::ToolsList => {
             // The nextCursor notes are warnings; the tool notes are info.
             let info: Vec<Note> = notes.iter().filter(|n| n.level == Level::Info).cloned().collect();
             tools_list(input, output, quirks, &info)?
         }
-        _ => ensure!(notes.iter().all(|n| n.pointer.is_none()), "a note about a schema for {method}"),
+        _ => ensure!(notes.iter().all(|n| n.pointer.is_none()), "a note about a schema for {method:?}"),
     }
 
-    let (again, _) = translate_result(method, cursor, out.clone(), &profile);
+    let (again, _) = translate_result(method, cursor, out.clone(), &dialect);
     ensure!(text(&again) == text(&out), "the rules are not idempotent: {out} became {again}");
     Ok(())
 }
@@ -522,7 +516,8 @@ const SERVER_CAPABILITIES: [&str; 7] =
 /// string.
 pub(crate) fn initialize(discover: &Value, fallback: &str) -> Checked {
     let profile = profile(Quirks::default(), MetaPassthrough::default());
-    let (out, _) = initialize_result(discover, &profile, fallback, crate::translate::icons::IconRule::All);
+    let dialect = Dialect::new(&profile, Revision::LATEST, false);
+    let (out, _) = initialize_result(discover, &profile, fallback, &dialect);
     let Some(output) = out.as_object() else { return Err(format!("{out} is not an object")) };
     let instructions = discover.get("instructions").filter(|v| v.is_string());
     let mut keys = vec!["protocolVersion", "capabilities", "serverInfo"];

@@ -12,7 +12,8 @@
 use super::edit::{Edit, Edits, Members};
 use super::scan::{Step, Text};
 use super::schema::TextWalk;
-use crate::profile::Profile;
+use crate::method::Method;
+use crate::profile::Quirks;
 use crate::translate::note::Note;
 use serde_json::Value;
 
@@ -40,12 +41,12 @@ pub(crate) fn rules(members: &Members<'_>, cursor: Option<&Value>, tools: Option
 
 /// The rules that read each tool of a result of `method`, `None` when no
 /// rule reads a tool (then the list goes as it came).
-pub(crate) fn tool_rules(method: &str, profile: &Profile) -> Option<ToolRules> {
+pub(crate) fn tool_rules(method: Method, quirks: Quirks) -> Option<ToolRules> {
     let rules = ToolRules {
-        walk: profile.quirks.normalize_array_items,
-        drop: profile.quirks.drop_non_object_output_schema || profile.quirks.strict_legacy_results,
+        walk: quirks.normalize_array_items,
+        drop: quirks.drop_non_object_output_schema || quirks.strict_legacy_results,
     };
-    (method == "tools/list" && (rules.walk || rules.drop)).then_some(rules)
+    (method == Method::ToolsList && (rules.walk || rules.drop)).then_some(rules)
 }
 
 /// R6 on each tool of the `tools` array at the start of `text`, and the

@@ -6,10 +6,10 @@ use super::edit::{Edit, Members};
 use super::list;
 use super::scan::{Step, Text};
 use super::RawResult;
+use crate::dialect::Dialect;
 use crate::jsonrpc::Id;
 use crate::method::Method;
-use crate::profile::Profile;
-use crate::translate::icons::IconRule;
+use crate::profile::Quirks;
 use crate::translate::initialize::SERVER_INFO_KEY;
 use crate::translate::note::Note;
 use crate::translate::result::MODERN_MEMBERS;
@@ -26,26 +26,23 @@ const SHARE_BYTES: usize = 4096;
 pub(crate) type RawResponse = (Vec<Bytes>, Vec<Note>);
 
 /// The response to the client for `id`, or `None` for the full path: a
-/// result whose icons the rule of a remote server filters (see
-/// [`may_take`]), a result that is not an object, an input request, a
-/// `tools/call` result that needs a content array or the text mirror, or
-/// whose structuredContent the strict rule removes, and a list whose rules
-/// `raw::list` leaves to the full path. `cursor` is the
-/// `cursor` of the request, for the `nextCursor` rule.
+/// result that is not an object, an input request, a `tools/call` result
+/// that needs a content array or the text mirror, whose structuredContent
+/// the strict rule removes or whose resource links the icon rule filters,
+/// and a list whose rules `raw::list` leaves to the full path. `cursor` is
+/// the `cursor` of the request, for the `nextCursor` rule. The caller
+/// asked `Dialect::raw_result` first: whether this result may take the raw
+/// path at all is decided there, once.
 pub(crate) fn result_line(
     id: &Id,
-    (method, cursor): (&str, Option<&Value>),
+    (method, cursor): (Method, Option<&Value>),
     raw: &RawResult,
-    profile: &Profile,
-    icons: IconRule,
+    dialect: &Dialect,
 ) -> Option<RawResponse> {
-    if !may_take(method, icons) {
-        return None;
-    }
     let text = raw.text();
     // The `tools` of a list get their rules where they are read: a list of
     // 2,000 tools is most of the line, and is scanned once.
-    let tool_rules = list::tool_rules(method, profile);
+    let tool_rules = list::tool_rules(method, dialect.quirks);
     let mut notes = Vec::new();
     let mut tools = None;
     let mut members = result_members(text, |name, at| match tool_rules {
@@ -70,17 +67,13 @@ pub(crate) fn result_line(
     for key in MODERN_MEMBERS {
         members.shift_remove(key);
     }
-    let mut edits = if Method::parse(method).is_some_and(Method::is_list) {
-        list::rules(&members, cursor, tools.flatten())?
-    } else {
-        Vec::new()
-    };
+    let mut edits = if method.is_list() { list::rules(&members, cursor, tools.flatten())? } else { Vec::new() };
     if let Some(meta) = members.get("_meta") {
         if let Some(edit) = server_meta(meta)? {
             edits.push(("_meta", edit));
         }
     }
-    if method == Method::ToolsCall.name() && !call_is_ready(&members, profile, icons.applies_to(method))? {
+    if method == Method::ToolsCall && !call_is_ready(&members, dialect.quirks, dialect.filters_icons(method))? {
         return None;
     }
     Some((response(id, &members, &edits, raw)?, notes))
@@ -135,15 +128,6 @@ fn response(id: &Id, members: &Members<'_>, edits: &[(&str, Edit)], raw: &RawRes
     Some(line.finish())
 }
 
-/// Whether a result of `method` can take the raw path at all. The icon
-/// rule of a remote server (`translate::icons`) needs the tree of the
-/// results it filters, but for a `tools/call` result, where it looks only
-/// at the resource links of the content: such a result takes the raw path
-/// when its content has none ([`call_is_ready`]).
-pub(crate) fn may_take(method: &str, icons: IconRule) -> bool {
-    Method::parse(method).is_none_or(|m| m.may_stay_raw(icons == IconRule::DataOnly))
-}
-
 /// `_meta` loses the server information; a `_meta` then empty goes. One
 /// that is not an object, or has no server information, stays as it is
 /// (`None`).
@@ -165,7 +149,7 @@ fn server_meta(meta: &str) -> Option<Option<Edit>> {
 /// `links_matter` (the icon rule of a remote server would filter its
 /// icons), and no structuredContent for the strict rule to remove. `None`
 /// when a member does not parse.
-fn call_is_ready(members: &Members<'_>, profile: &Profile, links_matter: bool) -> Option<bool> {
+fn call_is_ready(members: &Members<'_>, quirks: Quirks, links_matter: bool) -> Option<bool> {
     // The text of a member starts with its value: `[` is an array.
     let Some(content) = members.get("content").filter(|c| c.starts_with('[')) else { return Some(false) };
     let structured = members.get("structuredContent").copied();
@@ -176,7 +160,7 @@ fn call_is_ready(members: &Members<'_>, profile: &Profile, links_matter: bool) -
             return Some(false);
         }
     }
-    let strict_removes = profile.quirks.strict_legacy_results && structured.is_some_and(|s| !s.starts_with('{'));
+    let strict_removes = quirks.strict_legacy_results && structured.is_some_and(|s| !s.starts_with('{'));
     Some(!strict_removes)
 }
 
@@ -254,47 +238,39 @@ mod tests {
 
     /// The response line of the raw path for a result of `method`, as
     /// text, or `None` when it steps aside.
-    fn answer(method: &str, result: &str) -> Option<(String, usize)> {
-        answer_with(method, result, IconRule::All)
+    fn answer(method: Method, result: &str) -> Option<(String, usize)> {
+        answer_with(method, result, false)
     }
 
-    fn answer_with(method: &str, result: &str, icons: IconRule) -> Option<(String, usize)> {
+    /// The same toward a `remote` upstream (VS Code's icon rule applies).
+    fn answer_with(method: Method, result: &str, remote: bool) -> Option<(String, usize)> {
         let line = format!(r#"{{"jsonrpc":"2.0","id":3,"result":{result}}}"#);
         let (_, raw) = crate::raw::envelope::response(line.into_bytes(), &Default::default()).ok()?;
-        let profile = Profile::vscode();
-        let (pieces, notes) = result_line(&Id::number(9), (method, None), &raw, &profile, icons)?;
+        let dialect = Dialect::new(&crate::profile::Profile::vscode(), crate::profile::Revision::LATEST, remote);
+        let (pieces, notes) = result_line(&Id::number(9), (method, None), &raw, &dialect)?;
         Some((String::from_utf8(pieces.concat()).ok()?, notes.len()))
     }
 
     /// "Icons of a remote upstream server (M4)" needs the tree of what it
-    /// filters: the four lists and `prompts/get` of a remote server take
-    /// the full path, and a `tools/call` result does when a block of its
-    /// content is a resource link. Any other result of a remote server
-    /// takes the raw path, and every result of a local one.
+    /// filters (`Dialect::raw_result` keeps the lists and `prompts/get` of
+    /// a remote server on the full path): a `tools/call` result steps aside
+    /// by itself when a block of its content is a resource link. Any other
+    /// call result of a remote server, a `resources/read` result, and
+    /// every result of a local one take the raw path.
     #[test]
-    fn the_icon_rule_of_a_remote_server_keeps_what_it_filters_on_the_full_path() {
-        let remote = IconRule::DataOnly;
+    fn a_remote_servers_call_result_with_a_resource_link_steps_aside() {
         let icons = r#"[{"src":"https://x/a.png"}]"#;
-        for method in ["tools/list", "prompts/list", "resources/list", "resources/templates/list", "prompts/get"] {
-            assert!(!may_take(method, remote), "{method}");
-            assert!(may_take(method, IconRule::All), "{method}");
-            let list = format!(r#"{{"messages":[],"tools":[],"prompts":[],"x":{{"icons":{icons}}}}}"#);
-            assert_eq!(answer_with(method, &list, remote), None, "{method}");
-        }
-        for method in ["tools/call", "resources/read", "completion/complete", "x/y"] {
-            assert!(may_take(method, remote), "{method}");
-        }
         let link = format!(r#"{{"type":"resource_link","uri":"x://1","name":"one","icons":{icons}}}"#);
         let with_link = format!(r#"{{"content":[{{"type":"text","text":"t"}},{link}]}}"#);
-        assert_eq!(answer_with("tools/call", &with_link, remote), None);
+        assert_eq!(answer_with(Method::ToolsCall, &with_link, true), None);
         let want = format!(r#"{{"jsonrpc":"2.0","id":9,"result":{with_link}}}"#);
-        assert_eq!(answer_with("tools/call", &with_link, IconRule::All), Some((want, 0)));
+        assert_eq!(answer_with(Method::ToolsCall, &with_link, false), Some((want, 0)));
         let plain = format!(r#"{{"content":[{{"type":"text","text":"t","icons":{icons}}}]}}"#);
         let want = format!(r#"{{"jsonrpc":"2.0","id":9,"result":{plain}}}"#);
-        assert_eq!(answer_with("tools/call", &plain, remote), Some((want, 0)));
+        assert_eq!(answer_with(Method::ToolsCall, &plain, true), Some((want, 0)));
         let read = format!(r#"{{"contents":[{{"uri":"x://1","icons":{icons}}}]}}"#);
         let want = format!(r#"{{"jsonrpc":"2.0","id":9,"result":{read}}}"#);
-        assert_eq!(answer_with("resources/read", &read, remote), Some((want, 0)));
+        assert_eq!(answer_with(Method::ResourcesRead, &read, true), Some((want, 0)));
     }
 
     /// One scan of the content finds both kinds of block.
@@ -319,16 +295,16 @@ mod tests {
     /// the full path.
     #[test]
     fn the_result_is_read_as_the_full_parse_reads_it() {
-        let got = answer("prompts/list", r#" { "prompts" : [1] , "x":1, "prompts":[2] } "#);
+        let got = answer(Method::PromptsList, r#" { "prompts" : [1] , "x":1, "prompts":[2] } "#);
         assert_eq!(got, Some((r#"{"jsonrpc":"2.0","id":9,"result":{"prompts":[2],"x":1}}"#.into(), 0)));
-        let got = answer("tools/list", r#"{"tools":[{"name":"a","inputSchema":{"type":"array"}}]}"#);
+        let got = answer(Method::ToolsList, r#"{"tools":[{"name":"a","inputSchema":{"type":"array"}}]}"#);
         let want =
             r#"{"jsonrpc":"2.0","id":9,"result":{"tools":[{"name":"a","inputSchema":{"type":"array","items":{}}}]}}"#;
         assert_eq!(got, Some((want.into(), 1)));
         for (method, result) in [
-            ("prompts/list", "[]"),
-            ("prompts/list", r#""text""#),
-            ("tools/list", r#"{"tools":[],"tools":[{"name":"a","inputSchema":{"type":"array"}}]}"#),
+            (Method::PromptsList, "[]"),
+            (Method::PromptsList, r#""text""#),
+            (Method::ToolsList, r#"{"tools":[],"tools":[{"name":"a","inputSchema":{"type":"array"}}]}"#),
         ] {
             assert_eq!(answer(method, result), None, "{result}");
         }

@@ -7,7 +7,6 @@
 use super::strategies::{deep_schema, json, member, members, scalar, schema, word};
 use crate::props::raw::{raw_path, CURSOR};
 use crate::props::translate::{quirks_from, METHODS};
-use crate::translate::icons::IconRule;
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{json, Value};
@@ -171,7 +170,7 @@ proptest! {
         remote in any::<bool>(),
         line in line(),
     ) {
-        let rules = (quirks_from(quirks), IconRule::for_upstream(remote));
+        let rules = (quirks_from(quirks), remote);
         raw_path((method, cursor.as_ref()), rules, line.as_bytes()).map_err(TestCaseError::fail)?;
     }
 
@@ -189,6 +188,6 @@ proptest! {
         if at < bytes.len() {
             bytes[at] = byte;
         }
-        raw_path((method, None), (quirks_from(3), IconRule::All), &bytes).map_err(TestCaseError::fail)?;
+        raw_path((method, None), (quirks_from(3), false), &bytes).map_err(TestCaseError::fail)?;
     }
 }

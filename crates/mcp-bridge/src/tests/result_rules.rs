@@ -12,9 +12,11 @@
 //! `UPDATE_FIXTURES=1` rewrites the expected files from the code; the review
 //! of their diff is then the test.
 
+use crate::dialect::Dialect;
+use crate::method::Method;
 use crate::translate::note::{push_token, Level, Note};
 use crate::translate::result::{is_input_required, translate_result};
-use crate::{MetaPassthrough, Profile, Quirks};
+use crate::{MetaPassthrough, Profile, Quirks, Revision};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -22,24 +24,21 @@ use std::path::{Path, PathBuf};
 const QUIRKS: [&str; 3] = ["normalize_array_items", "drop_non_object_output_schema", "strict_legacy_results"];
 
 /// The vscode profile, with the quirks of the fixture on top.
-fn profile(quirks: Option<&Value>) -> Profile {
+fn dialect(quirks: Option<&Value>) -> Dialect {
     let quirks = quirks.map(|q| q.as_object().cloned().expect("profile is an object")).unwrap_or_default();
     for key in quirks.keys() {
         assert!(QUIRKS.contains(&key.as_str()), "unknown quirk in a fixture: {key}");
     }
     let flag = |name: &str, default: bool| quirks.get(name).map_or(default, |v| v.as_bool().expect("quirk is a bool"));
-    Profile {
-        name: "test".into(),
-        version: "0".into(),
-        reply_protocol_version: "2025-11-25".into(),
-        request_id_prefix: "b-".into(),
-        meta_passthrough: MetaPassthrough::default(),
-        quirks: Quirks {
-            normalize_array_items: flag("normalize_array_items", true),
-            drop_non_object_output_schema: flag("drop_non_object_output_schema", true),
-            strict_legacy_results: flag("strict_legacy_results", false),
-        },
-    }
+    let mut profile = Profile::vscode();
+    profile.meta_passthrough = MetaPassthrough::default();
+    profile.quirks = Quirks {
+        normalize_array_items: flag("normalize_array_items", true),
+        drop_non_object_output_schema: flag("drop_non_object_output_schema", true),
+        strict_legacy_results: flag("strict_legacy_results", false),
+        data_only_remote_icons: true,
+    };
+    Dialect::new(&profile, Revision::LATEST, false)
 }
 
 fn fixtures(dir: &str) -> PathBuf {
@@ -55,9 +54,10 @@ fn read(path: &Path) -> Value {
 fn check(dir: &str, case: &str) {
     let root = fixtures(dir);
     let input = read(&root.join(format!("{case}.input.json")));
-    let method = input.get("method").and_then(Value::as_str).expect("the fixture has a method");
+    let name = input.get("method").and_then(Value::as_str).expect("the fixture has a method");
+    let method = Method::ALL.into_iter().find(|m| m.name() == name).expect("the fixture's method is forwarded");
     let result = input.get("result").cloned().expect("the fixture has a result");
-    let (result, notes) = translate_result(method, input.get("cursor"), result, &profile(input.get("profile")));
+    let (result, notes) = translate_result(method, input.get("cursor"), result, &dialect(input.get("profile")));
     let notes: Vec<String> = notes.iter().map(|note| format!("{}: {note}", note.level)).collect();
     let got = json!({"result": result, "notes": notes});
     let expected_path = root.join(format!("{case}.expected.json"));
@@ -119,7 +119,7 @@ mod results {
         removal_of_modern_members_drops_a_meta_left_empty,
         removal_of_modern_members_drops_an_empty_meta,
         removal_of_modern_members_only_at_the_top_level,
-        unknown_method_only_loses_the_modern_members,
+        a_method_without_rules_only_loses_the_modern_members,
         member_order_kept_for_every_other_member,
         next_cursor_string_kept_in_resources_list,
         next_cursor_empty_string_kept_in_prompts_list,
@@ -206,7 +206,7 @@ fn items_chain(depth: usize) -> Value {
 #[test]
 fn r6_depth_limit_bounds_the_walk_of_a_schema_nested_500_levels() {
     let result = json!({"tools": [{"name": "deep", "inputSchema": items_chain(500)}]});
-    let (got, notes) = translate_result("tools/list", None, result, &profile(None));
+    let (got, notes) = translate_result(Method::ToolsList, None, result, &dialect(None));
     // The innermost schema lacks items, but it lies below the limit.
     let expected = json!({"tools": [{"name": "deep", "inputSchema": items_chain(500)}]});
     assert!(got == expected, "a schema below the limit changed");
@@ -239,7 +239,7 @@ fn input_required_result_passed_by_mistake_only_loses_the_modern_members() {
     // The caller never passes such a result on; if it did, the result would
     // lose its resultType like any other, and nothing else.
     let result = json!({"resultType": "input_required", "inputRequests": {"a": {"method": "roots/list"}}});
-    let (got, notes) = translate_result("tools/call", None, result, &profile(None));
+    let (got, notes) = translate_result(Method::ToolsCall, None, result, &dialect(None));
     let expected = json!({"inputRequests": {"a": {"method": "roots/list"}}, "content": []});
     assert_eq!(serde_json::to_string(&got).ok(), serde_json::to_string(&expected).ok());
     assert_eq!(notes, vec![]);

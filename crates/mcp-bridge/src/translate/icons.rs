@@ -9,58 +9,26 @@
 //! loses its `icons` member.
 
 use super::note::Note;
+use crate::dialect::{Dialect, IconRule};
 use crate::method::Method;
 use serde_json::{Map, Value};
-
-/// Which icons of the upstream server the client gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum IconRule {
-    /// Every icon (a stdio upstream, the memory link).
-    All,
-    /// Only the icons with a `data:` URI (an upstream at a URL).
-    DataOnly,
-}
-
-impl IconRule {
-    /// The rule of an upstream that is remote or not.
-    pub(crate) fn for_upstream(remote: bool) -> IconRule {
-        if remote {
-            IconRule::DataOnly
-        } else {
-            IconRule::All
-        }
-    }
-
-    /// Whether the rule can change a result of `method`: the items of the
-    /// four lists, the resource links of a `tools/call` result's content
-    /// and of a `prompts/get` result's messages. [`filter_icons`] leaves
-    /// every other result alone, and so can the raw path of results.
-    pub(crate) fn applies_to(self, method: &str) -> bool {
-        self == IconRule::DataOnly && Method::parse(method).is_some_and(Method::icons_filtered)
-    }
-}
-
-/// The member of each list result that holds its items.
-fn list_items(method: &str) -> Option<&'static str> {
-    Method::parse(method).and_then(Method::list_items)
-}
 
 /// Applies the rule to a complete result of `method`: the items of the
 /// four lists, the resource links in the content of a `tools/call` result
 /// and in the messages of a `prompts/get` result. Returns how many icons it
 /// removed, for [`removal_note`].
-pub(crate) fn filter_icons(method: &str, result: &mut Value, rule: IconRule) -> usize {
-    if !rule.applies_to(method) {
+pub(crate) fn filter_icons(method: Method, result: &mut Value, dialect: &Dialect) -> usize {
+    if !dialect.filters_icons(method) {
         return 0;
     }
-    if let Some(member) = list_items(method) {
+    if let Some(member) = method.list_items() {
         return result.get_mut(member).and_then(Value::as_array_mut).into_iter().flatten().map(keep_data_icons).sum();
     }
     match method {
-        "tools/call" => {
+        Method::ToolsCall => {
             result.get_mut("content").and_then(Value::as_array_mut).into_iter().flatten().map(resource_link).sum()
         }
-        "prompts/get" => result
+        Method::PromptsGet => result
             .get_mut("messages")
             .and_then(Value::as_array_mut)
             .into_iter()
@@ -141,7 +109,13 @@ fn is_data_icon(icon: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::{Profile, Revision};
     use serde_json::json;
+
+    /// The dialect of VS Code toward a remote upstream, or a stdio one.
+    fn upstream(remote: bool) -> Dialect {
+        Dialect::new(&Profile::vscode(), Revision::LATEST, remote)
+    }
 
     fn icons(srcs: &[&str]) -> Value {
         Value::Array(srcs.iter().map(|s| json!({"src": s, "mimeType": "image/png"})).collect())
@@ -150,10 +124,10 @@ mod tests {
     #[test]
     fn a_remote_list_keeps_only_data_icons_and_an_item_without_one_loses_the_member() {
         for (method, member) in [
-            ("tools/list", "tools"),
-            ("prompts/list", "prompts"),
-            ("resources/list", "resources"),
-            ("resources/templates/list", "resourceTemplates"),
+            (Method::ToolsList, "tools"),
+            (Method::PromptsList, "prompts"),
+            (Method::ResourcesList, "resources"),
+            (Method::ResourcesTemplatesList, "resourceTemplates"),
         ] {
             let mut result = json!({member: [
                 {"name": "a", "icons": icons(&["https://x/a.png", "DATA:image/png;base64,AA", "file:///a.png"])},
@@ -162,8 +136,8 @@ mod tests {
                 {"name": "d"},
                 {"name": "e", "icons": "not a list"}
             ], "nextCursor": "n"});
-            let removed = filter_icons(method, &mut result, IconRule::DataOnly);
-            assert_eq!(removed, 3, "two icons of a, one of b: {method}");
+            let removed = filter_icons(method, &mut result, &upstream(true));
+            assert_eq!(removed, 3, "two icons of a, one of b: {method:?}");
             assert_eq!(
                 result,
                 json!({member: [
@@ -173,7 +147,7 @@ mod tests {
                     {"name": "d"},
                     {"name": "e"}
                 ], "nextCursor": "n"}),
-                "{method}"
+                "{method:?}"
             );
         }
     }
@@ -182,7 +156,7 @@ mod tests {
     fn resource_links_of_calls_and_prompt_messages_keep_only_data_icons() {
         let link = |srcs: &[&str]| json!({"type": "resource_link", "uri": "u", "name": "n", "icons": icons(srcs)});
         let mut call = json!({"content": [link(&["https://x", "data:a"]), {"type": "text", "text": "t", "icons": icons(&["https://x"])}]});
-        assert_eq!(filter_icons("tools/call", &mut call, IconRule::DataOnly), 1);
+        assert_eq!(filter_icons(Method::ToolsCall, &mut call, &upstream(true)), 1);
         assert_eq!(
             call,
             json!({"content": [link(&["data:a"]), {"type": "text", "text": "t", "icons": icons(&["https://x"])}]}),
@@ -192,7 +166,7 @@ mod tests {
             {"role": "user", "content": link(&["https://x"])},
             {"role": "user", "content": [link(&["data:b", "file:///c"])]}
         ]});
-        assert_eq!(filter_icons("prompts/get", &mut prompt, IconRule::DataOnly), 2);
+        assert_eq!(filter_icons(Method::PromptsGet, &mut prompt, &upstream(true)), 2);
         assert_eq!(
             prompt,
             json!({"messages": [
@@ -206,10 +180,8 @@ mod tests {
     fn a_stdio_upstream_keeps_every_icon() {
         let original = json!({"tools": [{"name": "a", "icons": icons(&["https://x", "file:///y"])}]});
         let mut result = original.clone();
-        assert_eq!(filter_icons("tools/list", &mut result, IconRule::All), 0);
+        assert_eq!(filter_icons(Method::ToolsList, &mut result, &upstream(false)), 0);
         assert_eq!(result, original);
-        assert_eq!(IconRule::for_upstream(false), IconRule::All);
-        assert_eq!(IconRule::for_upstream(true), IconRule::DataOnly);
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! "The initialize result").
 
 use super::capabilities::object_members;
-use super::icons::{filter_server_info, removal_note, IconRule};
+use super::icons::{filter_server_info, removal_note};
 use super::note::Note;
+use crate::dialect::Dialect;
 use crate::profile::Profile;
 use serde_json::{Map, Value};
 
@@ -17,16 +18,16 @@ const SERVER_CAPABILITIES: [&str; 7] =
 /// Makes the initialize result, and the note of the icons that the rule
 /// removed from the server information, if it removed any.
 /// `fallback_name` names the server when the discover result has no valid
-/// server information; `icons` is the icon rule of the upstream (remote or
-/// not).
+/// server information; `dialect` is what the client reads: its revision
+/// and the icon rule of the upstream.
 pub(crate) fn initialize_result(
     discover: &Value,
     profile: &Profile,
     fallback_name: &str,
-    icons: IconRule,
+    dialect: &Dialect,
 ) -> (Value, Option<Note>) {
     let mut out = Map::new();
-    out.insert("protocolVersion".into(), Value::from(profile.reply_protocol_version.as_str()));
+    out.insert("protocolVersion".into(), Value::from(dialect.revision.as_str()));
     out.insert("capabilities".into(), Value::Object(server_capabilities(discover.get("capabilities"))));
     let info = discover
         .get("_meta")
@@ -34,7 +35,7 @@ pub(crate) fn initialize_result(
         .and_then(server_info)
         .unwrap_or_else(|| fallback_info(fallback_name, &profile.version));
     let mut info = info;
-    let note = removal_note(filter_server_info(&mut info, icons));
+    let note = removal_note(filter_server_info(&mut info, dialect.icons));
     out.insert("serverInfo".into(), Value::Object(info));
     if let Some(instructions) = discover.get("instructions").filter(|v| v.is_string()) {
         out.insert("instructions".into(), instructions.clone());
@@ -100,18 +101,14 @@ fn fallback_info(name: &str, version: &str) -> Map<String, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::{MetaPassthrough, Quirks};
+    use crate::profile::{Quirks, Revision};
     use serde_json::json;
 
     fn profile() -> Profile {
-        Profile {
-            name: "p".into(),
-            version: "9.9.9".into(),
-            reply_protocol_version: "2025-11-25".into(),
-            request_id_prefix: "b-".into(),
-            meta_passthrough: MetaPassthrough::default(),
-            quirks: Quirks::default(),
-        }
+        let mut profile = Profile::vscode();
+        profile.version = "9.9.9".into();
+        profile.quirks = Quirks::default();
+        profile
     }
 
     #[test]
@@ -143,7 +140,8 @@ mod tests {
             ),
         ];
         for (discover, expected) in cases {
-            assert_eq!(initialize_result(&discover, &profile(), "fallback", IconRule::All).0, expected, "{discover}");
+            let dialect = Dialect::new(&profile(), Revision::LATEST, false);
+            assert_eq!(initialize_result(&discover, &profile(), "fallback", &dialect).0, expected, "{discover}");
         }
     }
 }

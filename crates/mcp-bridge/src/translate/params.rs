@@ -45,14 +45,11 @@ mod tests {
     use serde_json::json;
 
     fn profile() -> Profile {
-        Profile {
-            name: "p".into(),
-            version: "1".into(),
-            reply_protocol_version: "2025-11-25".into(),
-            request_id_prefix: "b-".into(),
-            meta_passthrough: MetaPassthrough { keys: vec!["traceparent".into()], prefixes: vec!["vscode.".into()] },
-            quirks: Quirks::default(),
-        }
+        let mut profile = Profile::vscode();
+        profile.meta_passthrough =
+            MetaPassthrough { keys: vec!["traceparent".into()], prefixes: vec!["vscode.".into()] };
+        profile.quirks = Quirks::default();
+        profile
     }
 
     #[test]

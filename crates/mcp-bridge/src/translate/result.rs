@@ -6,8 +6,9 @@
 use super::initialize::SERVER_INFO_KEY;
 use super::items::normalize_input_schema;
 use super::note::Note;
+use crate::dialect::Dialect;
 use crate::method::Method;
-use crate::profile::Profile;
+use crate::profile::Quirks;
 use serde_json::{Map, Value};
 
 /// The members of revision 2026-07-28 that every result loses: the result
@@ -25,27 +26,27 @@ pub(crate) fn is_input_required(result: &Value) -> bool {
 /// and returns the notes of the rules for the caller to log.
 ///
 /// `request_cursor` is the `cursor` of the request's params, for the guard
-/// against endless paging. A method without rules of its own (including a
-/// method the bridge does not know) only loses the modern members. A
-/// result that is not an object has no members to change, and comes back
-/// as it came (the front end refuses it before: `check_object`).
+/// against endless paging. A method without rules of its own only loses
+/// the modern members. A result that is not an object has no members to
+/// change, and comes back as it came (the front end refuses it before:
+/// `check_object`).
 pub(crate) fn translate_result(
-    method: &str,
+    method: Method,
     request_cursor: Option<&Value>,
     result: Value,
-    profile: &Profile,
+    dialect: &Dialect,
 ) -> (Value, Vec<Note>) {
     let mut notes = Vec::new();
     let Value::Object(mut result) = result else {
         return (result, notes);
     };
     remove_modern_members(&mut result);
-    if Method::parse(method).is_some_and(Method::is_list) {
+    if method.is_list() {
         next_cursor(&mut result, request_cursor, &mut notes);
     }
     match method {
-        "tools/list" => tools_list(&mut result, profile, &mut notes),
-        "tools/call" => tools_call(&mut result, profile, &mut notes),
+        Method::ToolsList => tools_list(&mut result, dialect.quirks, &mut notes),
+        Method::ToolsCall => tools_call(&mut result, dialect.quirks, &mut notes),
         _ => {}
     }
     (Value::Object(result), notes)
@@ -97,12 +98,12 @@ fn next_cursor(result: &mut Map<String, Value>, request_cursor: Option<&Value>, 
 /// R6 for each `inputSchema`, and the `outputSchema` rules, tool by tool.
 /// A tool that is not an object, or a `tools` that is not an array, stays
 /// as it is: there is nothing a rule could name in it.
-fn tools_list(result: &mut Map<String, Value>, profile: &Profile, notes: &mut Vec<Note>) {
+fn tools_list(result: &mut Map<String, Value>, quirks: Quirks, notes: &mut Vec<Note>) {
     let Some(Value::Array(tools)) = result.get_mut("tools") else { return };
     for tool in tools.iter_mut() {
         let Value::Object(tool) = tool else { continue };
         let name = tool.get("name").and_then(Value::as_str).map(str::to_owned);
-        if profile.quirks.normalize_array_items {
+        if quirks.normalize_array_items {
             if let Some(schema) = tool.get_mut("inputSchema") {
                 normalize_input_schema(schema, name.as_deref(), notes);
             }
@@ -111,7 +112,7 @@ fn tools_list(result: &mut Map<String, Value>, profile: &Profile, notes: &mut Ve
         // strict_legacy_results: the root is not an object schema, which in
         // revision 2025-11-25 means an object with `type: "object"`. Both
         // tests are thus the same, and one note covers either quirk.
-        let drop = profile.quirks.drop_non_object_output_schema || profile.quirks.strict_legacy_results;
+        let drop = quirks.drop_non_object_output_schema || quirks.strict_legacy_results;
         if drop && tool.get("outputSchema").is_some_and(|schema| !has_object_type(schema)) {
             tool.shift_remove("outputSchema");
             notes.push(
@@ -131,10 +132,10 @@ fn has_object_type(schema: &Value) -> bool {
 /// the strict rule. The mirror comes before the strict rule so that a
 /// structuredContent that the strict rule removes still reaches the model
 /// as text.
-fn tools_call(result: &mut Map<String, Value>, profile: &Profile, notes: &mut Vec<Note>) {
+fn tools_call(result: &mut Map<String, Value>, quirks: Quirks, notes: &mut Vec<Note>) {
     content(result, notes);
     text_mirror(result);
-    if profile.quirks.strict_legacy_results && result.get("structuredContent").is_some_and(|s| !s.is_object()) {
+    if quirks.strict_legacy_results && result.get("structuredContent").is_some_and(|s| !s.is_object()) {
         result.shift_remove("structuredContent");
         notes.push(Note::info(
             "the structuredContent is not an object; the bridge removed it, as strict_legacy_results asks",
