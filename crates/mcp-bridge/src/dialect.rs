@@ -34,6 +34,13 @@ impl Dialect {
         Dialect { quirks: profile.quirks, revision, icons }
     }
 
+    /// The revision that a client asking for `requested` gets: that one
+    /// when the bridge serves it, else the profile's (the MCP lifecycle: a
+    /// server answers a version it does not support with one it does).
+    pub(crate) fn negotiate(requested: &str, profile: &Profile) -> Revision {
+        Revision::parse(requested).unwrap_or(profile.reply_protocol_version)
+    }
+
     /// Whether a result of `method` may take the raw path: the raw path
     /// writes revision 2025-11-25 only, applies every quirk it implements,
     /// and leaves the results whose icons the rule of a remote server
@@ -60,6 +67,18 @@ mod tests {
 
     fn dialect(revision: Revision, remote: bool) -> Dialect {
         Dialect::new(&Profile::vscode(), revision, remote)
+    }
+
+    /// The lifecycle's negotiation: a revision the bridge serves is
+    /// answered as asked; any other gets the profile's.
+    #[test]
+    fn a_served_revision_is_kept_and_any_other_gets_the_profiles() {
+        let profile = Profile::vscode();
+        assert_eq!(Dialect::negotiate("2025-06-18", &profile), Revision::V2025_06_18);
+        assert_eq!(Dialect::negotiate("2024-11-05", &profile), Revision::V2024_11_05);
+        for other in ["2026-07-28", "1.0", ""] {
+            assert_eq!(Dialect::negotiate(other, &profile), Revision::V2025_11_25, "{other}");
+        }
     }
 
     /// The one decision of the raw path: only 2025-11-25, and for a remote

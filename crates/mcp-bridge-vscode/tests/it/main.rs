@@ -34,4 +34,5 @@ mod logging;
 mod meta;
 mod peers;
 mod raw;
+mod revisions;
 mod soak;

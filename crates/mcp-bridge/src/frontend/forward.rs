@@ -7,7 +7,9 @@ use crate::dialect::Dialect;
 use crate::input::checks::check_object;
 use crate::jsonrpc::{self, Id};
 use crate::method::Method;
+use crate::profile::Revision;
 use crate::raw;
+use crate::translate;
 use crate::translate::icons::{filter_icons, removal_note};
 use crate::translate::params::forwarded;
 use crate::translate::result::{is_input_required, translate_result};
@@ -33,7 +35,7 @@ pub(crate) async fn start(shared: &Arc<Shared>, ready: &Ready, id: Id, method: M
     let task = async move {
         let request = forwarded(params, &shared.config.profile);
         let cursor = request.params.get("cursor").cloned();
-        let progress = request.progress_token.map(|t| progress_sink(&shared, t, token.clone()));
+        let progress = request.progress_token.map(|t| progress_sink(&shared, t, token.clone(), dialect.revision));
         let call = Call {
             method: method.name(),
             params: &request.params,
@@ -137,7 +139,7 @@ async fn first_round(
 /// Progress of the upstream server goes to the client with the client's
 /// token, keyed by this request: never by token, because a client can send
 /// the same token (the Copilot harness sends 0) on every request.
-fn progress_sink(shared: &Shared, client_token: Value, cancel: CancellationToken) -> ProgressSink {
+fn progress_sink(shared: &Shared, client_token: Value, cancel: CancellationToken, revision: Revision) -> ProgressSink {
     let out = shared.out.clone();
     Arc::new(move |upstream: Value| {
         if cancel.is_cancelled() {
@@ -150,6 +152,7 @@ fn progress_sink(shared: &Shared, client_token: Value, cancel: CancellationToken
                 params.insert(key.into(), value.clone());
             }
         }
+        translate::revision::progress(&mut params, revision);
         out.offer(&jsonrpc::notification("notifications/progress", Value::Object(params)));
     })
 }

@@ -8,8 +8,10 @@ use crate::dialect::Dialect;
 use crate::gate::text;
 use crate::input::checks::Declared;
 use crate::jsonrpc::{self, BridgeError, Cause, Id};
+use crate::profile::Revision;
 use crate::translate::capabilities::client_capabilities;
 use crate::translate::initialize::initialize_result;
+use crate::translate::revision;
 use crate::upstream::{self, Call, CallError, Client, Connection, Hooks, Identity, LogSink, SignIn};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -55,11 +57,14 @@ async fn run(
     token: &tokio_util::sync::CancellationToken,
 ) -> Result<(Connection, Value, (Declared, Dialect)), Failure> {
     let params = valid_params(params.as_ref()).ok_or((None, Cause::InvalidParams.into()))?;
-    let revision = shared.config.profile.reply_protocol_version;
-    let capabilities = client_capabilities(params.get("capabilities").unwrap_or(&Value::Null));
+    let requested = params.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
+    let revision = Dialect::negotiate(requested, &shared.config.profile);
+    // The upstream server learns only what the client's revision can declare.
+    let mut capabilities = client_capabilities(params.get("capabilities").unwrap_or(&Value::Null));
+    revision::client_capabilities(&mut capabilities, revision);
     let identity = Identity { client_info: params.get("clientInfo").cloned().unwrap_or(Value::Null), capabilities };
     let identity_capabilities = identity.capabilities.clone();
-    let connection = connect(shared, identity).map_err(|e| (None, e))?;
+    let connection = connect(shared, identity, revision).map_err(|e| (None, e))?;
     let (client, sign_in) = (&connection.client, connection.sign_in.as_ref());
     // A sign-in can start during server/discover: then its limit is the
     // discover limit and the sign-in limit together.
@@ -69,7 +74,7 @@ async fn run(
         shared.config.timeouts.discover
     };
     let slot = client.reserve().map_err(|e| (Some(client.clone()), e))?;
-    let declared = Declared::from_capabilities(&identity_capabilities);
+    let declared = Declared::from_capabilities(&identity_capabilities, revision);
     let empty = Map::new();
     let call = Call {
         method: "server/discover",
@@ -122,11 +127,11 @@ fn discover_error(code: Option<i64>, detail: String) -> BridgeError {
 
 /// Steps 3 and 4: start the upstream command, or make the client for the
 /// URL.
-fn connect(shared: &Arc<Shared>, identity: Identity) -> Result<Connection, BridgeError> {
+fn connect(shared: &Arc<Shared>, identity: Identity, revision: Revision) -> Result<Connection, BridgeError> {
     let hooks = Hooks {
         on_log: log_sink(shared),
         log_level: shared.log_level.clone(),
-        consent: consent::ask_fn(shared, Declared::from_capabilities(&identity.capabilities).url),
+        consent: consent::ask_fn(shared, Declared::from_capabilities(&identity.capabilities, revision).url),
     };
     upstream::connect(&shared.config.upstream, identity, hooks, shared.config.max_line_bytes)
 }

@@ -12,6 +12,7 @@ use crate::input::schema;
 use crate::jsonrpc::{self, code, reason, Cause};
 use crate::method::Method;
 use crate::translate::result::is_input_required;
+use crate::translate::revision;
 use crate::upstream::{Call, CallError, Client, ProgressSink, Slot};
 use serde_json::{json, Map, Value};
 use std::sync::atomic::Ordering;
@@ -152,7 +153,9 @@ async fn answer_round(
                 None => continue,
             },
         };
-        let (id, rx) = request.shared.asks.ask(&request.shared.out, question.method, question.params).await;
+        let mut params = question.params;
+        revision::question(question.method, &mut params, request.declared.revision);
+        let (id, rx) = request.shared.asks.ask(&request.shared.out, question.method, params).await;
         pending.push(Pending::Asked { key: input.key.clone(), id, expect: question.expect, step, rx });
     }
     let ids: Vec<String> = pending

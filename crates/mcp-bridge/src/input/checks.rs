@@ -3,6 +3,8 @@
 //! check fails the original request; the client then gets no question.
 
 use crate::jsonrpc::{BridgeError, Cause};
+use crate::profile::Revision;
+use crate::translate::revision::{carries_form, carries_sampling};
 use serde_json::{Map, Value};
 
 /// At most this many input requests in one round.
@@ -37,19 +39,22 @@ pub(crate) struct Round {
 }
 
 /// What the client declared, as the upstream server saw it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Declared {
     pub form: bool,
     pub url: bool,
     pub sampling: bool,
     pub sampling_tools: bool,
     pub roots: bool,
+    /// The client's revision: a question it cannot carry is undeclared.
+    pub revision: Revision,
 }
 
 impl Declared {
-    /// From the translated `clientCapabilities`. An empty `elicitation`
-    /// object declares the form mode, in both revisions.
-    pub(crate) fn from_capabilities(capabilities: &Value) -> Declared {
+    /// From the translated `clientCapabilities`, which hold only what the
+    /// client's `revision` can declare (`translate::revision`). An empty
+    /// `elicitation` object declares the form mode, in every revision.
+    pub(crate) fn from_capabilities(capabilities: &Value, revision: Revision) -> Declared {
         let elicitation = capabilities.get("elicitation").and_then(Value::as_object);
         let sampling = capabilities.get("sampling").and_then(Value::as_object);
         Declared {
@@ -58,6 +63,7 @@ impl Declared {
             sampling: sampling.is_some(),
             sampling_tools: sampling.is_some_and(|s| s.contains_key("tools")),
             roots: capabilities.get("roots").is_some_and(Value::is_object),
+            revision,
         }
     }
 }
@@ -144,6 +150,8 @@ fn check_request(
                 if !compiles(&schema) {
                     return Err(request_error(Cause::InvalidInputRequest, key, "the requestedSchema does not compile"));
                 }
+                carries_form(&schema, declared.revision)
+                    .map_err(|why| request_error(Cause::UndeclaredInputRequest, key, &why))?;
                 Ok(Ask::Form(params))
             }
             Some(Some("url")) => {
@@ -182,6 +190,8 @@ fn check_request(
                     "the sampling messages do not obey the tool result rules",
                 ));
             }
+            carries_sampling(&params, declared.revision)
+                .map_err(|why| request_error(Cause::UndeclaredInputRequest, key, &why))?;
             Ok(Ask::Sampling(params))
         }
         "roots/list" => {

@@ -8,11 +8,13 @@ use crate::input::checks::{check_round, obeys_tool_result_rules, Ask, Declared, 
 use crate::input::questions::{question, response, Answer, Expect};
 use crate::input::schema;
 use crate::jsonrpc::{code, Cause};
+use crate::profile::Revision;
 use crate::props::bytes::Bytes;
 use serde_json::{json, Map, Value};
 
 /// Every capability declared.
-pub(crate) const ALL: Declared = Declared { form: true, url: true, sampling: true, sampling_tools: true, roots: true };
+pub(crate) const ALL: Declared =
+    Declared { form: true, url: true, sampling: true, sampling_tools: true, roots: true, revision: Revision::LATEST };
 
 /// What the client declared, from the low five bits of a byte.
 pub(crate) fn declared_from(bits: u8) -> Declared {
@@ -22,6 +24,7 @@ pub(crate) fn declared_from(bits: u8) -> Declared {
         sampling: bits & 4 != 0,
         sampling_tools: bits & 8 != 0,
         roots: bits & 16 != 0,
+        revision: Revision::LATEST,
     }
 }
 

@@ -3,10 +3,13 @@
 
 use crate::input::checks::{check_round, Ask, Declared};
 use crate::input::schema::compiles;
+use crate::profile::Revision;
 use serde_json::{json, Value};
 
-const ALL: Declared = Declared { form: true, url: true, sampling: true, sampling_tools: true, roots: true };
-const VSCODE: Declared = Declared { form: true, url: true, sampling: true, sampling_tools: false, roots: true };
+const ALL: Declared =
+    Declared { form: true, url: true, sampling: true, sampling_tools: true, roots: true, revision: Revision::LATEST };
+const VSCODE: Declared =
+    Declared { form: true, url: true, sampling: true, sampling_tools: false, roots: true, revision: Revision::LATEST };
 
 fn form() -> Value {
     json!({"method": "elicitation/create", "params": {"mode": "form", "message": "Name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}})

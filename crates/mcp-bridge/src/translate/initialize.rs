@@ -40,6 +40,7 @@ pub(crate) fn initialize_result(
     if let Some(instructions) = discover.get("instructions").filter(|v| v.is_string()) {
         out.insert("instructions".into(), instructions.clone());
     }
+    super::revision::initialize(&mut out, dialect.revision);
     (Value::Object(out), note)
 }
 

@@ -9,3 +9,4 @@ pub(crate) mod meta;
 pub(crate) mod note;
 pub(crate) mod params;
 pub(crate) mod result;
+pub(crate) mod revision;

@@ -23,7 +23,8 @@ pub(crate) fn is_input_required(result: &Value) -> bool {
 }
 
 /// Applies every result rule that concerns `method` to a complete result,
-/// and returns the notes of the rules for the caller to log.
+/// then keeps what the client's revision defines (`revision`), and returns
+/// the notes of the rules for the caller to log.
 ///
 /// `request_cursor` is the `cursor` of the request's params, for the guard
 /// against endless paging. A method without rules of its own only loses
@@ -49,6 +50,7 @@ pub(crate) fn translate_result(
         Method::ToolsCall => tools_call(&mut result, dialect.quirks, &mut notes),
         _ => {}
     }
+    super::revision::result(method, &mut result, dialect.revision, &mut notes);
     (Value::Object(result), notes)
 }
 

@@ -1,13 +1,15 @@
 //! The support of the integration tests: the driver of the real binary
 //! ([`driver`]), the scripted fake upstream ([`fake`]), the pinned peers
 //! ([`peers`]), bounded runs of a process ([`process`]), the servers that
-//! listen on a port ([`served`]), a test PKI ([`tls`]), and the messages and error objects of the
+//! listen on a port ([`served`]), a test PKI ([`tls`]), the schemas of the
+//! revisions ([`schemas`]), and the messages and error objects of the
 //! error table.
 
 pub mod driver;
 pub mod fake;
 pub mod peers;
 pub mod process;
+pub mod schemas;
 pub mod served;
 pub mod tls;
 
