@@ -63,9 +63,9 @@ pub use listener::ListenTimings;
 pub use pipe::widen_pipe;
 pub use profile::{MetaPassthrough, Profile, Quirks, Revision};
 pub use translate::note::{Level, Note};
-pub use upstream::command::resolve as resolve_program;
-pub use upstream::http::auth::{
+pub use upstream::auth::{
     canonical_resource, AuthOptions, ClientOptions, Place, Remote, SignInMode, Store, StoreError, REQUEST_TIME_LIMIT,
 };
+pub use upstream::command::resolve as resolve_program;
 pub use upstream::http::{CaBundle, HttpOptions, SecretHeader, Url};
 pub use upstream::{MemoryLink, StdioCommand, UpstreamSpec};

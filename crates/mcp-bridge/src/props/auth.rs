@@ -8,9 +8,9 @@
 use super::{ensure, Checked};
 use crate::jsonrpc::Cause;
 use crate::props::bytes::Bytes;
-use crate::upstream::http::auth::challenge::Challenge;
-use crate::upstream::http::auth::discovery::{check_metadata, covers};
-use crate::upstream::http::auth::register::registration;
+use crate::upstream::auth::challenge::Challenge;
+use crate::upstream::auth::discovery::{check_metadata, covers};
+use crate::upstream::auth::register::registration;
 use reqwest::Url;
 use serde_json::{json, Map, Value};
 

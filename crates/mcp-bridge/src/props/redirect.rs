@@ -8,8 +8,8 @@ use super::{ensure, Checked};
 use crate::jsonrpc::Cause;
 use crate::props::bytes::Bytes;
 use crate::props::chunked::{ready, Chunked};
-use crate::upstream::http::auth::redirect::gate::{parse_redirect, Gate, Route, CALLBACK_PATH};
-use crate::upstream::http::auth::redirect::head::{parse, read_head, split_target, Refusal};
+use crate::upstream::auth::redirect::gate::{parse_redirect, Gate, Route, CALLBACK_PATH};
+use crate::upstream::auth::redirect::head::{parse, read_head, split_target, Refusal};
 
 /// The end of the first blank line, written from RFC 9112 section 2.2
 /// (a line ends with LF, optionally after CR), not from the reader.

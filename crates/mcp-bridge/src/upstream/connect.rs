@@ -3,9 +3,10 @@
 //! its readers hand messages to, the client over both, and the hooks that
 //! only it has.
 
+use super::auth::SignIn;
 use super::client::Client;
 use super::hooks::{Hooks, Identity};
-use super::http::{self, auth::SignIn};
+use super::http;
 use super::inbox::Inbox;
 use super::lines;
 use super::stdio::{self, StdioCommand};

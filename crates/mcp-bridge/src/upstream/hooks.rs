@@ -3,7 +3,7 @@
 //! to ask for a later sign-in, and who the client is; from a transport
 //! that learns from results, the observer of each result.
 
-use super::consent::ConsentFn;
+use super::later_sign_in::ConsentFn;
 use crate::sync::lock;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};

@@ -8,15 +8,21 @@
 //! callbacks before the reader hands over the next message, so they keep
 //! their order relative to the responses.
 //!
+//! The sign-in of a server at a URL (`auth`) sits beside the HTTP
+//! transport, which uses it; the layers above see only its handle
+//! (`SignIn`) and the words of a later sign-in's consent
+//! (`later_sign_in`): nothing above `upstream` knows OAuth.
+//!
 //! This file only names the parts; no child imports it.
 
+pub(crate) mod auth;
 mod client;
 pub(crate) mod command;
 mod connect;
-pub(crate) mod consent;
 mod hooks;
 pub(crate) mod http;
 mod inbox;
+mod later_sign_in;
 mod lines;
 mod listen;
 mod pending;
@@ -25,16 +31,16 @@ mod stdio;
 mod stream;
 mod transport;
 
+pub(crate) use auth::SignIn;
 #[cfg(feature = "embed")]
 pub(crate) use client::MAX_IN_FLIGHT;
 pub(crate) use client::{Call, CallError, Client, Payload, Slot};
 pub(crate) use connect::{connect, Connection};
 pub use connect::{MemoryLink, UpstreamSpec};
-pub(crate) use consent::{Consent, ConsentFn, ConsentStep};
 pub(crate) use hooks::{Hooks, Identity, LogLevel, LogSink};
-pub(crate) use http::auth::SignIn;
 #[cfg(any(test, feature = "props"))]
 pub(crate) use inbox::UPSTREAM_MAX_DEPTH;
+pub(crate) use later_sign_in::{Consent, ConsentFn, ConsentStep};
 pub(crate) use pending::ProgressSink;
 pub use stdio::StdioCommand;
 pub(crate) use stream::{Listen, StreamEnd, StreamEvent, StreamSink, StreamStop, LISTEN_METHOD, SUBSCRIPTION_ID_KEY};

@@ -14,16 +14,16 @@
 //! hold keys): logs name the origin only, and reqwest's errors lose their
 //! URL before they are written.
 
-pub(crate) mod auth;
 pub(crate) mod body;
 pub(crate) mod headers;
 mod tools;
 
 pub use reqwest::Url;
 
-use super::consent::ConsentFn;
+use super::auth;
 use super::hooks::ResultObserver;
 use super::inbox::Inbox;
+use super::later_sign_in::ConsentFn;
 use super::request::PROTOCOL_VERSION;
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
 use crate::pipe::KeptBuffer;

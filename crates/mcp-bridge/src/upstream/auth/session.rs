@@ -11,7 +11,7 @@ use super::store::{self, Locked};
 use super::token::{Token, REFRESH_AHEAD_SECS};
 use super::{device, fetch, redirect, register, shared, signin};
 use crate::jsonrpc::{fail, BridgeError, Cause};
-use crate::upstream::consent::ConsentFn;
+use crate::upstream::later_sign_in::ConsentFn;
 use reqwest::Url;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

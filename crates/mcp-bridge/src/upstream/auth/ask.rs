@@ -5,7 +5,7 @@
 use crate::gate::url::CheckedUrl;
 use crate::jsonrpc::{BridgeError, Cause};
 use crate::sync::lock;
-use crate::upstream::consent::{Consent, ConsentFn, ConsentStep};
+use crate::upstream::later_sign_in::{Consent, ConsentFn, ConsentStep};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 

@@ -2,8 +2,8 @@
 //! a real Secret Service in `secret_service`.
 
 use super::*;
-use crate::upstream::http::auth::record::Grant;
-use crate::upstream::http::auth::vault::Secrets;
+use crate::upstream::auth::record::Grant;
+use crate::upstream::auth::vault::Secrets;
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 use std::time::Instant;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 pub(crate) struct SignIn(Arc<Auth>);
 
 impl SignIn {
-    pub(in crate::upstream::http) fn new(auth: Arc<Auth>) -> SignIn {
+    pub(in crate::upstream) fn new(auth: Arc<Auth>) -> SignIn {
         SignIn(auth)
     }
 

@@ -1,7 +1,8 @@
-//! The consent of the client to a later sign-in: the question the sign-in
-//! asks (`ConsentStep`), the answer (`Consent`), and the function of the
-//! front end that asks (`ConsentFn`). A leaf, so that the sign-in below
-//! and the front end above share it without importing each other.
+//! A sign-in after the first initialize needs the client's consent: the
+//! question it asks (`ConsentStep`), the answer (`Consent`), and the
+//! function of the front end that asks (`ConsentFn`). A leaf, so that the
+//! sign-in below and the front end above share these words without
+//! importing each other.
 
 use crate::gate::url::CheckedUrl;
 use std::sync::Arc;

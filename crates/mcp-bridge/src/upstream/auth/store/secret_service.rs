@@ -4,8 +4,8 @@
 //! one). Without it these tests fail: they never fall back to the file.
 
 use super::*;
-use crate::upstream::http::auth::record::Grant;
-use crate::upstream::http::auth::vault::{parse, SERVICE};
+use crate::upstream::auth::record::Grant;
+use crate::upstream::auth::vault::{parse, SERVICE};
 use std::collections::BTreeMap;
 
 /// The credential store, or a failure that says how to get one.
