@@ -5,7 +5,7 @@
 //! RFC 8414 or OpenID Connect Discovery with path insertion, checked as
 //! RFC 8414 section 3.3 says.
 
-use super::fetch::{Failure, Fetcher};
+use super::fetch::{secure, Failure, Fetcher};
 
 use crate::jsonrpc::{fail, BridgeError, Cause};
 use reqwest::Url;
@@ -125,18 +125,6 @@ pub(crate) fn covers(resource: &str, server: &Url) -> bool {
     }
     let (outer, inner) = (resource.path().trim_end_matches('/'), server.path().trim_end_matches('/'));
     inner == outer || inner.starts_with(&format!("{outer}/"))
-}
-
-/// Every authorization endpoint and metadata URL is https, except on the
-/// loopback hosts, where http is allowed (local servers, the conformance
-/// suite's mocks).
-pub(crate) fn secure(url: &Url) -> Result<(), BridgeError> {
-    let loopback = matches!(url.host_str(), Some("127.0.0.1" | "[::1]" | "localhost"));
-    if url.scheme() == "https" || (url.scheme() == "http" && loopback) {
-        Ok(())
-    } else {
-        Err(fail(Cause::SignInFailed, "discovery: an authorization URL is not https and not on a loopback host"))
-    }
 }
 
 /// Reads and checks the metadata of an issuer: its `issuer` must be the
@@ -348,16 +336,5 @@ mod tests {
         let mut loopback = metadata();
         loopback["token_endpoint"] = json!("http://127.0.0.1:9/token");
         assert!(check_metadata(&loopback, "https://auth.example.com").is_ok());
-    }
-
-    #[test]
-    fn only_https_or_loopback_http_is_secure() {
-        let url = |t: &str| Url::parse(t).unwrap_or_else(|e| panic!("{e}"));
-        for ok in ["https://a.example.com/x", "http://127.0.0.1:9/x", "http://localhost/x", "http://[::1]:8/x"] {
-            assert!(secure(&url(ok)).is_ok(), "{ok}");
-        }
-        for bad in ["http://a.example.com/x", "http://127.0.0.2/x", "ftp://localhost/x"] {
-            assert!(secure(&url(bad)).is_err(), "{bad}");
-        }
     }
 }

@@ -12,9 +12,8 @@
 //! follows no redirect: a 307 would post the codes and the verifier again,
 //! elsewhere. A GET of metadata follows redirects within its origin.
 
-use super::discovery::secure;
 use super::local::{on_users_machine, RemoteOnly};
-use crate::jsonrpc::no_response;
+use crate::jsonrpc::{fail, no_response, BridgeError, Cause};
 use reqwest::redirect::{Attempt, Policy};
 use reqwest::{Method, RequestBuilder, Url};
 use std::sync::{Arc, OnceLock};
@@ -154,6 +153,18 @@ impl Fetcher {
     }
 }
 
+/// Every authorization endpoint and metadata URL is https, except on the
+/// loopback hosts, where http is allowed (local servers, the conformance
+/// suite's mocks).
+pub(crate) fn secure(url: &Url) -> Result<(), BridgeError> {
+    let loopback = matches!(url.host_str(), Some("127.0.0.1" | "[::1]" | "localhost"));
+    if url.scheme() == "https" || (url.scheme() == "http" && loopback) {
+        Ok(())
+    } else {
+        Err(fail(Cause::SignInFailed, "discovery: an authorization URL is not https and not on a loopback host"))
+    }
+}
+
 /// The redirect policy of a GET: within the origin of the first URL.
 fn same_origin(attempt: Attempt<'_>) -> reqwest::redirect::Action {
     let first = attempt.previous().first().map(Url::origin);
@@ -181,4 +192,20 @@ async fn exchange(
         body.extend_from_slice(&chunk);
     }
     Ok(Fetched { status, headers, body })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_https_or_loopback_http_is_secure() {
+        let url = |t: &str| Url::parse(t).unwrap_or_else(|e| panic!("{e}"));
+        for ok in ["https://a.example.com/x", "http://127.0.0.1:9/x", "http://localhost/x", "http://[::1]:8/x"] {
+            assert!(secure(&url(ok)).is_ok(), "{ok}");
+        }
+        for bad in ["http://a.example.com/x", "http://127.0.0.2/x", "ftp://localhost/x"] {
+            assert!(secure(&url(bad)).is_err(), "{bad}");
+        }
+    }
 }
