@@ -2,7 +2,7 @@
 //! stdio connection of an `rmcp` server, served to a client of either
 //! revision from inside the server's own process.
 //!
-//! The first request of the client picks the path (`first`): `initialize`
+//! The first request of the client picks the path (`route`): `initialize`
 //! takes the legacy path, where a front end with the caller's profile
 //! serves the client and its upstream is the same server over an in-memory
 //! link (`UpstreamSpec::Memory`), so every rule of this bridge applies; any
@@ -12,10 +12,12 @@
 //! after the first request come from the same reader, so two messages in
 //! one write both reach the path.
 
-mod first;
 mod modern;
+mod options;
+mod route;
 
-pub use first::{Discover, Options, Route};
+pub use options::{Discover, Options};
+pub use route::Route;
 
 use crate::frontend::{self, Config, Exit, Timeouts};
 use crate::upstream::{MemoryLink, UpstreamSpec};
@@ -51,10 +53,10 @@ where
 {
     let make = Arc::new(make);
     let mut output = output;
-    match first::choose(&make, &options, input, &mut output).await? {
-        first::Chosen::Nothing => Ok(()),
-        first::Chosen::Legacy(input) => legacy(make, options, input, output).await,
-        first::Chosen::Modern(input) => modern::serve(make(Route::Modern), &options, input, output).await,
+    match route::choose(&make, &options, input, &mut output).await? {
+        route::Chosen::Nothing => Ok(()),
+        route::Chosen::Legacy(input) => legacy(make, options, input, output).await,
+        route::Chosen::Modern(input) => modern::serve(make(Route::Modern), &options, input, output).await,
     }
 }
 

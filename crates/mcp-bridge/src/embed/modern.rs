@@ -18,7 +18,7 @@
 //!
 //! Every other line goes to rmcp and back byte for byte.
 
-use super::first::Options;
+use super::options::Options;
 use crate::framing::{self, Decoded, Frame};
 use crate::jsonrpc::{self, reason, BridgeError, Cause, IdKey, Message};
 use crate::output::Output;
