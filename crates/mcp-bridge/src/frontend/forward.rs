@@ -13,7 +13,7 @@ use crate::translate;
 use crate::translate::icons::{filter_icons, removal_note};
 use crate::translate::params::forwarded;
 use crate::translate::result::{is_input_required, translate_result};
-use crate::upstream::{Call, CallError, Client, Payload, ProgressSink};
+use crate::upstream::{Call, CallError, Client, Payload, ProgressSink, UpstreamMethod};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -37,7 +37,7 @@ pub(crate) async fn start(shared: &Arc<Shared>, ready: &Ready, id: Id, method: M
         let cursor = request.params.get("cursor").cloned();
         let progress = request.progress_token.map(|t| progress_sink(&shared, t, token.clone(), dialect.revision));
         let call = Call {
-            method: method.name(),
+            method: UpstreamMethod::Forwarded(method),
             params: &request.params,
             meta: &request.meta,
             timeout: shared.config.timeouts.for_round(method, 1),

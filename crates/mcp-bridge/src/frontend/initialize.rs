@@ -12,7 +12,7 @@ use crate::profile::Revision;
 use crate::translate::capabilities::client_capabilities;
 use crate::translate::initialize::initialize_result;
 use crate::translate::revision;
-use crate::upstream::{self, Call, CallError, Client, Connection, Hooks, Identity, LogSink, SignIn};
+use crate::upstream::{self, Call, CallError, Client, Connection, Hooks, Identity, LogSink, SignIn, UpstreamMethod};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -77,7 +77,7 @@ async fn run(
     let declared = Declared::from_capabilities(&identity_capabilities, revision);
     let empty = Map::new();
     let call = Call {
-        method: "server/discover",
+        method: UpstreamMethod::Discover,
         params: &empty,
         meta: &empty,
         timeout: limit,

@@ -13,7 +13,7 @@ use crate::jsonrpc::{self, code, reason, Cause};
 use crate::method::Method;
 use crate::translate::result::is_input_required;
 use crate::translate::revision;
-use crate::upstream::{Call, CallError, Client, ProgressSink, Slot};
+use crate::upstream::{Call, CallError, Client, ProgressSink, Slot, UpstreamMethod};
 use serde_json::{json, Map, Value};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -83,7 +83,7 @@ async fn rounds(request: &Request<'_>, first: Value, steps: &mut Vec<UrlStep>) -
             params.insert("requestState".into(), Value::from(state.as_str()));
         }
         let call = Call {
-            method: request.method.name(),
+            method: UpstreamMethod::Forwarded(request.method),
             params: &params,
             meta: &request.meta,
             timeout: request.shared.config.timeouts.for_round(request.method, round_number + 1),

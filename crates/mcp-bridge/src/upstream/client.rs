@@ -5,6 +5,7 @@
 
 use super::hooks::{Identity, LogLevel, ResultObserver};
 use super::inbox::Inbox;
+use super::outgoing::{Outgoing, UpstreamMethod};
 use super::pending::{self, Entry, ProgressSink, Reply, Throttle};
 use super::request::{self, PROTOCOL_VERSION};
 use super::transport::Transport;
@@ -66,7 +67,7 @@ impl From<Cause> for CallError {
 
 /// One request to the upstream server.
 pub(crate) struct Call<'a> {
-    pub method: &'a str,
+    pub method: UpstreamMethod,
     /// Borrowed: the caller keeps them for the next round, and the line
     /// needs one copy only.
     pub params: &'a Map<String, Value>,
@@ -319,10 +320,13 @@ impl Client {
             level: self.inner.log_level.get(),
         };
         let fixed = &self.inner.fixed_meta;
+        let transport = &self.inner.transport;
         if let Some(text) = request::line(&parts, fixed) {
-            return self.inner.transport.send_text(&self.inner.inbox, id, (call.method, call.params), text).await;
+            return transport
+                .send(Outgoing { id: Some(id), method: call.method, params: Some(call.params), text })
+                .await;
         }
-        self.inner.transport.send(&self.inner.inbox, Some(id), &request::message(&parts, fixed)).await
+        transport.send(Outgoing::of(Some(id), call.method, &request::message(&parts, fixed))).await
     }
 
     /// The keys of the upstream client on every request and stream: the
@@ -345,7 +349,8 @@ impl Client {
     /// waits for it (`Transport::send_soon`).
     pub(super) fn cancel_upstream(&self, id: u64, reason: &str) {
         let params = serde_json::json!({ "requestId": id, "reason": reason });
-        self.inner.transport.send_soon(&jsonrpc::notification("notifications/cancelled", params));
+        let cancelled = UpstreamMethod::Cancelled;
+        self.inner.transport.send_soon(Outgoing::of(None, cancelled, &jsonrpc::notification(cancelled.name(), params)));
     }
 
     /// Closes the connection: the child's stdin closes, the child gets
@@ -372,6 +377,6 @@ fn offers_our_version(error: &Value) -> bool {
 }
 
 /// The error of a request without a response in its time limit.
-fn timeout_error(method: &str, limit: Duration) -> CallError {
-    CallError::Bridge(BridgeError::no_response(Cause::Timeout, Some(method), limit))
+fn timeout_error(method: UpstreamMethod, limit: Duration) -> CallError {
+    CallError::Bridge(BridgeError::no_response(Cause::Timeout, Some(method.name()), limit))
 }

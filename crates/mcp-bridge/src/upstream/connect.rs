@@ -75,7 +75,7 @@ pub(crate) fn connect(
             Ok(Connection { client, sign_in: None })
         }
         UpstreamSpec::Http(options) => {
-            let http = http::Http::new(options, hooks.consent)?;
+            let http = http::Http::new(options, hooks.consent, inbox.clone())?;
             let (sign_in, observer) = (http.sign_in(), http.result_observer());
             let client = Client::new((Transport::Http(http), inbox), &identity, hooks.log_level, Some(observer));
             Ok(Connection { client, sign_in })

@@ -4,6 +4,7 @@
 //! that learns from results, the observer of each result.
 
 use super::later_sign_in::ConsentFn;
+use super::outgoing::UpstreamMethod;
 use crate::sync::lock;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -11,7 +12,7 @@ use std::sync::{Arc, Mutex};
 /// Sees each result of a call before its caller does, with the call's
 /// method: a transport that learns from results (the headers that a
 /// `tools/list` teaches HTTP) changes or learns from it here.
-pub(crate) type ResultObserver = Arc<dyn Fn(&str, &mut Value) + Send + Sync>;
+pub(crate) type ResultObserver = Arc<dyn Fn(UpstreamMethod, &mut Value) + Send + Sync>;
 
 /// Receives each valid `notifications/message` of the upstream server.
 pub(crate) type LogSink = Arc<dyn Fn(Value) + Send + Sync>;

@@ -2,8 +2,9 @@
 //! (`stream` says what a stream is; the inbox routes its messages).
 
 use super::client::Client;
+use super::outgoing::{Outgoing, UpstreamMethod};
 use super::pending::{Entry, Reply};
-use super::stream::{Listen, StreamEnd, LISTEN_METHOD};
+use super::stream::{Listen, StreamEnd};
 use crate::jsonrpc::{self, reason, BridgeError, Cause, Id};
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
@@ -39,13 +40,13 @@ impl Client {
         let mut params = Map::new();
         params.insert("_meta".into(), Value::Object(self.base_meta()));
         params.insert("notifications".into(), listen.notifications);
-        let line = jsonrpc::request(&Id::number(id), LISTEN_METHOD, Value::Object(params));
+        let message = jsonrpc::request(&Id::number(id), UpstreamMethod::Listen.name(), Value::Object(params));
         let deadline = tokio::time::sleep(listen.ack_timeout);
         tokio::pin!(deadline);
         // The stop and the time limit also cover the write.
         tokio::select! {
             biased;
-            sent = self.transport().send(self.inbox(), Some(id), &line) => if let Err(err) = sent {
+            sent = self.transport().send(Outgoing::of(Some(id), UpstreamMethod::Listen, &message)) => if let Err(err) = sent {
                 return ended(Reply::Failed(err));
             },
             _ = listen.stop.stopped() => return StreamEnd::Canceled,

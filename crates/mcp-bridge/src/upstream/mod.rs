@@ -25,6 +25,7 @@ mod inbox;
 mod later_sign_in;
 mod lines;
 mod listen;
+mod outgoing;
 mod pending;
 mod request;
 mod stdio;
@@ -41,6 +42,7 @@ pub(crate) use hooks::{Hooks, Identity, LogLevel, LogSink};
 #[cfg(any(test, feature = "props"))]
 pub(crate) use inbox::UPSTREAM_MAX_DEPTH;
 pub(crate) use later_sign_in::{Consent, ConsentFn, ConsentStep};
+pub(crate) use outgoing::UpstreamMethod;
 pub(crate) use pending::ProgressSink;
 pub use stdio::StdioCommand;
 pub(crate) use stream::{Listen, StreamEnd, StreamEvent, StreamSink, StreamStop, LISTEN_METHOD, SUBSCRIPTION_ID_KEY};

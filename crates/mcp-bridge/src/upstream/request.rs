@@ -10,6 +10,7 @@
 //! capabilities, and then their serialization. The members that are the
 //! same on every request ([`FixedMeta`]) are serialized once per client.
 
+use super::outgoing::UpstreamMethod;
 use crate::jsonrpc::{self, Id};
 use serde_json::{Map, Value};
 
@@ -61,7 +62,7 @@ impl FixedMeta {
 /// The parts of one request.
 pub(super) struct Parts<'a> {
     pub id: u64,
-    pub method: &'a str,
+    pub method: UpstreamMethod,
     pub params: &'a Map<String, Value>,
     /// The passthrough keys of the client's `_meta`.
     pub meta: &'a Map<String, Value>,
@@ -83,7 +84,7 @@ pub(super) fn message(parts: &Parts<'_>, fixed: &FixedMeta) -> Value {
     meta.extend(fixed.base_meta(parts.level));
     let mut params = parts.params.clone();
     params.insert("_meta".into(), Value::Object(meta));
-    jsonrpc::request(&Id::number(parts.id), parts.method, Value::Object(params))
+    jsonrpc::request(&Id::number(parts.id), parts.method.name(), Value::Object(params))
 }
 
 /// The line of [`message`] (without its `\n`), or `None` when only the
@@ -101,7 +102,7 @@ pub(super) fn line(parts: &Parts<'_>, fixed: &FixedMeta) -> Option<Vec<u8>> {
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     serde_json::to_writer(&mut out, &parts.id).ok()?;
     out.extend_from_slice(b",\"method\":");
-    serde_json::to_writer(&mut out, parts.method).ok()?;
+    serde_json::to_writer(&mut out, parts.method.name()).ok()?;
     out.extend_from_slice(b",\"params\":{");
     let mut meta_written = false;
     for (i, (key, value)) in parts.params.iter().enumerate() {
@@ -159,6 +160,7 @@ fn member(out: &mut Vec<u8>, key: &str, value: &Value) -> Option<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::method::Method;
     use serde_json::json;
 
     fn map(value: Value) -> Map<String, Value> {
@@ -192,8 +194,8 @@ mod tests {
                 for progress in [false, true] {
                     for level in [None, Some("warning")] {
                         let (params, meta) = (map(params.clone()), map(meta.clone()));
-                        let parts =
-                            Parts { id: 42, method: "tools/call", params: &params, meta: &meta, progress, level };
+                        let method = UpstreamMethod::Forwarded(Method::ToolsCall);
+                        let parts = Parts { id: 42, method, params: &params, meta: &meta, progress, level };
                         let want = serde_json::to_vec(&message(&parts, &fixed)).unwrap_or_default();
                         let case = format!("{params:?} {meta:?} progress {progress} level {level:?}");
                         match line(&parts, &fixed) {

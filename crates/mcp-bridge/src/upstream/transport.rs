@@ -10,10 +10,12 @@
 //! | memory    | `lines::open`       | nobody (`closed`)   | no     |
 //! | HTTP      | `http::Http::new`   | the server          | yes    |
 //!
-//! The seam is what all three do: send, send soon, abandon a request,
-//! close. What only a URL has (a sign-in, the headers that a `tools/list`
-//! teaches) reaches the client and the front end as hooks made at
-//! connection time (`connect`), never as no-op methods here.
+//! The seam is what all three do: send an [`Outgoing`] message, send one
+//! soon, abandon a request, close. Each gets the message the same way (its
+//! method as a type, its text), and each is built with the inbox that its
+//! reader hands messages to. What only a URL has (a sign-in, the headers
+//! that a `tools/list` teaches) reaches the client and the front end as
+//! hooks made at connection time (`connect`), never as no-op methods here.
 //!
 //! A transport only moves messages. What it receives goes to
 //! [`Inbox::receive`] inline, one message at a time; a request that fails
@@ -21,12 +23,10 @@
 //! [`Inbox::fail`]; a connection that is gone goes to
 //! [`Inbox::mark_lost`] with its cause.
 
-use super::http::{Http, Outgoing};
-use super::inbox::Inbox;
+use super::http::Http;
 use super::lines::Lines;
+use super::outgoing::Outgoing;
 use crate::jsonrpc::BridgeError;
-use serde_json::{Map, Value};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// The transport lives once per client, in its `Arc`: the size of the
@@ -40,43 +40,23 @@ pub(super) enum Transport {
 impl Transport {
     /// Sends one message and returns the outcome of *that* message: for a
     /// pipe, its place in the write queue (waiting while the queue is full);
-    /// over HTTP, the status of its POST. `id` is the id of a request,
-    /// `None` for a notification.
-    pub(super) async fn send(&self, inbox: &Arc<Inbox>, id: Option<u64>, message: &Value) -> Result<(), BridgeError> {
+    /// over HTTP, the status of its POST.
+    pub(super) async fn send(&self, message: Outgoing<'_>) -> Result<(), BridgeError> {
         match self {
-            Transport::Lines(lines) => lines.send(crate::jsonrpc::json_line(message)).await,
+            Transport::Lines(lines) => lines.send(message.text).await,
             // Boxed: the POST's future is large, and unboxed it would make
             // the task of every forwarded request that large, a pipe's
             // too, and the task is copied as it moves.
-            Transport::Http(http) => Box::pin(http.send(inbox, id, Outgoing::of(message))).await,
-        }
-    }
-
-    /// Sends a request whose text is written already (`upstream::request`):
-    /// the line of a pipe, the body of a POST whose headers come from
-    /// `method` and `params`.
-    pub(super) async fn send_text(
-        &self,
-        inbox: &Arc<Inbox>,
-        id: u64,
-        (method, params): (&str, &Map<String, Value>),
-        text: Vec<u8>,
-    ) -> Result<(), BridgeError> {
-        match self {
-            Transport::Lines(lines) => lines.send(text).await,
-            Transport::Http(http) => {
-                let message = Outgoing { method, params: Some(params), body: text.into() };
-                Box::pin(http.send(inbox, Some(id), message)).await
-            }
+            Transport::Http(http) => Box::pin(http.send(message)).await,
         }
     }
 
     /// Sends a notification without making the caller wait (cancellations
     /// never hold a request or the reader): a pipe queues it now or from a
     /// task of its own (`Lines::send_soon`), HTTP posts it from one.
-    pub(super) fn send_soon(&self, message: &Value) {
+    pub(super) fn send_soon(&self, message: Outgoing<'_>) {
         match self {
-            Transport::Lines(lines) => lines.send_soon(crate::jsonrpc::json_line(message)),
+            Transport::Lines(lines) => lines.send_soon(message.text),
             Transport::Http(http) => http.send_soon(message),
         }
     }

@@ -4,6 +4,8 @@
 //! tool's `inputSchema` marks with `x-mcp-header`, with the Base64 sentinel
 //! for values that are not plain header text. Pure: no I/O.
 
+use crate::method::Method;
+use crate::upstream::outgoing::UpstreamMethod;
 use base64::Engine;
 use serde_json::{Map, Value};
 
@@ -31,10 +33,10 @@ pub(crate) fn encode_value(text: &str) -> String {
 
 /// The source of `Mcp-Name`: `params.name` of `tools/call` and
 /// `prompts/get`, `params.uri` of `resources/read`.
-pub(crate) fn name_of(method: &str, params: Option<&Map<String, Value>>) -> Option<String> {
+pub(crate) fn name_of(method: UpstreamMethod, params: Option<&Map<String, Value>>) -> Option<String> {
     let member = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
+        UpstreamMethod::Forwarded(Method::ToolsCall | Method::PromptsGet) => "name",
+        UpstreamMethod::Forwarded(Method::ResourcesRead) => "uri",
         _ => return None,
     };
     params?.get(member)?.as_str().map(encode_value)
@@ -185,14 +187,17 @@ mod tests {
 
     #[test]
     fn mcp_name_comes_from_the_name_or_the_uri() {
-        assert_eq!(name_of("tools/call", json!({"name": "get_weather"}).as_object()).as_deref(), Some("get_weather"));
-        assert_eq!(name_of("prompts/get", json!({"name": "é"}).as_object()).as_deref(), Some("=?base64?w6k=?="));
+        let forwarded = UpstreamMethod::Forwarded;
+        let name = |method, params: Value| name_of(method, params.as_object());
+        assert_eq!(name(forwarded(Method::ToolsCall), json!({"name": "get_weather"})).as_deref(), Some("get_weather"));
+        assert_eq!(name(forwarded(Method::PromptsGet), json!({"name": "é"})).as_deref(), Some("=?base64?w6k=?="));
         assert_eq!(
-            name_of("resources/read", json!({"uri": "file:///projects/myapp/config.json"}).as_object()).as_deref(),
+            name(forwarded(Method::ResourcesRead), json!({"uri": "file:///projects/myapp/config.json"})).as_deref(),
             Some("file:///projects/myapp/config.json")
         );
-        assert_eq!(name_of("tools/list", json!({"name": "x"}).as_object()), None);
-        assert_eq!(name_of("tools/call", json!({"name": 5}).as_object()), None);
+        assert_eq!(name(forwarded(Method::ToolsList), json!({"name": "x"})), None);
+        assert_eq!(name(UpstreamMethod::Discover, json!({"name": "x"})), None);
+        assert_eq!(name(forwarded(Method::ToolsCall), json!({"name": 5})), None);
     }
 
     fn tool(properties: Value) -> Value {

@@ -24,8 +24,10 @@ use super::auth;
 use super::hooks::ResultObserver;
 use super::inbox::Inbox;
 use super::later_sign_in::ConsentFn;
+use super::outgoing::{Outgoing, UpstreamMethod};
 use super::request::PROTOCOL_VERSION;
 use crate::jsonrpc::{BridgeError, Cause, Id, Message};
+use crate::method::Method;
 use crate::pipe::KeptBuffer;
 use crate::sync::lock;
 use bytes::Bytes;
@@ -114,23 +116,18 @@ pub struct HttpOptions {
     pub auth: Option<auth::AuthOptions>,
 }
 
-/// A message for the server: the method and params that its headers come
-/// from, and its JSON text, the body of each POST of it (a retry after a
-/// sign-in sends the same bytes).
-pub(super) struct Outgoing<'a> {
-    pub method: &'a str,
-    pub params: Option<&'a Map<String, Value>>,
-    pub body: Bytes,
+/// A message as HTTP posts it: what its headers come from, and its body,
+/// shared by each POST of it (a retry after a sign-in sends the same
+/// bytes).
+struct Post<'a> {
+    method: UpstreamMethod,
+    params: Option<&'a Map<String, Value>>,
+    body: Bytes,
 }
 
-impl<'a> Outgoing<'a> {
-    /// A message built as a `Value`.
-    pub(crate) fn of(message: &'a Value) -> Outgoing<'a> {
-        Outgoing {
-            method: message.get("method").and_then(Value::as_str).unwrap_or(""),
-            params: message.get("params").and_then(Value::as_object),
-            body: Bytes::from(message.to_string()),
-        }
+impl<'a> From<Outgoing<'a>> for Post<'a> {
+    fn from(message: Outgoing<'a>) -> Post<'a> {
+        Post { method: message.method, params: message.params, body: Bytes::from(message.text) }
     }
 }
 
@@ -156,6 +153,8 @@ pub(super) struct Http {
     /// The buffer of a big body, for the next one (`framing::KeptBuffer`).
     kept: KeptBuffer,
     auth: Option<Arc<auth::Auth>>,
+    /// Where the body of each response goes.
+    inbox: Arc<Inbox>,
 }
 
 /// An HTTP client with the settings of every request of the upstream (the
@@ -177,9 +176,10 @@ fn client(
 }
 
 impl Http {
-    /// Makes the HTTP client for the URL; `connect_failed` when it cannot
-    /// be made (the TLS set-up, the proxy variables).
-    pub(super) fn new(options: &HttpOptions, consent: ConsentFn) -> Result<Http, BridgeError> {
+    /// Makes the HTTP client for the URL, whose responses go to `inbox`;
+    /// `connect_failed` when it cannot be made (the TLS set-up, the proxy
+    /// variables).
+    pub(super) fn new(options: &HttpOptions, consent: ConsentFn, inbox: Arc<Inbox>) -> Result<Http, BridgeError> {
         // One process-wide crypto provider for rustls; a second install is
         // refused, which is fine.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -216,19 +216,16 @@ impl Http {
             tools: tools::ToolHeaders::default(),
             bodies: Arc::default(),
             kept: KeptBuffer::default(),
+            inbox,
         })
     }
 
     /// Posts one message. For a request, returns when the status is in and
     /// leaves the body to a task; for a notification, when the server took
     /// it (`202`).
-    pub(super) async fn send(
-        &self,
-        inbox: &Arc<Inbox>,
-        id: Option<u64>,
-        message: Outgoing<'_>,
-    ) -> Result<(), BridgeError> {
-        let response = self.authorized(id.is_some(), &message).await?;
+    pub(super) async fn send(&self, message: Outgoing<'_>) -> Result<(), BridgeError> {
+        let id = message.id;
+        let response = self.authorized(id.is_some(), &Post::from(message)).await?;
         let status = response.status();
         let Some(id) = id else {
             if status != StatusCode::ACCEPTED {
@@ -237,7 +234,7 @@ impl Http {
             return Ok(());
         };
         if !status.is_success() {
-            return self.failed(inbox, id, response).await;
+            return self.failed(id, response).await;
         }
         let event_stream = content_type(&response).is_some_and(|t| t.eq_ignore_ascii_case("text/event-stream"));
         let json = content_type(&response).is_some_and(|t| t.eq_ignore_ascii_case("application/json"));
@@ -246,7 +243,7 @@ impl Http {
             return Err(BridgeError::new(Cause::InvalidResponse).with_status(status.as_u16()));
         }
         let (max, kept, bodies) = (self.max_response_bytes, self.kept.clone(), self.bodies.clone());
-        let reader = inbox.clone();
+        let reader = self.inbox.clone();
         // The task takes itself out of `bodies` when it ends, and it cannot
         // before it is in: the lock is held from its spawn to its insert.
         let mut running = lock(&self.bodies);
@@ -266,7 +263,7 @@ impl Http {
     /// request refreshes the token or signs in again and retries once; an
     /// `insufficient_scope` 403 gets one step-up; a second refusal is
     /// `access_refused` with the status.
-    async fn authorized(&self, request: bool, message: &Outgoing<'_>) -> Result<reqwest::Response, BridgeError> {
+    async fn authorized(&self, request: bool, message: &Post<'_>) -> Result<reqwest::Response, BridgeError> {
         let (mut renewed, mut stepped_up) = (false, false);
         loop {
             let token = match &self.auth {
@@ -300,9 +297,9 @@ impl Http {
     }
 
     /// Posts a notification from a task of its own, without waiting for it.
-    pub(super) fn send_soon(&self, message: &Value) {
+    pub(super) fn send_soon(&self, message: Outgoing<'_>) {
         let token = self.auth.as_ref().and_then(|a| a.current());
-        let request = self.post(&Outgoing::of(message), token.as_deref());
+        let request = self.post(&Post::from(message), token.as_deref());
         tokio::spawn(async move {
             if let Err(err) = request.send().await {
                 tracing::debug!(error = %err.without_url(), "a notification to the upstream server failed");
@@ -327,7 +324,7 @@ impl Http {
     pub(super) fn result_observer(&self) -> ResultObserver {
         let tools = self.tools.clone();
         Arc::new(move |method, result| {
-            if method == "tools/list" {
+            if method == UpstreamMethod::Forwarded(Method::ToolsList) {
                 tools.observe(result);
             }
         })
@@ -342,7 +339,7 @@ impl Http {
 
     /// The POST of one message, with the headers of the page and those of
     /// `--header-env`.
-    fn post(&self, message: &Outgoing<'_>, token: Option<&str>) -> reqwest::RequestBuilder {
+    fn post(&self, message: &Post<'_>, token: Option<&str>) -> reqwest::RequestBuilder {
         let (method, params) = (message.method, message.params);
         let mut request = self
             .client
@@ -351,7 +348,7 @@ impl Http {
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
             .header("MCP-Protocol-Version", PROTOCOL_VERSION)
-            .header("Mcp-Method", method);
+            .header("Mcp-Method", method.name());
         match (token, &self.basic) {
             (Some(token), _) => request = request.bearer_auth(token),
             (None, Some((user, password))) => request = request.basic_auth(user, password.as_ref()),
@@ -360,7 +357,7 @@ impl Http {
         if let Some(name) = headers::name_of(method, params) {
             request = request.header("Mcp-Name", name);
         }
-        if method == "tools/call" {
+        if method == UpstreamMethod::Forwarded(Method::ToolsCall) {
             for (name, value) in self.tools.of_call(params) {
                 request = request.header(name, value);
             }
@@ -371,7 +368,7 @@ impl Http {
     /// A status that is not a success: the JSON-RPC error of the body goes
     /// to the request as the server's answer; without one, the request
     /// fails with the status.
-    async fn failed(&self, inbox: &Inbox, id: u64, mut response: reqwest::Response) -> Result<(), BridgeError> {
+    async fn failed(&self, id: u64, mut response: reqwest::Response) -> Result<(), BridgeError> {
         let status = response.status().as_u16();
         tracing::warn!(status, "the upstream server answered a request with an error status");
         let mut body = Vec::new();
@@ -385,7 +382,7 @@ impl Http {
         let error = serde_json::from_slice::<Value>(&body).ok().map(Message::classify);
         if let Some(Message::Response { id: answered, outcome: Err(error) }) = error {
             if answered == Id::number(id) {
-                inbox.fail_with_error(id, error, status);
+                self.inbox.fail_with_error(id, error, status);
                 return Ok(());
             }
         }
