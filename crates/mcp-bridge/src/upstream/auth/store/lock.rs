@@ -17,7 +17,9 @@
 use super::disk;
 use super::error::StoreError;
 use std::fs::{File, TryLockError};
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 /// The pause between two tries of a lock that another bridge holds.
@@ -33,32 +35,46 @@ pub(crate) struct RecordLock {
 impl RecordLock {
     /// Waits at most `wait` for the lock at `path`, sleeping the thread.
     pub(crate) fn blocking(path: &Path, wait: Duration) -> Result<RecordLock, StoreError> {
-        let deadline = Instant::now() + wait;
-        let mut attempt = Attempt { path: path.to_owned(), file: None };
+        // The pause sleeps the thread and is ready when it returns, so the
+        // wait never gives way to a waker: its first poll runs it to the
+        // end. The loop takes the outcome without a panic on a branch that
+        // cannot run.
+        let waited = wait_for(path, wait, |pause| {
+            std::thread::sleep(pause);
+            std::future::ready(())
+        });
+        let mut waited = std::pin::pin!(waited);
+        let mut context = Context::from_waker(Waker::noop());
         loop {
-            if let Some(lock) = attempt.take()? {
-                return Ok(lock);
+            if let Poll::Ready(outcome) = waited.as_mut().poll(&mut context) {
+                return outcome;
             }
-            if Instant::now() >= deadline {
-                return Err(StoreError::Busy(wait));
-            }
-            std::thread::sleep(POLL);
         }
     }
 
     /// Waits at most `wait` for the lock at `path`, sleeping the task.
     pub(crate) async fn waiting(path: &Path, wait: Duration) -> Result<RecordLock, StoreError> {
-        let deadline = Instant::now() + wait;
-        let mut attempt = Attempt { path: path.to_owned(), file: None };
-        loop {
-            if let Some(lock) = attempt.take()? {
-                return Ok(lock);
-            }
-            if Instant::now() >= deadline {
-                return Err(StoreError::Busy(wait));
-            }
-            tokio::time::sleep(POLL).await;
+        wait_for(path, wait, tokio::time::sleep).await
+    }
+}
+
+/// The tries of one wait, [`POLL`] apart, until the lock is taken or
+/// `wait` is over; `pause` sleeps the thread or the task between two.
+async fn wait_for<P: Future<Output = ()>>(
+    path: &Path,
+    wait: Duration,
+    pause: impl Fn(Duration) -> P,
+) -> Result<RecordLock, StoreError> {
+    let deadline = Instant::now() + wait;
+    let mut attempt = Attempt { path: path.to_owned(), file: None };
+    loop {
+        if let Some(lock) = attempt.take()? {
+            return Ok(lock);
         }
+        if Instant::now() >= deadline {
+            return Err(StoreError::Busy(wait));
+        }
+        pause(POLL).await;
     }
 }
 
