@@ -9,34 +9,17 @@
 //! (`authorization_pending` waits the interval again, `slow_down` adds 5 s
 //! to it); `resource` (RFC 8707) goes with both requests.
 
-use super::discovery::ServerMetadata;
-use super::fetch::Fetcher;
-use super::record::Grant;
-use super::signin::{self, token_error, Carrier};
+use super::signin::{self, token_error, Carrier, Flow};
 use crate::gate::text;
 use crate::gate::url::CheckedUrl;
 use crate::jsonrpc::{fail, BridgeError, Cause};
-use oauth2::basic::{BasicClient, BasicTokenResponse};
+use oauth2::basic::BasicTokenResponse;
 use oauth2::{
-    ClientId, ClientSecret, DeviceAuthorizationUrl, DeviceCodeErrorResponse, DeviceCodeErrorResponseType,
-    RequestTokenError, Scope, StandardDeviceAuthorizationResponse, TokenUrl,
+    DeviceAuthorizationUrl, DeviceCodeErrorResponse, DeviceCodeErrorResponseType, RequestTokenError,
+    StandardDeviceAuthorizationResponse, TokenUrl,
 };
 use reqwest::Url;
 use std::time::Duration;
-
-/// What one device sign-in needs.
-pub(crate) struct DeviceSignIn<'a> {
-    pub http: &'a Fetcher,
-    pub server: &'a ServerMetadata,
-    pub grant: &'a Grant,
-    /// The canonical URI of the MCP server (RFC 8707).
-    pub resource: &'a str,
-    pub scope: Option<&'a str>,
-    pub present: signin::Present<'a>,
-    /// The error of a code that expired before the user approved it: the
-    /// `sign_in_timeout` of the sign-in, with its placeholders filled.
-    pub expired: BridgeError,
-}
 
 /// The longest user code: RFC 8628 section 6.1 asks for short codes that
 /// a person types (`WDJB-MJHT`); a longer one is not a code.
@@ -127,26 +110,20 @@ fn with_interval_floor(
         .map_err(|_| fail(Cause::SignInFailed, "device authorization: the response is not valid"))
 }
 
-/// Runs one device sign-in to its tokens.
-pub(crate) async fn sign_in(flow: DeviceSignIn<'_>) -> Result<BasicTokenResponse, BridgeError> {
+/// Runs one device sign-in to its tokens. `expired` is the error of a code
+/// that expired before the user approved it: the `sign_in_timeout` of the
+/// sign-in, with its placeholders filled.
+pub(crate) async fn sign_in(flow: Flow<'_>, expired: BridgeError) -> Result<BasicTokenResponse, BridgeError> {
     let endpoint =
         flow.server.device_authorization_endpoint.clone().ok_or_else(|| {
             fail(Cause::SignInFailed, "device authorization: the authorization server does not offer it")
         })?;
-    let client = BasicClient::new(ClientId::new(flow.grant.client_id.clone()))
+    let client = signin::registered(flow.grant, flow.server)
         .set_device_authorization_url(DeviceAuthorizationUrl::from_url(endpoint))
         .set_token_uri(TokenUrl::from_url(flow.server.token_endpoint.clone()));
-    let client = match &flow.grant.client_secret {
-        Some(secret) => client
-            .set_client_secret(ClientSecret::new(secret.clone()))
-            .set_auth_type(signin::auth_type(flow.grant, flow.server)),
-        None => client,
-    };
     let carrier = Carrier::new(flow.http);
-    let mut request = client.exchange_device_code().add_extra_param("resource", flow.resource);
-    if let Some(scope) = flow.scope.filter(|s| !s.is_empty()) {
-        request = request.add_scopes(scope.split(' ').filter(|s| !s.is_empty()).map(|s| Scope::new(s.to_owned())));
-    }
+    let request =
+        client.exchange_device_code().add_extra_param("resource", flow.resource).add_scopes(signin::scopes(flow.scope));
     let details: Result<StandardDeviceAuthorizationResponse, _> = request.request_async(&carrier).await;
     let verification = carrier.body().as_deref().and_then(Verification::of).transpose()?;
     let details = details.map_err(|err| token_error("device authorization", &err, carrier.outcome()))?;
@@ -177,7 +154,7 @@ pub(crate) async fn sign_in(flow: DeviceSignIn<'_>) -> Result<BasicTokenResponse
         .add_extra_param("resource", flow.resource)
         .request_async(&carrier, tokio::time::sleep, None)
         .await
-        .map_err(|err| poll_error(&err, carrier.outcome(), flow.expired))
+        .map_err(|err| poll_error(&err, carrier.outcome(), expired))
 }
 
 /// The failure of the polling (RFC 8628 section 3.5): a denial is

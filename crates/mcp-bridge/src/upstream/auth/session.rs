@@ -295,18 +295,16 @@ impl Auth {
         let device = wants_device && (self.options.sign_in == SignInMode::Device || grant.allows_device());
         let open = self.options.browser && self.options.place == Place::Local;
         let present = if later { signin::Present::Ask(&self.asker) } else { signin::Present::Browser(open) };
+        let flow = signin::Flow {
+            http: &self.http,
+            server: &server,
+            grant: &grant,
+            resource: &indicator,
+            scope: scope.as_deref(),
+            present,
+        };
         let token = if device {
-            let expired = self.timeout_error();
-            let flow = device::DeviceSignIn {
-                http: &self.http,
-                server: &server,
-                grant: &grant,
-                resource: &indicator,
-                scope: scope.as_deref(),
-                present,
-                expired,
-            };
-            device::sign_in(flow).await?
+            device::sign_in(flow, self.timeout_error()).await?
         } else {
             let listener = match listener {
                 Some(listener) => listener,
@@ -315,17 +313,7 @@ impl Auth {
             if let Place::Remote(remote) = self.options.place {
                 tracing::warn!("{}", remote.advice(port));
             }
-            let flow = signin::SignIn {
-                http: &self.http,
-                server: &server,
-                grant: &grant,
-                resource: &indicator,
-                scope: scope.as_deref(),
-                listener: &listener,
-                redirect_uri: &redirect_uri,
-                present,
-            };
-            signin::sign_in(flow).await?
+            signin::sign_in(flow, &listener, &redirect_uri).await?
         };
         let mut grant = grant;
         signin::store_tokens(&mut grant, &token, scope.as_deref());

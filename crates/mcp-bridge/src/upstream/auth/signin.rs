@@ -20,16 +20,15 @@ use oauth2::{
 use reqwest::Url;
 use tokio::net::TcpListener;
 
-/// What one interactive sign-in needs.
-pub(crate) struct SignIn<'a> {
+/// What a sign-in of the user needs, with either grant: the authorization
+/// code here, the device grant in `device`.
+pub(crate) struct Flow<'a> {
     pub http: &'a Fetcher,
     pub server: &'a ServerMetadata,
     pub grant: &'a Grant,
     /// The canonical URI of the MCP server (RFC 8707).
     pub resource: &'a str,
     pub scope: Option<&'a str>,
-    pub listener: &'a TcpListener,
-    pub redirect_uri: &'a str,
     pub present: Present<'a>,
 }
 
@@ -42,36 +41,33 @@ pub(crate) enum Present<'a> {
     Ask(&'a Asker),
 }
 
-/// Runs one sign-in: the browser goes to the one-time start URL of the
-/// listener, which redirects it to the authorization URL; the redirect
-/// brings the code, which becomes the tokens.
-pub(crate) async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, BridgeError> {
-    let redirect_url = RedirectUrl::new(flow.redirect_uri.to_owned())
+/// Runs one sign-in with the authorization code: the browser goes to the
+/// one-time start URL of `listener`, which redirects it to the
+/// authorization URL; the redirect to `redirect_uri` brings the code,
+/// which becomes the tokens.
+pub(crate) async fn sign_in(
+    flow: Flow<'_>,
+    listener: &TcpListener,
+    redirect_uri: &str,
+) -> Result<BasicTokenResponse, BridgeError> {
+    let redirect_url = RedirectUrl::new(redirect_uri.to_owned())
         .map_err(|_| fail(Cause::SignInFailed, "the redirect URI is not valid"))?;
-    let client = BasicClient::new(ClientId::new(flow.grant.client_id.clone()))
+    let client = registered(flow.grant, flow.server)
         .set_auth_uri(AuthUrl::from_url(flow.server.authorization_endpoint.clone()))
         .set_token_uri(TokenUrl::from_url(flow.server.token_endpoint.clone()))
         .set_redirect_uri(redirect_url);
-    let client = match &flow.grant.client_secret {
-        Some(secret) => client
-            .set_client_secret(ClientSecret::new(secret.clone()))
-            .set_auth_type(auth_type(flow.grant, flow.server)),
-        None => client,
-    };
     let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
-    let mut request = client
+    let (auth_url, state) = client
         .authorize_url(CsrfToken::new_random)
         .set_pkce_challenge(challenge)
-        .add_extra_param("resource", flow.resource);
-    if let Some(scope) = flow.scope.filter(|s| !s.is_empty()) {
-        request = request.add_scopes(scope.split(' ').filter(|s| !s.is_empty()).map(|s| Scope::new(s.to_owned())));
-    }
-    let (auth_url, state) = request.url();
+        .add_extra_param("resource", flow.resource)
+        .add_scopes(scopes(flow.scope))
+        .url();
     flow.http.allowed(&auth_url).map_err(super::discovery::invalid_authorization_url)?;
-    let auth_url = check_authorization_url(&auth_url, state.secret(), flow.redirect_uri)?;
+    let auth_url = check_authorization_url(&auth_url, state.secret(), redirect_uri)?;
     let nonce = CsrfToken::new_random();
     let start_path = format!("/start/{}", nonce.secret());
-    let port = flow.listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
     // Ours, but it goes where outside URLs go: through the same gate.
     let start_url = CheckedUrl::for_sign_in(&format!("http://127.0.0.1:{port}{start_path}"))
         .map_err(|_| fail(Cause::SignInFailed, "the start URL is not valid"))?;
@@ -84,7 +80,7 @@ pub(crate) async fn sign_in(flow: SignIn<'_>) -> Result<BasicTokenResponse, Brid
         }
         Present::Ask(auth) => auth.ask(&start_url, None).await?,
     }
-    let redirect = redirect::serve(flow.listener, &start_path, &auth_url, state.secret()).await?;
+    let redirect = redirect::serve(listener, &start_path, &auth_url, state.secret()).await?;
     let code = check_redirect(&redirect, flow.server)?;
     let carrier = Carrier::new(flow.http);
     let token = client
@@ -121,10 +117,28 @@ pub(crate) fn check_authorization_url(url: &Url, state: &str, redirect_uri: &str
     Ok(checked)
 }
 
+/// The OAuth client of a registration: its id, and its secret with the
+/// way the token endpoint takes it.
+pub(super) fn registered(grant: &Grant, server: &ServerMetadata) -> BasicClient {
+    let client = BasicClient::new(ClientId::new(grant.client_id.clone()));
+    match &grant.client_secret {
+        Some(secret) => {
+            client.set_client_secret(ClientSecret::new(secret.clone())).set_auth_type(auth_type(grant, server))
+        }
+        None => client,
+    }
+}
+
+/// The scopes of a space-separated `scope`; none for no scope (then no
+/// `scope` parameter goes out).
+pub(super) fn scopes(scope: Option<&str>) -> Vec<Scope> {
+    scope.unwrap_or("").split(' ').filter(|s| !s.is_empty()).map(|s| Scope::new(s.to_owned())).collect()
+}
+
 /// How a client with a secret authenticates at the token endpoint: the
 /// method of its registration, else HTTP Basic unless the server supports
 /// only `client_secret_post`.
-pub(super) fn auth_type(grant: &Grant, server: &ServerMetadata) -> AuthType {
+fn auth_type(grant: &Grant, server: &ServerMetadata) -> AuthType {
     let post = match grant.token_auth_method.as_deref() {
         Some(method) => method == "client_secret_post",
         None => {
@@ -182,14 +196,7 @@ pub(crate) async fn refresh(
     let Some(refresh_token) = &grant.refresh_token else {
         return Err(fail(Cause::SignInFailed, "refresh: no refresh token"));
     };
-    let client = BasicClient::new(ClientId::new(grant.client_id.clone()))
-        .set_token_uri(TokenUrl::from_url(server.token_endpoint.clone()));
-    let client = match &grant.client_secret {
-        Some(secret) => {
-            client.set_client_secret(ClientSecret::new(secret.clone())).set_auth_type(auth_type(grant, server))
-        }
-        None => client,
-    };
+    let client = registered(grant, server).set_token_uri(TokenUrl::from_url(server.token_endpoint.clone()));
     let carrier = Carrier::new(http);
     client
         .exchange_refresh_token(&RefreshToken::new(refresh_token.clone()))
