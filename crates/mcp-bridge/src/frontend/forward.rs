@@ -118,7 +118,7 @@ async fn first_round(
         Ok(Payload::Raw(raw)) => raw,
         other => return Some(other.and_then(Payload::into_value)),
     };
-    let Some((line, notes)) = raw::result::result_line(id, (method, cursor), &raw, dialect) else {
+    let Some((line, notes)) = raw::rules::apply(id, (method, cursor), &raw, dialect) else {
         return Some(Payload::Raw(raw).into_value());
     };
     if shared.inflight.finish(id, seq) {

@@ -107,7 +107,7 @@ impl Inbox {
     /// message serves the next one (`kept`).
     pub(super) async fn receive_bytes(&self, message: Vec<u8>, max: usize, kept: &KeptBuffer) {
         let message = if self.takes_raw() {
-            match raw::envelope::response(message, kept) {
+            match raw::read::response(message, kept) {
                 Ok((id, raw)) => return self.receive_raw(id, raw),
                 Err(message) => message,
             }
@@ -160,7 +160,7 @@ impl Inbox {
         }
     }
 
-    /// A result response of the raw path (`raw::envelope`): the
+    /// A result response of the raw path (`raw::read`): the
     /// request gets its bytes when it asked for them, else the `Value`.
     fn receive_raw(&self, id: u64, raw: RawResult) {
         let Some(entry) = lock(&self.table).remove(id) else {
