@@ -17,6 +17,7 @@ mod arguments;
 mod auth;
 mod bad_input;
 mod check;
+mod command_line;
 mod demo;
 mod embed;
 mod embed_peers;
