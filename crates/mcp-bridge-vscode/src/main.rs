@@ -39,7 +39,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Check(mut args)) => {
             // The report goes to stdout; only warnings go to the log.
-            let (_log, tail) = log::init_check(profile::NAME, "warn");
+            let (_log, tail, stdout) = log::init_check(profile::NAME, "warn");
             if args.form == cli::Form::Absent {
                 match demo_command() {
                     Ok(command) => (args.upstream, args.form) = (command, cli::Form::Dashed),
@@ -48,7 +48,7 @@ fn main() -> ExitCode {
             }
             let prefix = format!("{} check", profile::NAME);
             with_config(&args, (&prefix, false), |config| async move {
-                let outcome = check::run(config, tail).await;
+                let outcome = check::run(config, tail, stdout).await;
                 if let Some(err) = outcome.write_failure {
                     eprintln!("{}: cannot write the report to stdout: {err}", profile::NAME);
                     return ExitCode::FAILURE;

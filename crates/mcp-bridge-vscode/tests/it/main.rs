@@ -36,3 +36,4 @@ mod meta;
 mod peers;
 mod raw;
 mod soak;
+mod stdout_noise;
