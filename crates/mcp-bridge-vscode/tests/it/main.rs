@@ -35,5 +35,6 @@ mod logging;
 mod meta;
 mod peers;
 mod raw;
+mod scripts;
 mod soak;
 mod stdout_noise;
