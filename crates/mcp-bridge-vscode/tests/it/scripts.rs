@@ -1,6 +1,7 @@
-//! The scripts of the test command on a machine as a newcomer has it
-//! (issue 38, rows 1 and 10): the Secret Service's system packages, and
-//! the private D-Bus session that the tests run in.
+//! The scripts a newcomer meets first, on a machine as it comes (issue
+//! 38): the test command's Secret Service (its system packages, row 1, and
+//! its private D-Bus session, row 10), and the local npm route (the usage
+//! of scripts/package-npm and the launcher's message, row 6).
 
 use crate::support::process::{run_bounded, Input};
 use crate::support::repo_root;
@@ -79,4 +80,60 @@ fn the_secret_service_session_adds_no_line_to_the_output() {
     cmd.args(["sh", "-c", "echo inside; echo on-stderr >&2"]);
     let done = run_bounded(cmd, Input::Closed, Duration::from_secs(30));
     assert_eq!((done.status.code(), done.stdout.as_str(), done.stderr.as_str()), (Some(0), "inside\n", "on-stderr\n"));
+}
+
+/// Runs scripts/package-npm with `args`; only what needs no build.
+fn package_npm(args: &[&str]) -> (Option<i32>, String, String) {
+    let mut cmd = Command::new(repo_root().join("scripts/package-npm"));
+    cmd.args(args);
+    let done = run_bounded(cmd, Input::Closed, Duration::from_secs(30));
+    (done.status.code(), done.stdout, done.stderr)
+}
+
+/// Run bare, the script says its usage instead of a shell error; `--help`
+/// says what each way costs and that both tarballs go together.
+#[test]
+fn package_npm_says_its_usage_and_has_a_help() {
+    let usage = "scripts/package-npm OUT_DIR [--binary PATH | --binaries DIR]";
+    for (args, expected) in [
+        (&[][..], format!("package-npm: give the folder of the tarballs: {usage} (--help says more)\n")),
+        (&["out", "--bogus"], format!("package-npm: unknown option --bogus: {usage} (--help says more)\n")),
+        (&["out", "--binary"], format!("package-npm: --binary takes one path: {usage}\n")),
+        (&["out", "--binary", "/no/such/binary"], "package-npm: --binary /no/such/binary: no such file\n".to_owned()),
+    ] {
+        assert_eq!(package_npm(args), (Some(2), String::new(), expected), "{args:?}");
+    }
+    let (code, help, stderr) = package_npm(&["--help"]);
+    assert_eq!((code, stderr.as_str()), (Some(0), ""));
+    assert!(help.starts_with(&format!("usage: {usage}\n")), "{help}");
+    for expected in ["fat LTO: about 5 minutes", "--binary PATH", "install both tarballs together"] {
+        assert!(help.contains(expected), "--help lacks {expected:?}:\n{help}");
+    }
+}
+
+/// The launcher of the npm package, installed without the package of this
+/// platform (the main tarball alone): it names that package, its version,
+/// and both ways to get it.
+#[test]
+fn the_npm_launcher_names_the_missing_platform_package() {
+    let dir = std::env::temp_dir().join(format!("mcp-bridge-launcher-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("bin")).expect("a folder");
+    let npm = repo_root().join("npm");
+    std::fs::copy(npm.join("mcp-bridge-vscode/bin/mcp-bridge-vscode.js"), dir.join("bin/mcp-bridge-vscode.js"))
+        .expect("the launcher");
+    std::fs::copy(npm.join("platforms.json"), dir.join("platforms.json")).expect("platforms.json");
+    std::fs::write(dir.join("package.json"), r#"{"name": "mcp-bridge-vscode", "version": "1.2.3"}"#)
+        .expect("package.json");
+    let node = std::env::var_os("MCP_BRIDGE_NODE").unwrap_or_else(|| "node".into());
+    let mut cmd = Command::new(node);
+    cmd.arg(dir.join("bin/mcp-bridge-vscode.js")).arg("--version");
+    let done = run_bounded(cmd, Input::Closed, Duration::from_secs(30));
+    let cpu = if cfg!(target_arch = "aarch64") { "arm64" } else { "x64" };
+    let package = format!("mcp-bridge-vscode-linux-{cpu}");
+    let expected = format!(
+        "mcp-bridge-vscode: the package {package}@1.2.3, with the binary for linux {cpu}, is not installed. npm installs it with mcp-bridge-vscode unless optional dependencies are left out (--omit=optional, --no-optional); from tarballs, install both: npm install mcp-bridge-vscode-1.2.3.tgz {package}-1.2.3.tgz\n"
+    );
+    assert_eq!((done.status.code(), done.stdout.as_str(), done.stderr.as_str()), (Some(1), "", expected.as_str()));
+    let _ = std::fs::remove_dir_all(&dir);
 }
