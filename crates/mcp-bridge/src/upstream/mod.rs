@@ -19,6 +19,7 @@ pub(crate) mod http;
 mod inbox;
 mod lines;
 mod listen;
+mod noise;
 mod pending;
 mod request;
 mod stdio;
