@@ -7,6 +7,7 @@ mod demo;
 mod hint;
 mod log;
 mod profile;
+mod trim;
 mod words;
 
 use cli::{BridgeArgs, Command};
@@ -30,6 +31,7 @@ fn main() -> ExitCode {
                 // Non-blocking pipes when VS Code gives pipes: reads and writes
                 // then run on the reactor, without a thread hand-off per line.
                 let (input, output) = rmcp::transport::stdio_pipes();
+                let input = trim::when_quiet(input);
                 mcp_bridge::widen_pipe(std::io::stdout());
                 match mcp_bridge::serve(config, input, output).await {
                     Exit::EndOfInput => ExitCode::SUCCESS,
