@@ -9,7 +9,7 @@ use std::ffi::OsString;
 #[derive(Debug, Parser)]
 #[command(name = "mcp-bridge-vscode", version, args_conflicts_with_subcommands = true)]
 #[command(
-    override_usage = "mcp-bridge-vscode [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-bridge-vscode [OPTIONS] <URL>\n       mcp-bridge-vscode logout <URL>\n       mcp-bridge-vscode check [OPTIONS] [-- <COMMAND> [ARGS]... | <URL>]\n       mcp-bridge-vscode demo-server [--refuse-discover]",
+    override_usage = "mcp-bridge-vscode [OPTIONS] <COMMAND> [ARGS]...\n       mcp-bridge-vscode [OPTIONS] -- <COMMAND> [ARGS]...\n       mcp-bridge-vscode [OPTIONS] <URL>\n       mcp-bridge-vscode logout <URL>\n       mcp-bridge-vscode check [OPTIONS] [<COMMAND> [ARGS]... | -- <COMMAND> [ARGS]... | <URL>]\n       mcp-bridge-vscode demo-server [--refuse-discover]",
     after_help = AFTER_HELP
 )]
 pub struct Cli {
@@ -142,17 +142,16 @@ pub struct BridgeArgs {
     /// refresh, in ms.
     #[arg(long, hide = true, value_name = "MS")]
     pub test_oauth_timeout_ms: Option<u64>,
-    /// The URL of an upstream server over Streamable HTTP (http or https).
-    #[arg(value_name = "URL")]
-    pub url: Option<String>,
-    /// Words after the URL: a command given without `--`, which `main`
-    /// diagnoses instead of clap's "unexpected argument".
-    #[arg(hide = true, value_name = "WORDS")]
-    pub stray: Vec<String>,
-    /// The upstream command and its arguments, after `--`. They are passed
-    /// as given, without a shell.
-    #[arg(last = true, value_name = "COMMAND")]
-    pub command: Vec<OsString>,
+    /// The upstream: the URL of a server over Streamable HTTP (http or
+    /// https), or the command of a stdio server and its arguments, passed
+    /// as given, without a shell. Every word after the command is the
+    /// command's, options too; write -- before a command named like a
+    /// subcommand or starting with -.
+    #[arg(value_name = "URL | COMMAND", trailing_var_arg = true)]
+    pub upstream: Vec<OsString>,
+    /// How the upstream was given (`words::read` sets it).
+    #[arg(skip)]
+    pub form: Form,
 }
 
 /// `NAME=VAR`: a header name and the environment variable of its value.
@@ -168,6 +167,20 @@ fn parse_listen_ms(text: &str) -> Result<[u64; 4], String> {
     let numbers: Vec<u64> =
         text.split(',').map(|n| n.trim().parse::<u64>()).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
     numbers.try_into().map_err(|_| "expected four numbers: BACKOFF,MAX,STABLE,ACK".to_string())
+}
+
+/// How the upstream was given (`words` tells).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Form {
+    /// No word and no `--`.
+    #[default]
+    Absent,
+    /// `--` with nothing after it.
+    EmptyDash,
+    /// The words after `--`: a command, whatever its first word.
+    Dashed,
+    /// Words without `--`: a URL, or a command.
+    Bare,
 }
 
 /// The values of `--sign-in`.

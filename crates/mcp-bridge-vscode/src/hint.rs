@@ -1,66 +1,98 @@
-//! What to say of an upstream argument that is not a URL.
+//! What to say of upstream words that the bridge cannot take (`words`
+//! reads them): the command or the URL as it must be written, when that
+//! can be told.
 //!
-//! A newcomer writes `mcp-bridge-vscode server.py` or `check python3
-//! server.py`, without the `--` before a command. The words then arrive as
-//! a URL (and clap's "unexpected argument" for the second one). When the
-//! first word names a file or a program on `PATH`, the message shows the
-//! command as it must be written; else it repeats the URL up to its origin
-//! (its path and query can hold a key, and never appear in a message).
+//! A URL is repeated up to its origin when it is not valid (its path and
+//! query can hold a key); a URL that only lacks its scheme keeps its path,
+//! which the suggestion needs, but never its query or fragment.
 
 use std::path::Path;
 
-/// What the first word names on this machine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Names {
-    File,
-    Program,
-    Nothing,
+/// `--` with nothing after it (`prefix`: the command line before it).
+pub fn empty_dash(prefix: &str) -> String {
+    format!("nothing follows --: the command of a server comes after it, for example: {prefix} -- {}", example())
 }
 
-impl Names {
-    /// Looks the word up: a file (relative to the current folder), or a
-    /// program on `PATH`.
-    pub fn of(word: &str) -> Names {
-        if Path::new(word).is_file() {
-            Names::File
-        } else if !word.contains(['/', '\\']) && on_path(word) {
-            Names::Program
-        } else {
-            Names::Nothing
+/// No upstream at all, outside `check`.
+pub fn no_upstream(prefix: &str) -> String {
+    format!("no upstream: give a URL or the command of a server, for example: {prefix} {}", example())
+}
+
+fn example() -> String {
+    format!("{} server.py", interpreter("server.py").unwrap_or("python3"))
+}
+
+/// A subcommand's name where the command goes: after an option, or in
+/// `check`.
+pub fn subcommand_word(prefix: &str, word: &str, top: bool) -> String {
+    let first = if top { ", which comes first, before any option" } else { "" };
+    format!(
+        "{word} is a subcommand{first}; a program named {word} is written after --, for example: {prefix} -- {word}"
+    )
+}
+
+/// A first word that names a file that cannot start as it is written:
+/// a bare name (the spawn looks it up on `PATH` only), or a file that is
+/// not executable.
+pub fn file(prefix: &str, words: &[String], startable: bool) -> String {
+    let Some(first) = words.first() else { return no_upstream(prefix) };
+    let command = |lead: &str| {
+        let mut all: Vec<String> = words.iter().map(|w| quoted(w)).collect();
+        if let Some(word) = all.first_mut() {
+            word.insert_str(0, lead);
         }
+        all.join(" ")
+    };
+    if startable {
+        let here = if cfg!(windows) { ".\\" } else { "./" };
+        return format!(
+            "{first} is a file in this folder, and a program without a folder is looked up on PATH: write it with \
+             its folder, for example: {prefix} {}",
+            command(here)
+        );
+    }
+    match interpreter(first) {
+        Some(program) => format!(
+            "{first} is a file, not a program: give the program that runs it first, for example: {prefix} {program} {}",
+            command("")
+        ),
+        None if cfg!(unix) => format!(
+            "{first} is a file that is not executable: make it executable (chmod +x {first}) or give the program that \
+             runs it first"
+        ),
+        None => format!("{first} is a file that Windows cannot start: give the program that runs it first"),
     }
 }
 
-/// The message for `words` given where a URL goes (the URL and the words
-/// after it), `prefix` the command before them (`mcp-bridge-vscode check`),
-/// `names` what the first word names.
-pub fn not_a_url(prefix: &str, words: &[String], names: Names) -> String {
-    let Some(first) = words.first() else {
-        return "no upstream: give a URL, or the command after --".into();
-    };
-    match names {
-        Names::File | Names::Program => {
-            let what = if names == Names::File { "a file" } else { "a program" };
-            let mut command: Vec<String> = interpreter(first).into_iter().map(str::to_owned).collect();
-            command.extend(words.iter().map(|w| quoted(w)));
-            format!(
-                "{first} is {what}, not a URL. Give the command of a server after --, for example: {prefix} -- {}",
-                command.join(" ")
-            )
+/// A URL without its scheme, and the URL it stands for.
+pub fn no_scheme(text: &str, url: &str) -> String {
+    let shown = &text[..text.find(['?', '#']).unwrap_or(text.len())];
+    format!("the URL {shown} has no scheme; did you mean {url}?")
+}
+
+/// A first word that is nothing the bridge knows, with the subcommand it
+/// may be a typo of. `top`: outside `check`, where subcommands stand.
+pub fn names_nothing(word: &str, top: bool, typo: Option<&str>) -> String {
+    let what = if top { "a subcommand, a URL" } else { "a URL" };
+    match typo {
+        Some(subcommand) => {
+            format!("{word} is not {what}, a file here or a program on PATH; did you mean {subcommand}?")
         }
-        // A URL and more words: the words are not repeated, since the URL
-        // may hold a key.
-        Names::Nothing if words.len() > 1 && first.contains("://") => format!(
+        None => format!("{word} is not {what}, a file here or a program on PATH"),
+    }
+}
+
+/// A URL that is not valid, alone or with more words after it.
+pub fn not_a_url(words: &[String]) -> String {
+    match words {
+        [] => "no upstream: give a URL, or the command of a server".into(),
+        [first] => format!("the URL {} is not a valid http or https URL", origin(first)),
+        // The words are not repeated: they may hold a key too.
+        [first, rest @ ..] => format!(
             "give one URL ({} and {} more word(s) were given), or the command of a server after --",
             origin(first),
-            words.len() - 1
+            rest.len()
         ),
-        Names::Nothing if words.len() > 1 => format!(
-            "give one URL, or the command of a server after -- ({prefix} -- {}); {} is not a valid http or https URL",
-            words.iter().map(|w| quoted(w)).collect::<Vec<_>>().join(" "),
-            origin(first)
-        ),
-        Names::Nothing => format!("the URL {} is not a valid http or https URL", origin(first)),
     }
 }
 
@@ -99,25 +131,6 @@ pub fn origin(text: &str) -> &str {
     &text[..scheme_len + authority.len()]
 }
 
-/// Whether `name` is an executable file in a folder of `PATH`.
-fn on_path(name: &str) -> bool {
-    let Some(path) = std::env::var_os("PATH") else { return false };
-    #[cfg(windows)]
-    {
-        let pathext = std::env::var_os("PATHEXT");
-        let is_file = |p: &Path| p.is_file();
-        mcp_bridge::resolve_program(std::ffi::OsStr::new(name), Some(path.as_os_str()), pathext.as_deref(), &is_file)
-            .is_some()
-    }
-    #[cfg(not(windows))]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::env::split_paths(&path).any(|dir| {
-            std::fs::metadata(dir.join(name)).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,45 +139,40 @@ mod tests {
         text.split(' ').map(str::to_owned).collect()
     }
 
+    /// A file as the first word starts only as a program with a folder:
+    /// the message shows the command as it must be written.
     #[test]
-    fn a_file_or_a_program_without_the_double_dash_gets_the_command_as_it_must_be_written() {
+    fn a_file_that_cannot_start_as_written_gets_the_command_as_it_must_be_written() {
+        let python = if cfg!(windows) { "python" } else { "python3" };
+        let here = if cfg!(windows) { ".\\" } else { "./" };
         let cases = [
             (
                 "mcp-bridge-vscode",
                 "server.py",
-                Names::File,
-                "server.py is a file, not a URL. Give the command of a server after --, for example: mcp-bridge-vscode -- python3 server.py",
+                false,
+                format!("server.py is a file, not a program: give the program that runs it first, for example: mcp-bridge-vscode {python} server.py"),
             ),
             (
                 "mcp-bridge-vscode check",
-                "python3",
-                Names::Program,
-                "python3 is a program, not a URL. Give the command of a server after --, for example: mcp-bridge-vscode check -- python3",
-            ),
-            (
-                "mcp-bridge-vscode check",
-                "python3 server.py",
-                Names::Program,
-                "python3 is a program, not a URL. Give the command of a server after --, for example: mcp-bridge-vscode check -- python3 server.py",
-            ),
-            (
-                "mcp-bridge-vscode",
                 "build/server.mjs --port",
-                Names::File,
-                "build/server.mjs is a file, not a URL. Give the command of a server after --, for example: mcp-bridge-vscode -- node build/server.mjs --port",
+                false,
+                "build/server.mjs is a file, not a program: give the program that runs it first, for example: mcp-bridge-vscode check node build/server.mjs --port".to_owned(),
             ),
             (
                 "mcp-bridge-vscode",
-                "./server",
-                Names::File,
-                "./server is a file, not a URL. Give the command of a server after --, for example: mcp-bridge-vscode -- ./server",
+                "server --flag",
+                true,
+                format!("server is a file in this folder, and a program without a folder is looked up on PATH: write it with its folder, for example: mcp-bridge-vscode {here}server --flag"),
             ),
         ];
-        for (prefix, given, names, expected) in cases {
-            let expected =
-                if cfg!(windows) { expected.replace("python3 server.py", "python server.py") } else { expected.into() };
-            assert_eq!(not_a_url(prefix, &words(given), names), expected, "{given}");
+        for (prefix, given, startable, expected) in cases {
+            assert_eq!(file(prefix, &words(given), startable), expected, "{given}");
         }
+        #[cfg(unix)]
+        assert_eq!(
+            file("mcp-bridge-vscode", &words("./server"), false),
+            "./server is a file that is not executable: make it executable (chmod +x ./server) or give the program that runs it first"
+        );
     }
 
     #[test]
@@ -175,46 +183,41 @@ mod tests {
                 "the URL htps://mcp.example.com is not a valid http or https URL",
             ),
             ("https//mcp.example.com/SECRET", "the URL https is not a valid http or https URL"),
-            ("mcp.example.com/SECRET", "the URL mcp.example.com is not a valid http or https URL"),
             ("ftp://user:SECRET@host/x", "the URL ftp:// is not a valid http or https URL"),
             ("https://exa mple.com#SECRET", "the URL https://exa mple.com is not a valid http or https URL"),
         ];
         for (given, expected) in cases {
-            let message = not_a_url("mcp-bridge-vscode", &[given.to_owned()], Names::Nothing);
+            let message = not_a_url(&[given.to_owned()]);
             assert_eq!(message, expected);
             assert!(!message.contains("SECRET"), "{message}");
         }
     }
 
     #[test]
-    fn more_words_than_a_url_say_how_to_give_a_command() {
-        let message = not_a_url("mcp-bridge-vscode check", &words("srv --flag"), Names::Nothing);
-        assert_eq!(
-            message,
-            "give one URL, or the command of a server after -- (mcp-bridge-vscode check -- srv --flag); srv is not a valid http or https URL"
-        );
-    }
-
-    #[test]
     fn a_url_with_more_words_is_repeated_up_to_its_origin_only() {
         let words = ["https://mcp.example.com/mcp?key=SECRET".to_owned(), "extra".to_owned()];
-        let message = not_a_url("mcp-bridge-vscode", &words, Names::Nothing);
         assert_eq!(
-            message,
+            not_a_url(&words),
             "give one URL (https://mcp.example.com and 1 more word(s) were given), or the command of a server after --"
         );
     }
 
+    /// A URL without its scheme keeps its path in the suggestion, which
+    /// needs it, but never its query or fragment.
     #[test]
-    fn a_word_names_a_file_here_or_a_program_on_the_path() {
-        let file = std::env::temp_dir().join(format!("hint-{}.py", std::process::id()));
-        std::fs::write(&file, "").expect("a temporary file");
-        let name = file.to_str().expect("a UTF-8 temporary path");
-        assert_eq!(Names::of(name), Names::File);
-        let _ = std::fs::remove_file(&file);
-        #[cfg(unix)]
-        assert_eq!(Names::of("sh"), Names::Program, "sh is on the PATH of every Unix machine");
-        assert_eq!(Names::of("no-such-program-anywhere"), Names::Nothing);
-        assert_eq!(Names::of("https://mcp.example.com/mcp"), Names::Nothing);
+    fn a_url_without_a_scheme_keeps_its_path_but_not_its_query() {
+        assert_eq!(
+            no_scheme("mcp.example.com/mcp?key=SECRET", "https://mcp.example.com/mcp"),
+            "the URL mcp.example.com/mcp has no scheme; did you mean https://mcp.example.com/mcp?"
+        );
+    }
+
+    #[test]
+    fn a_word_that_names_nothing_says_what_it_is_not_and_the_subcommand_it_may_mean() {
+        assert_eq!(
+            names_nothing("chek", true, Some("check")),
+            "chek is not a subcommand, a URL, a file here or a program on PATH; did you mean check?"
+        );
+        assert_eq!(names_nothing("srv", false, None), "srv is not a URL, a file here or a program on PATH");
     }
 }

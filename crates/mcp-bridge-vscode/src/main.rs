@@ -7,9 +7,10 @@ mod demo;
 mod hint;
 mod log;
 mod profile;
+mod trim;
+mod words;
 
-use clap::Parser;
-use cli::{BridgeArgs, Cli, Command};
+use cli::{BridgeArgs, Command};
 use mcp_bridge::{
     canonical_resource, AuthOptions, CaBundle, ClientOptions, Config, Exit, HttpOptions, ListenTimings, Place,
     SecretHeader, SignInMode, StdioCommand, Store, Timeouts, UpstreamSpec, Url, REQUEST_TIME_LIMIT,
@@ -22,14 +23,15 @@ use std::time::Duration;
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = words::read(std::env::args_os().collect());
     match cli.command {
         None => {
             let _log = log::init(profile::NAME, "info");
-            with_config(&cli.bridge, profile::NAME, |config| async move {
+            with_config(&cli.bridge, (profile::NAME, true), |config| async move {
                 // Non-blocking pipes when VS Code gives pipes: reads and writes
                 // then run on the reactor, without a thread hand-off per line.
                 let (input, output) = rmcp::transport::stdio_pipes();
+                let input = trim::when_quiet(input);
                 mcp_bridge::widen_pipe(std::io::stdout());
                 match mcp_bridge::serve(config, input, output).await {
                     Exit::EndOfInput => ExitCode::SUCCESS,
@@ -39,16 +41,16 @@ fn main() -> ExitCode {
         }
         Some(Command::Check(mut args)) => {
             // The report goes to stdout; only warnings go to the log.
-            let (_log, tail) = log::init_check(profile::NAME, "warn");
-            if args.command.is_empty() && args.url.is_none() {
+            let (_log, tail, stdout) = log::init_check(profile::NAME, "warn");
+            if args.form == cli::Form::Absent {
                 match demo_command() {
-                    Ok(command) => args.command = command,
+                    Ok(command) => (args.upstream, args.form) = (command, cli::Form::Dashed),
                     Err(message) => return usage_error(&message),
                 }
             }
             let prefix = format!("{} check", profile::NAME);
-            with_config(&args, &prefix, |config| async move {
-                let outcome = check::run(config, tail).await;
+            with_config(&args, (&prefix, false), |config| async move {
+                let outcome = check::run(config, tail, stdout).await;
                 if let Some(err) = outcome.write_failure {
                     eprintln!("{}: cannot write the report to stdout: {err}", profile::NAME);
                     return ExitCode::FAILURE;
@@ -82,8 +84,9 @@ fn main() -> ExitCode {
 }
 
 /// Builds the configuration and runs `work` with it, or exits with 2.
-/// `prefix` is the command line before the upstream, for the hints.
-fn with_config<F, Fut>(args: &BridgeArgs, prefix: &str, work: F) -> ExitCode
+/// `prefix` is the command line before the upstream, for the hints, and
+/// whether it is the bridge's own (not `check`'s).
+fn with_config<F, Fut>(args: &BridgeArgs, prefix: (&str, bool), work: F) -> ExitCode
 where
     F: FnOnce(Config) -> Fut,
     Fut: std::future::Future<Output = ExitCode>,
@@ -122,37 +125,28 @@ fn demo_command() -> Result<Vec<std::ffi::OsString>, String> {
     Ok(vec![exe.into_os_string(), "demo-server".into()])
 }
 
-/// The upstream of the arguments and its fallback name: the command after
-/// `--` (named after its file name without extension), or a URL, which has
-/// no such name: the profile's name serves (behaviour spec, "The profile":
-/// "It is also the server name when no other name exists").
-fn upstream(args: &BridgeArgs, prefix: &str) -> Result<(UpstreamSpec, String), String> {
-    match (&args.url, args.command.split_first()) {
-        (Some(_), Some(_)) => Err("give either a URL or a command after --, not both".into()),
-        (None, None) => {
-            Err("no upstream: give a URL, or the command after --, for example: mcp-bridge-vscode -- python server.py"
-                .into())
-        }
-        (None, Some((program, rest))) => {
+/// The upstream of the arguments and its fallback name: a command (named
+/// after its file name without extension), or a URL, which has no such
+/// name: the profile's name serves (behaviour spec, "The profile": "It is
+/// also the server name when no other name exists").
+fn upstream(args: &BridgeArgs, (prefix, top): (&str, bool)) -> Result<(UpstreamSpec, String), String> {
+    match words::upstream(&args.upstream, args.form, prefix, top)? {
+        None => Err(hint::no_upstream(prefix)),
+        Some(words::Upstream::Command(command)) => {
             if let Some(option) = url_only_option(args) {
                 return Err(format!(
-                    "{option} is for a server at a URL; a command after -- gets no HTTP requests \
+                    "{option} is for a server at a URL; a command gets no HTTP requests \
                      (it inherits the environment of the bridge)"
                 ));
             }
+            let Some((program, rest)) = command.split_first() else { return Err(hint::no_upstream(prefix)) };
             let name = Path::new(program)
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| profile::NAME.into());
             Ok((UpstreamSpec::Stdio(StdioCommand { program: program.clone(), args: rest.to_vec() }), name))
         }
-        (Some(given), None) => {
-            let parsed = Url::parse(given).ok().filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host());
-            // A command without `--` arrives here as a URL and more words.
-            let Some(url) = parsed.filter(|_| args.stray.is_empty()) else {
-                let words: Vec<String> = std::iter::once(given.clone()).chain(args.stray.iter().cloned()).collect();
-                return Err(hint::not_a_url(prefix, &words, hint::Names::of(given)));
-            };
+        Some(words::Upstream::Url(url)) => {
             Ok((UpstreamSpec::Http(Box::new(http_options(args, url)?)), profile::NAME.to_owned()))
         }
     }
@@ -231,8 +225,9 @@ fn http_options(args: &BridgeArgs, url: Url) -> Result<HttpOptions, String> {
 /// `logout <URL>`: forgets the tokens and the registration of the server;
 /// exit 0 also when there were none, 2 when the store does not open.
 fn logout(url: &str) -> ExitCode {
-    let Some(url) = Url::parse(url).ok().filter(|u| matches!(u.scheme(), "http" | "https")) else {
-        return usage_error("the URL is not a valid http or https URL");
+    let url = match words::logout_url(url) {
+        Ok(url) => url,
+        Err(message) => return usage_error(&message),
     };
     let store = match Store::open() {
         Ok(store) => store,
@@ -255,7 +250,7 @@ fn logout(url: &str) -> ExitCode {
 }
 
 /// The configuration of the front end, from the arguments.
-fn config(args: &BridgeArgs, prefix: &str) -> Result<Config, String> {
+fn config(args: &BridgeArgs, prefix: (&str, bool)) -> Result<Config, String> {
     let (upstream, fallback_name) = upstream(args, prefix)?;
     let fallback_name = args.name.clone().unwrap_or(fallback_name);
     let mut timeouts = Timeouts {

@@ -58,8 +58,15 @@ impl ServerHandler for Tags {
     }
 }
 
+/// Said on stderr at the start: run by hand, the example otherwise waits
+/// on stdin in silence. Stdout is the protocol's.
+const HELLO: &str = "embedded-example: an MCP server on stdin and stdout for clients of 2025-11-25 (VS Code) \
+                     and 2026-07-28; it reads one JSON-RPC message per line, an initialize first, or run it under \
+                     a client: mcp-bridge-vscode check -- cargo run -q -p mcp-bridge --features embed --example embedded";
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
+    eprintln!("{HELLO}");
     // Before: `Tags { .. }.serve(rmcp::transport::stdio()).await?.waiting().await`.
     mcp_bridge::embed::serve_stdio(|path| Tags { path }, Options::new(Profile::vscode(), "embedded-example")).await
 }

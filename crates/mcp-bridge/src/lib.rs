@@ -21,13 +21,24 @@
 //!
 //! # Layout
 //!
-//! Layers import downward only: `frontend` (the state machine toward the
-//! client) → `listener` (the listen stream) → `upstream` (the 2026-07-28
-//! client and its transports) → `translate` and `input` (pure rules),
-//! `fast` (the rules over the raw text of a result), `jsonrpc` (the
-//! envelope and the error table), `framing` (lines), `output` (the writer
-//! of the client's stream). ARCHITECTURE.md at the root of the repository
-//! is the map.
+//! Layers import downward only, from the top:
+//!
+//! - `embed` (feature `embed`): one stdio connection of an `rmcp` server.
+//! - `frontend`: the state machine toward the client and its dispatch.
+//! - `listener`: the listen stream, one owner task.
+//! - `upstream`: the 2026-07-28 client and its transports (stdio, HTTP with
+//!   its sign-in, the in-memory link).
+//! - `raw`: the result rules over the raw text of a result; `output`: the
+//!   one writer of the client's stream.
+//! - `pipe`: the bounded line reader, the writer, the kept buffer.
+//! - `framing` (what a line is), `input` (input requests into questions),
+//!   `translate` (the pure `Value` rules): no I/O.
+//! - `jsonrpc` (the envelope, ids, the error table), `method` (what a
+//!   forwarded method is), `dialect` (how a client differs: quirks,
+//!   revision, icon rule), `profile` (the product and the revisions),
+//!   `gate` (the one way outside data is shown), `sync`.
+//!
+//! ARCHITECTURE.md at the root of the repository is the map.
 #![deny(clippy::print_stdout)]
 #![warn(unreachable_pub)]
 

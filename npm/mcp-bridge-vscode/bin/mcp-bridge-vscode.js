@@ -40,10 +40,25 @@ function binary() {
     try {
         return require.resolve(`${platform.package}/bin/${platform.binary}`);
     } catch {
+        // Name the package and its version: npm leaves it out with
+        // --omit=optional, and an install of the main tarball alone has
+        // no registry to fetch it from.
+        const version = ownVersion();
         fail(
-            `the package ${platform.package} with the binary for this platform is not installed ` +
-                '(was the install run with --omit=optional or --no-optional?); install mcp-bridge-vscode again with optional dependencies'
+            `the package ${platform.package}@${version}, with the binary for ${process.platform} ${process.arch}, ` +
+                'is not installed. npm installs it with mcp-bridge-vscode unless optional dependencies are left out ' +
+                '(--omit=optional, --no-optional); from tarballs, install both: ' +
+                `npm install mcp-bridge-vscode-${version}.tgz ${platform.package}-${version}.tgz`
         );
+    }
+}
+
+/** The version of this package, which every platform package shares. */
+function ownVersion() {
+    try {
+        return require('../package.json').version;
+    } catch {
+        return 'latest';
     }
 }
 

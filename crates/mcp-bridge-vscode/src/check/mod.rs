@@ -7,7 +7,7 @@
 
 mod print;
 
-use crate::log::Tail;
+use crate::log::{Stdout, Tail};
 use mcp_bridge::{Config, Note, NoteSink, UpstreamSpec};
 use print::{out, Out};
 use serde_json::{json, Value};
@@ -40,9 +40,10 @@ fn vscode_capabilities() -> Value {
 }
 
 /// Runs the check. `tail` holds the last lines of the upstream command's
-/// stderr, shown when the server fails.
-pub async fn run(mut config: Config, tail: Tail) -> Outcome {
-    let context = Context::of(&config, tail);
+/// stderr, shown when the server fails; `stdout` the lines of its stdout
+/// that are no JSON-RPC message.
+pub async fn run(mut config: Config, tail: Tail, stdout: Stdout) -> Outcome {
+    let context = Context::of(&config, tail, stdout);
     let notes: Arc<Mutex<Vec<(String, Note)>>> = Arc::default();
     let sink_notes = notes.clone();
     config.notes = Some(NoteSink(Arc::new(move |method: &str, note: &Note| {
@@ -70,12 +71,20 @@ struct Context {
     /// The time limit of server/discover.
     discover: Duration,
     tail: Tail,
+    stdout: Stdout,
 }
 
 impl Context {
-    fn of(config: &Config, tail: Tail) -> Self {
+    fn of(config: &Config, tail: Tail, stdout: Stdout) -> Self {
         let remote = matches!(config.upstream, UpstreamSpec::Http(_));
-        Context { remote, discover: config.timeouts.discover, tail }
+        Context { remote, discover: config.timeouts.discover, tail, stdout }
+    }
+
+    /// The lines of the command's stdout that the bridge dropped, if any.
+    fn show_stdout(&self, o: &mut Out) {
+        if let Some((first, count)) = self.stdout.seen() {
+            print::stdout_lines(o, &first, count);
+        }
     }
 
     /// After a failure: the server's last lines of stderr, for a command.
@@ -124,22 +133,41 @@ impl Client {
         self.answer(id, method).await
     }
 
-    /// [`Client::request`], with `notice` on stderr when the answer takes
-    /// longer than [`WAIT_NOTICE`].
+    /// [`Client::request`], with the wait notice on stderr when the answer
+    /// takes longer than [`WAIT_NOTICE`]. A line on the command's stdout
+    /// that is no JSON-RPC message (a banner) ends the wait when no answer
+    /// follows it within [`WAIT_NOTICE`]: such a server would otherwise
+    /// keep `check` silent until the discover limit.
     async fn request_noting_delay(
         &mut self,
         method: &str,
         params: Value,
-        notice: &str,
+        context: &Context,
     ) -> Result<Result<Value, Value>, String> {
         let id = self.start(method, params).await?;
         let answer = self.answer(id, method);
         tokio::pin!(answer);
-        tokio::select! {
-            answer = &mut answer => return answer,
-            () = tokio::time::sleep(WAIT_NOTICE) => eprintln!("{notice}"),
+        let notice = tokio::time::sleep(WAIT_NOTICE);
+        tokio::pin!(notice);
+        let mut noticed = false;
+        loop {
+            tokio::select! {
+                answer = &mut answer => return answer,
+                () = &mut notice, if !noticed => {
+                    noticed = true;
+                    eprintln!("{}", context.wait_notice());
+                }
+                first = context.stdout.first() => {
+                    return match tokio::time::timeout(WAIT_NOTICE, &mut answer).await {
+                        Ok(answer) => answer,
+                        Err(_) => Err(format!(
+                            "{first}\n  No answer came in {} s after that line, so check stopped waiting.",
+                            WAIT_NOTICE.as_secs()
+                        )),
+                    };
+                }
+            }
         }
-        answer.await
     }
 
     /// Sends a request; returns its id.
@@ -175,11 +203,12 @@ impl Client {
 async fn report(o: &mut Out, client: &mut Client, notes: &Mutex<Vec<(String, Note)>>, context: &Context) -> bool {
     let init = json!({"protocolVersion": "2025-11-25", "capabilities": vscode_capabilities(),
                       "clientInfo": {"name": "Visual Studio Code", "version": "check"}});
-    let result = match client.request_noting_delay("initialize", init, &context.wait_notice()).await {
+    let result = match client.request_noting_delay("initialize", init, context).await {
         Ok(Ok(result)) => result,
         Ok(Err(error)) => {
             out!(o, "VS Code cannot use this server: initialize failed.");
             out!(o, "  {}", print::describe_error(&error));
+            context.show_stdout(o);
             context.show_stderr(o);
             return false;
         }
@@ -215,6 +244,7 @@ async fn report(o: &mut Out, client: &mut Client, notes: &Mutex<Vec<(String, Not
     }
     let notes = notes.lock().map(|n| n.clone()).unwrap_or_default();
     print::notes(o, &notes);
+    context.show_stdout(o);
     if !usable {
         context.show_stderr(o);
     }

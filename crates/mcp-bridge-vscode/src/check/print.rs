@@ -122,6 +122,13 @@ pub fn notes(o: &mut Out, notes: &[(String, Note)]) {
     }
 }
 
+/// The lines of the command's stdout that are no JSON-RPC message: how
+/// many, and the bridge's warning of the first, which quotes it.
+pub fn stdout_lines(o: &mut Out, first: &str, count: usize) {
+    out!(o, "\nThe server wrote {count} line(s) to stdout that the bridge dropped. The first:");
+    out!(o, "  {first}");
+}
+
 /// The last lines of the upstream command's stderr, after a failure.
 pub fn stderr_tail(o: &mut Out, lines: &[String]) {
     if lines.is_empty() {

@@ -5,8 +5,10 @@
 mod fields;
 mod line;
 mod pipe;
+mod stdout;
 mod tail;
 
+pub use stdout::Stdout;
 pub use tail::Tail;
 
 use std::fmt::{self, Write as _};
@@ -68,13 +70,15 @@ pub fn init(tag: &'static str, default_level: &str) -> pipe::Guard {
     guard
 }
 
-/// The logger of `check`: the same lines as [`init`], and beside them the
-/// last lines of the upstream command's stderr at any level, for the
-/// report of a server that fails.
+/// The logger of `check`: the same lines as [`init`], and beside them,
+/// at any level, the last lines of the upstream command's stderr, for the
+/// report of a server that fails, and the lines of its stdout that are no
+/// JSON-RPC message.
 #[must_use = "the guard writes the last lines when it drops"]
-pub fn init_check(tag: &'static str, default_level: &str) -> (pipe::Guard, Tail) {
+pub fn init_check(tag: &'static str, default_level: &str) -> (pipe::Guard, Tail, Stdout) {
     let (writer, guard) = pipe::start();
     let tail = Tail::default();
+    let stdout = Stdout::default();
     let lines = tracing_subscriber::fmt::layer()
         .with_writer(writer)
         .with_ansi(false)
@@ -82,8 +86,9 @@ pub fn init_check(tag: &'static str, default_level: &str) -> (pipe::Guard, Tail)
         .fmt_fields(fields::Fields)
         .with_filter(filter(default_level));
     let stderr = tail.clone().with_filter(Targets::new().with_target(tail::TARGET, tracing::Level::TRACE));
-    tracing_subscriber::registry().with(lines).with(stderr).init();
-    (guard, tail)
+    let noise = stdout.clone().with_filter(Targets::new().with_target(stdout::TARGET, tracing::Level::TRACE));
+    tracing_subscriber::registry().with(lines).with(stderr).with(noise).init();
+    (guard, tail, stdout)
 }
 
 fn filter(default_level: &str) -> EnvFilter {

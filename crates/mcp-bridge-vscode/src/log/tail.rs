@@ -54,7 +54,7 @@ impl<S: Subscriber> Layer<S> for Tail {
 }
 
 /// The `message` field of an event, as its text.
-struct Message(Option<String>);
+pub(super) struct Message(pub(super) Option<String>);
 
 impl Visit for Message {
     fn record_str(&mut self, field: &Field, value: &str) {

@@ -29,6 +29,7 @@ fn help_names_every_usage_the_exit_codes_the_log_the_token_store_and_the_proxy()
     let (code, help, _) = run_in(&std::env::temp_dir(), &["--help"]);
     assert_eq!(code, Some(0));
     for expected in [
+        "mcp-bridge-vscode [OPTIONS] <COMMAND> [ARGS]...",
         "mcp-bridge-vscode [OPTIONS] -- <COMMAND> [ARGS]...",
         "mcp-bridge-vscode check [OPTIONS]",
         "mcp-bridge-vscode demo-server [--refuse-discover]",
@@ -41,31 +42,64 @@ fn help_names_every_usage_the_exit_codes_the_log_the_token_store_and_the_proxy()
     }
 }
 
-/// A command written without `--` arrives where a URL goes: the message
-/// shows it as it must be written, when its first word names a file here
-/// or a program on `PATH`.
+/// The command-line table of the refusals (issue 37's "a command without
+/// `--`", issue 38's rows 4 and 5): each is exit 2, before anything is
+/// read, with the way to write it. A first word that is neither a URL nor
+/// a subcommand starts a command; these are the words that cannot.
 #[test]
-fn a_command_without_the_double_dash_is_shown_as_it_must_be_written() {
-    let dir = folder("dash");
-    let cases: [(&[&str], &str); 3] = [
-        (&["server.py"], "mcp-bridge-vscode: server.py is a file, not a URL. Give the command of a server after --, for example: mcp-bridge-vscode -- python3 server.py\n"),
-        (&["check", "python3"], "mcp-bridge-vscode: python3 is a program, not a URL. Give the command of a server after --, for example: mcp-bridge-vscode check -- python3\n"),
-        (&["check", "python3", "server.py"], "mcp-bridge-vscode: python3 is a program, not a URL. Give the command of a server after --, for example: mcp-bridge-vscode check -- python3 server.py\n"),
+fn each_upstream_that_cannot_be_taken_is_refused_with_exit_2_and_the_way_to_write_it() {
+    let dir = folder("table");
+    let cases: [(&[&str], &str); 21] = [
+        // A file that is not a program, with or without `check`.
+        (&["server.py"], "server.py is a file, not a program: give the program that runs it first, for example: mcp-bridge-vscode python3 server.py"),
+        (&["check", "--name", "n", "server.py", "--port", "1"], "server.py is a file, not a program: give the program that runs it first, for example: mcp-bridge-vscode check python3 server.py --port 1"),
+        // A typo of a subcommand, and a word that names nothing.
+        (&["chek"], "chek is not a subcommand, a URL, a file here or a program on PATH; did you mean check?"),
+        (&["logot", "https://mcp.example.com"], "logot is not a subcommand, a URL, a file here or a program on PATH; did you mean logout?"),
+        (&["srv", "--flag"], "srv is not a subcommand, a URL, a file here or a program on PATH"),
+        (&["check", "srv"], "srv is not a URL, a file here or a program on PATH"),
+        // `--` with nothing after it.
+        (&["--"], "nothing follows --: the command of a server comes after it, for example: mcp-bridge-vscode -- python3 server.py"),
+        (&["--name", "n", "--"], "nothing follows --: the command of a server comes after it, for example: mcp-bridge-vscode -- python3 server.py"),
+        (&["check", "--"], "nothing follows --: the command of a server comes after it, for example: mcp-bridge-vscode check -- python3 server.py"),
+        // A subcommand's name where the command goes.
+        (&["--name", "n", "check"], "check is a subcommand, which comes first, before any option; a program named check is written after --, for example: mcp-bridge-vscode -- check"),
+        (&["check", "logout"], "logout is a subcommand; a program named logout is written after --, for example: mcp-bridge-vscode check -- logout"),
+        // A URL without its scheme: the path stays, the query goes.
+        (&["mcp.example.com/mcp"], "the URL mcp.example.com/mcp has no scheme; did you mean https://mcp.example.com/mcp?"),
+        (&["check", "mcp.example.com/mcp?key=SECRET", "--name", "n"], "the URL mcp.example.com/mcp has no scheme; did you mean https://mcp.example.com/mcp?"),
+        (&["localhost:3000/mcp"], "the URL localhost:3000/mcp has no scheme; did you mean http://localhost:3000/mcp?"),
+        (&["logout", "mcp.example.com"], "the URL mcp.example.com has no scheme; did you mean https://mcp.example.com?"),
+        // A URL that is not valid: today's message, up to its origin.
+        (&["htps://mcp.example.com/mcp/SECRET?key=SECRET"], "the URL htps://mcp.example.com is not a valid http or https URL"),
+        (&["check", "https//mcp.example.com/SECRET"], "the URL https is not a valid http or https URL"),
+        (&["logout", "htps://mcp.example.com/SECRET"], "the URL htps://mcp.example.com is not a valid http or https URL"),
+        (&["https://mcp.example.com/mcp", "extra"], "give one URL (https://mcp.example.com and 1 more word(s) were given), or the command of a server after --"),
+        // Options after a URL stay the bridge's (here a missing variable).
+        (&["https://mcp.example.com/mcp", "--header-env", "A=MCP_BRIDGE_TEST_NO_SUCH_VAR"], "the variable MCP_BRIDGE_TEST_NO_SUCH_VAR of --header-env A=MCP_BRIDGE_TEST_NO_SUCH_VAR is not set"),
+        (&["check", "https://mcp.example.com/mcp", "--header-env", "A=MCP_BRIDGE_TEST_NO_SUCH_VAR"], "the variable MCP_BRIDGE_TEST_NO_SUCH_VAR of --header-env A=MCP_BRIDGE_TEST_NO_SUCH_VAR is not set"),
     ];
     for (args, expected) in cases {
         let (code, stdout, stderr) = run_in(&dir, args);
-        assert_eq!((code, stdout.as_str(), stderr.as_str()), (Some(2), "", expected), "{args:?}");
+        let expected = format!("mcp-bridge-vscode: {expected}\n");
+        assert_eq!((code, stdout.as_str(), stderr.as_str()), (Some(2), "", expected.as_str()), "{args:?}");
+        assert!(!stderr.contains("SECRET"), "{stderr}");
     }
 }
 
-/// A malformed URL is repeated up to its origin: its path and query can
-/// hold a key, which never appears in a message.
+/// A command whose first word is a file here starts only with its folder:
+/// the spawn looks a bare name up on `PATH`, never in the current folder.
 #[test]
-fn a_malformed_url_is_repeated_up_to_its_origin() {
-    let (code, stdout, stderr) = run_in(&std::env::temp_dir(), &["htps://mcp.example.com/mcp/SECRET?key=SECRET"]);
+fn an_executable_file_here_without_its_folder_is_shown_with_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = folder("here");
+    let server = dir.join("server");
+    std::fs::write(&server, "#!/bin/sh\n").expect("server");
+    std::fs::set_permissions(&server, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let (code, stdout, stderr) = run_in(&dir, &["server", "--port", "1"]);
     assert_eq!(
         (code, stdout.as_str(), stderr.as_str()),
-        (Some(2), "", "mcp-bridge-vscode: the URL htps://mcp.example.com is not a valid http or https URL\n")
+        (Some(2), "", "mcp-bridge-vscode: server is a file in this folder, and a program without a folder is looked up on PATH: write it with its folder, for example: mcp-bridge-vscode ./server --port 1\n")
     );
 }
 
@@ -79,7 +113,7 @@ fn an_option_of_a_url_with_a_command_is_refused_with_exit_2() {
         args.extend(["--", "python3", "server.py"]);
         let (code, stdout, stderr) = run_in(&std::env::temp_dir(), &args);
         let expected = format!(
-            "mcp-bridge-vscode: {} is for a server at a URL; a command after -- gets no HTTP requests (it inherits the environment of the bridge)\n",
+            "mcp-bridge-vscode: {} is for a server at a URL; a command gets no HTTP requests (it inherits the environment of the bridge)\n",
             option[0]
         );
         assert_eq!((code, stdout.as_str(), stderr.as_str()), (Some(2), "", expected.as_str()), "{args:?}");

@@ -40,6 +40,27 @@ fn check_reports_the_server_each_tool_and_each_repair_with_its_pointer() {
     }
 }
 
+/// `check` lists every repair, whichever path made it. A `tools/list` of a
+/// pipe that needs only R6 repairs takes the raw path (`raw::result`),
+/// which answers first and logs its notes after; a server with only tools
+/// has no other list after it, so the report was printed before the notes
+/// came ("Repairs: none needed." while the log had the repair).
+#[test]
+fn check_lists_the_repairs_of_a_result_that_takes_the_raw_path() {
+    let tools = json!({"tools": [
+        {"name": "count_tags", "description": "Count the tags.", "inputSchema": {"type": "object", "properties": {"tags": {"type": "array"}}}}
+    ]});
+    let (code, report) =
+        check(&fake_upstream(&["--capabilities", r#"{"tools":{}}"#, "--tools-list", &tools.to_string()]));
+    assert_eq!(code, Some(0), "{report}");
+    assert!(
+        report.ends_with(
+            "\nRepairs and warnings (1):\n  info [tools/list] tool 'count_tags', inputSchema '/properties/tags': an array schema without items got items: {}\n\nVS Code can use this server.\n"
+        ),
+        "{report}"
+    );
+}
+
 #[test]
 fn check_warns_of_endless_paging_and_still_finishes() {
     // The server answers every page with the same cursor.

@@ -2,7 +2,7 @@
 //! rules (M1)", "Progress (M1)", "Cancellation (M1)").
 
 use super::rounds::{self, Request};
-use super::state::{Ready, Shared};
+use super::state::{log_note, Ready, Shared};
 use crate::dialect::Dialect;
 use crate::input::checks::check_object;
 use crate::jsonrpc::{self, Id};
@@ -118,10 +118,15 @@ async fn first_round(
         Ok(Payload::Raw(raw)) => raw,
         other => return Some(other.and_then(Payload::into_value)),
     };
-    let Some((line, notes)) = raw::result::result_line(id, (method, cursor), &raw, dialect) else {
+    let Some((line, notes)) = raw::rules::apply(id, (method, cursor), &raw, dialect) else {
         return Some(Payload::Raw(raw).into_value());
     };
     if shared.inflight.finish(id, seq) {
+        // The sink gets the notes before the response goes, as on the full
+        // path: `check` reads them once it has the last response.
+        for note in &notes {
+            shared.sink(method.name(), note);
+        }
         shared.out.send_pieces(line).await;
         // The notes of a big list (one per R6 repair: 2,000 for 2,000
         // repaired tools) are logged once the writer has had its turn, so
@@ -130,7 +135,7 @@ async fn first_round(
             tokio::task::yield_now().await;
         }
         for note in &notes {
-            shared.report(method.name(), note);
+            log_note(note);
         }
     }
     None

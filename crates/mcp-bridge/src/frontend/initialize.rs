@@ -10,7 +10,7 @@ use crate::input::checks::Declared;
 use crate::jsonrpc::{self, BridgeError, Cause, Id};
 use crate::profile::Revision;
 use crate::translate::capabilities::client_capabilities;
-use crate::translate::initialize::initialize_result;
+use crate::translate::discover::initialize_result;
 use crate::translate::revision;
 use crate::upstream::{self, Call, CallError, Client, Connection, Hooks, Identity, LogSink, SignIn, UpstreamMethod};
 use serde_json::{Map, Value};

@@ -192,11 +192,14 @@ impl Shared {
 
     /// Logs a note of the result rules, and gives it to the note sink.
     pub(crate) fn report(&self, method: &str, note: &Note) {
-        match note.level {
-            // The span of the request names the method and the id.
-            Level::Info => tracing::info!("{note}"),
-            Level::Warn => tracing::warn!("{note}"),
-        }
+        log_note(note);
+        self.sink(method, note);
+    }
+
+    /// Gives a note of the result rules to the note sink, if there is one.
+    /// Before the response goes out: a reader of the sink (`check`) that
+    /// has the response then has its notes too.
+    pub(crate) fn sink(&self, method: &str, note: &Note) {
         if let Some(sink) = &self.config.notes {
             (sink.0)(method, note);
         }
@@ -205,5 +208,14 @@ impl Shared {
     /// The upstream client, for the end of the connection.
     pub(crate) fn take_client(&self) -> Option<Client> {
         lock(&self.upstream).take()
+    }
+}
+
+/// Logs a note of the result rules; the span of the request names the
+/// method and the id.
+pub(crate) fn log_note(note: &Note) {
+    match note.level {
+        Level::Info => tracing::info!("{note}"),
+        Level::Warn => tracing::warn!("{note}"),
     }
 }

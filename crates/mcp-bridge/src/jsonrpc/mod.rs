@@ -8,18 +8,18 @@
 
 mod cause;
 mod depth;
+mod envelope;
 mod id;
 mod message;
-mod raw;
 pub(crate) mod reason;
 mod text;
 
 pub(crate) use cause::{code, fail, format_limit, no_response};
 pub use cause::{BridgeError, Cause};
 pub(crate) use depth::{exceeds_depth, skip_string, PARSER_MAX_DEPTH};
+pub(crate) use envelope::{plain_request, result_envelope};
 pub(crate) use id::{Id, IdKey};
 pub(crate) use message::Message;
-pub(crate) use raw::{plain_request, result_envelope};
 pub(crate) use text::{append_json, json_line};
 
 use serde_json::{Map, Value};

@@ -8,7 +8,7 @@ use crate::framing::{decode, Decoded, Frame};
 use crate::jsonrpc::{result_response, Id, Message};
 use crate::method::Method;
 use crate::props::bytes::Bytes;
-use crate::raw::{envelope, result::result_line};
+use crate::raw::{read, rules};
 use crate::translate::icons::filter_icons;
 use crate::translate::result::{is_input_required, translate_result};
 use crate::upstream::UPSTREAM_MAX_DEPTH;
@@ -33,10 +33,10 @@ pub(crate) const CURSOR: &str = "next";
 
 /// For one line of the upstream server, the answer to a request of
 /// `method`:
-/// - a line that `raw::envelope` takes is, to the full decode, a result
+/// - a line that `raw::read` takes is, to the full decode, a result
 ///   response with the same id and a result equal to the raw one, member
 ///   for member, in order and with the same number text;
-/// - a response line that `raw::result` gives is, once parsed, the line
+/// - a response line that `raw::rules` gives is, once parsed, the line
 ///   that the full path writes (the rules, the icon rule of an upstream
 ///   that is `remote` or not, the envelope), with the notes that the full
 ///   path gives, in the same order, when `Dialect::raw_result` lets the
@@ -46,7 +46,7 @@ pub(crate) fn raw_path(
     (quirks, remote): (Quirks, bool),
     line: &[u8],
 ) -> Checked {
-    let Ok((id, raw)) = envelope::response(line.to_vec(), &Default::default()) else { return Ok(()) };
+    let Ok((id, raw)) = read::response(line.to_vec(), &Default::default()) else { return Ok(()) };
     let decoded = decode(&Frame::Line(line.to_vec()), usize::MAX, UPSTREAM_MAX_DEPTH);
     let Some(Decoded::Message(Message::Response { id: full_id, outcome: Ok(result) })) = decoded else {
         return Err(format!("the raw path took a line that the full path decodes as {decoded:?}"));
@@ -60,7 +60,7 @@ pub(crate) fn raw_path(
     if !dialect.raw_result(method) {
         return Ok(());
     }
-    let Some((pieces, raw_notes)) = result_line(&client_id, (method, cursor), &raw, &dialect) else {
+    let Some((pieces, raw_notes)) = rules::apply(&client_id, (method, cursor), &raw, &dialect) else {
         return Ok(());
     };
     ensure!(!is_input_required(&result), "the raw path answered an input request");

@@ -8,7 +8,7 @@ use crate::dialect::Dialect;
 use crate::method::Method;
 use crate::props::bytes::Bytes;
 use crate::translate::capabilities::{client_capabilities, TASKS_EXTENSION};
-use crate::translate::initialize::{initialize_result, SERVER_INFO_KEY};
+use crate::translate::discover::{initialize_result, SERVER_INFO_KEY};
 use crate::translate::items::{normalize_input_schema, MAX_SCHEMA_DEPTH};
 use crate::translate::meta::passthrough;
 use crate::translate::note::{Level, Note};

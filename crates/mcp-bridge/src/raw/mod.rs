@@ -7,9 +7,9 @@
 //! serializes the tree again: for a 32 MiB result that is three copies of
 //! the line in memory and most of the bridge's time, and for a small call a
 //! score of allocations. Here the upstream reader checks the envelope of
-//! each result message without building its members ([`envelope::response`]),
+//! each result message without building its members ([`read::response`]),
 //! the request's task checks the members that the result rules name
-//! ([`result::result_line`]), and the writer writes the untouched members
+//! ([`rules::apply`]), and the writer writes the untouched members
 //! straight from the line that was read. A big list gets its rules on the
 //! text where it lies (`list`, `schema`): the members and the schemas are
 //! found with `scan`, which builds nothing, each R6 repair is a patch at a
@@ -29,9 +29,9 @@
 //! `raw_path` fuzz target).
 
 mod edit;
-pub(crate) mod envelope;
 mod list;
-pub(crate) mod result;
+pub(crate) mod read;
+pub(crate) mod rules;
 mod scan;
 mod schema;
 
@@ -129,7 +129,7 @@ mod tests {
         line.extend(vec![b'x'; 100_000]);
         line.extend(br#""}}"#);
         let at = line.as_ptr();
-        let (_, raw) = envelope::response(line, &kept).expect("a result response");
+        let (_, raw) = read::response(line, &kept).expect("a result response");
         let part = raw.text().as_bytes().get(9..100_009).unwrap_or_default();
         let piece = raw.share(part);
         assert_eq!((piece.as_ptr(), piece.len()), (part.as_ptr(), 100_000), "no copy");

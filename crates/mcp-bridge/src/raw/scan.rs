@@ -2,7 +2,7 @@
 //! where each value, member name and item starts and ends, and builds
 //! nothing.
 //!
-//! The text of a big list is checked by `raw::envelope` (the whole line
+//! The text of a big list is checked by `raw::read` (the whole line
 //! parsed by serde_json, at most 127 levels, no surrogate escape), so this
 //! reader need not check the grammar again: it follows the structure from
 //! byte to byte and skips each string to its closing quote

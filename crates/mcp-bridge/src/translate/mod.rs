@@ -2,8 +2,8 @@
 //! the members its rule names and keeps every other member as it came.
 
 pub(crate) mod capabilities;
+pub(crate) mod discover;
 pub(crate) mod icons;
-pub(crate) mod initialize;
 pub(crate) mod items;
 pub(crate) mod meta;
 pub(crate) mod note;

@@ -3,7 +3,7 @@
 //! gets it. Only the members that a rule names change; every other member,
 //! and the order of the members, stay as they came.
 
-use super::initialize::SERVER_INFO_KEY;
+use super::discover::SERVER_INFO_KEY;
 use super::items::normalize_input_schema;
 use super::note::Note;
 use crate::dialect::Dialect;

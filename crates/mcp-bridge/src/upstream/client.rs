@@ -201,7 +201,7 @@ impl Client {
     }
 
     /// [`Client::call`], but a result comes as its bytes
-    /// ([`Payload::Raw`]) when `raw::envelope` takes its response, for the
+    /// ([`Payload::Raw`]) when `raw::read` takes its response, for the
     /// raw path of the result rules.
     pub(crate) async fn call_raw(&self, call: Call<'_>) -> Result<Payload, CallError> {
         self.call_with(call, true).await

@@ -7,6 +7,7 @@
 //! transports never see the client.
 
 use super::hooks::LogSink;
+use super::noise;
 use super::pending::{Entry, Reply, Table};
 use super::stream::{self, Routes, StreamEvent, StreamSink};
 use crate::framing::{self, Decoded, Frame};
@@ -106,8 +107,19 @@ impl Inbox {
     /// nothing where the full decode builds a tree. The buffer of a big
     /// message serves the next one (`kept`).
     pub(super) async fn receive_bytes(&self, message: Vec<u8>, max: usize, kept: &KeptBuffer) {
+        self.receive_message(message, max, kept, false).await;
+    }
+
+    /// A line of a stdio server's stdout (or of the in-memory link): as
+    /// [`Inbox::receive_bytes`], and a line that is no JSON-RPC message at
+    /// all gets the warning that quotes it (`noise`).
+    pub(super) async fn receive_line(&self, line: Vec<u8>, max: usize, kept: &KeptBuffer) {
+        self.receive_message(line, max, kept, true).await;
+    }
+
+    async fn receive_message(&self, message: Vec<u8>, max: usize, kept: &KeptBuffer, stdout: bool) {
         let message = if self.takes_raw() {
-            match raw::envelope::response(message, kept) {
+            match raw::read::response(message, kept) {
                 Ok((id, raw)) => return self.receive_raw(id, raw),
                 Err(message) => message,
             }
@@ -116,11 +128,17 @@ impl Inbox {
         };
         let frame = Frame::Line(message);
         let decoded = framing::decode(&frame, max, UPSTREAM_MAX_DEPTH);
+        let quote = match (&decoded, &frame) {
+            (Some(Decoded::Bad { error, .. }), Frame::Line(line)) if stdout => noise::quote(line, error.cause),
+            _ => None,
+        };
         if let Frame::Line(message) = frame {
             kept.give_back(message);
         }
-        if let Some(decoded) = decoded {
-            self.receive(decoded).await;
+        match (decoded, quote) {
+            (Some(Decoded::Bad { id, error }), Some(quote)) => self.bad(id, &error, Some(&quote)),
+            (Some(decoded), _) => self.receive(decoded).await,
+            (None, _) => {}
         }
     }
 
@@ -148,19 +166,27 @@ impl Inbox {
             Decoded::Message(Message::Unanswerable | Message::Invalid { .. }) => {
                 tracing::warn!("dropped an upstream message that is not valid JSON-RPC");
             }
-            Decoded::Bad { id, error } => {
-                let failed = BridgeError::new(Cause::InvalidResponse).with_detail(error.cause.name());
-                let known = id.as_ref().and_then(own_id).is_some_and(|n| self.fail(n, failed));
-                tracing::warn!(
-                    cause = error.cause.name(),
-                    request = known,
-                    "the upstream server sent a message that is not valid"
-                );
-            }
+            Decoded::Bad { id, error } => self.bad(id, &error, None),
         }
     }
 
-    /// A result response of the raw path (`raw::envelope`): the
+    /// A message that failed a check: the request whose id it shows gets
+    /// `invalid_response`, and the log a warning, which quotes a line that
+    /// is no JSON-RPC message at all (`quote`).
+    fn bad(&self, id: Option<Id>, error: &BridgeError, quote: Option<&str>) {
+        let failed = BridgeError::new(Cause::InvalidResponse).with_detail(error.cause.name());
+        let known = id.as_ref().and_then(own_id).is_some_and(|n| self.fail(n, failed));
+        match quote {
+            Some(quote) => noise::warn(quote, error.cause, known),
+            None => tracing::warn!(
+                cause = error.cause.name(),
+                request = known,
+                "the upstream server sent a message that is not valid"
+            ),
+        }
+    }
+
+    /// A result response of the raw path (`raw::read`): the
     /// request gets its bytes when it asked for them, else the `Value`.
     fn receive_raw(&self, id: u64, raw: RawResult) {
         let Some(entry) = lock(&self.table).remove(id) else {

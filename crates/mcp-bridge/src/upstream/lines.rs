@@ -179,7 +179,7 @@ async fn read_lines<R: AsyncRead + Unpin>(inbox: Arc<Inbox>, input: R, max_line_
     let mut reader = LineReader::new(input, max_line_bytes).with_kept(kept.clone());
     loop {
         match reader.next_frame().await {
-            Ok(Some(Frame::Line(line))) => inbox.receive_bytes(line, max_line_bytes, &kept).await,
+            Ok(Some(Frame::Line(line))) => inbox.receive_line(line, max_line_bytes, &kept).await,
             Ok(Some(frame)) => {
                 if let Some(decoded) = framing::decode(&frame, max_line_bytes, UPSTREAM_MAX_DEPTH) {
                     inbox.receive(decoded).await;

@@ -25,6 +25,7 @@ mod inbox;
 mod later_sign_in;
 mod lines;
 mod listen;
+mod noise;
 mod outgoing;
 mod pending;
 mod request;

@@ -43,7 +43,7 @@ impl Reply {
 }
 
 /// A raw result as the full path gives it: its `Value`, or the error of a
-/// response line that does not parse (which `raw::envelope` lets through
+/// response line that does not parse (which `raw::read` lets through
 /// only if it failed to check something the parser checks).
 pub(crate) fn parse_raw(raw: &RawResult) -> Result<Value, BridgeError> {
     raw.to_value().map_err(|_| BridgeError::new(Cause::InvalidResponse).with_detail(Cause::ParseError.name()))

@@ -1,5 +1,6 @@
 //! The tests of the crate's public API, in one binary: the error table
-//! against the spec's, the embedded mode's return, and the import rule of
+//! against the spec's, the embedded mode's return, the example as a
+//! newcomer runs it (`embedded_example`), and the import rule of
 //! the house (`house`, read from the source). Two have a binary of
 //! their own: the allocation budget (`tests/allocations.rs`), whose
 //! counting allocator is global, and the replay of the fuzz corpora
@@ -7,5 +8,6 @@
 //! so is left out of the published package.
 
 mod embed_return;
+mod embedded_example;
 mod error_table;
 mod house;

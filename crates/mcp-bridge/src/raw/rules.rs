@@ -10,7 +10,7 @@ use crate::dialect::Dialect;
 use crate::jsonrpc::Id;
 use crate::method::Method;
 use crate::profile::Quirks;
-use crate::translate::initialize::SERVER_INFO_KEY;
+use crate::translate::discover::SERVER_INFO_KEY;
 use crate::translate::note::Note;
 use crate::translate::result::MODERN_MEMBERS;
 use bytes::{BufMut, Bytes, BytesMut};
@@ -33,7 +33,7 @@ pub(crate) type RawResponse = (Vec<Bytes>, Vec<Note>);
 /// the `cursor` of the request, for the `nextCursor` rule. The caller
 /// asked `Dialect::raw_result` first: whether this result may take the raw
 /// path at all is decided there, once.
-pub(crate) fn result_line(
+pub(crate) fn apply(
     id: &Id,
     (method, cursor): (Method, Option<&Value>),
     raw: &RawResult,
@@ -80,7 +80,7 @@ pub(crate) fn result_line(
 }
 
 /// The members of the result, in order, each as its JSON text. The text was
-/// checked by `raw::envelope`, so `raw::scan` finds them without a second
+/// checked by `raw::read`, so `raw::scan` finds them without a second
 /// parse. A name that comes twice keeps its first place and its last value,
 /// as in a `serde_json::Map` with `preserve_order`. `value_end` reads each
 /// value, from its name and where it starts, and gives the offset after it.
@@ -166,7 +166,7 @@ fn call_is_ready(members: &Members<'_>, quirks: Quirks, links_matter: bool) -> O
 
 /// Whether a block of the content array is of `type` `"text"`, and whether
 /// one is a `"resource_link"`, in one scan (its text was checked by
-/// `raw::envelope`).
+/// `raw::read`).
 fn block_types(content: &str) -> Option<(bool, bool)> {
     let text = Text::new(content);
     let (mut texts, mut links) = (false, false);
@@ -245,9 +245,9 @@ mod tests {
     /// The same toward a `remote` upstream (VS Code's icon rule applies).
     fn answer_with(method: Method, result: &str, remote: bool) -> Option<(String, usize)> {
         let line = format!(r#"{{"jsonrpc":"2.0","id":3,"result":{result}}}"#);
-        let (_, raw) = crate::raw::envelope::response(line.into_bytes(), &Default::default()).ok()?;
+        let (_, raw) = crate::raw::read::response(line.into_bytes(), &Default::default()).ok()?;
         let dialect = Dialect::new(&crate::profile::Profile::vscode(), crate::profile::Revision::LATEST, remote);
-        let (pieces, notes) = result_line(&Id::number(9), (method, None), &raw, &dialect)?;
+        let (pieces, notes) = apply(&Id::number(9), (method, None), &raw, &dialect)?;
         Some((String::from_utf8(pieces.concat()).ok()?, notes.len()))
     }
 

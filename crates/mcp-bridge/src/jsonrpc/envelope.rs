@@ -19,7 +19,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// The members of a JSON-RPC envelope, as their JSON text, for the checks
-/// that skip its tree (here, and `raw::envelope` for a result response);
+/// that skip its tree (here, and `raw::read` for a result response);
 /// the parse checks and skips the others. It allocates nothing: the names
 /// and the texts are slices of the line. A member that comes twice fails
 /// the parse (serde's derive refuses a field twice), and the line goes to
