@@ -12,8 +12,8 @@ mod words;
 
 use cli::{BridgeArgs, Command};
 use mcp_bridge::{
-    canonical_resource, AuthOptions, CaBundle, ClientOptions, Config, Exit, HttpOptions, ListenTimings, Place,
-    SecretHeader, SignInMode, StdioCommand, Store, Timeouts, UpstreamSpec, Url, REQUEST_TIME_LIMIT,
+    canonical_resource, AuthOptions, CaBundle, Config, Exit, HttpOptions, SecretHeader, SignInMode, StdioCommand,
+    Store, Timeouts, UpstreamSpec, Url,
 };
 use std::path::Path;
 use std::process::ExitCode;
@@ -144,7 +144,7 @@ fn upstream(args: &BridgeArgs, (prefix, top): (&str, bool)) -> Result<(UpstreamS
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| profile::NAME.into());
-            Ok((UpstreamSpec::Stdio(StdioCommand { program: program.clone(), args: rest.to_vec() }), name))
+            Ok((UpstreamSpec::Stdio(StdioCommand::new(program, rest)), name))
         }
         Some(words::Upstream::Url(url)) => {
             Ok((UpstreamSpec::Http(Box::new(http_options(args, url)?)), profile::NAME.to_owned()))
@@ -196,30 +196,28 @@ fn http_options(args: &BridgeArgs, url: Url) -> Result<HttpOptions, String> {
         }
         None => None,
     };
-    let store = Store::open()?;
-    let pre_registered = args.client_id.clone().zip(args.client_issuer.clone());
-    let auth = AuthOptions {
-        client: ClientOptions {
-            pre_registered,
-            client_secret,
-            metadata_url: args.client_metadata_url.clone(),
-            name: profile::NAME.into(),
-        },
-        redirect_port: args.redirect_port,
-        browser: !args.no_browser,
-        sign_in_timeout: Duration::from_secs(args.sign_in_timeout),
-        program: profile::NAME.into(),
-        sandbox: std::env::var("SANDBOX_RUNTIME").is_ok_and(|v| v == "1"),
-        store,
-        request_limit: args.test_oauth_timeout_ms.map_or(REQUEST_TIME_LIMIT, Duration::from_millis),
-        sign_in: match args.sign_in {
-            None | Some(cli::SignIn::Auto) => SignInMode::Auto,
-            Some(cli::SignIn::Browser) => SignInMode::Browser,
-            Some(cli::SignIn::Device) => SignInMode::Device,
-        },
-        place: Place::here(),
+    let mut auth = AuthOptions::new(profile::NAME)?;
+    auth.client.pre_registered = args.client_id.clone().zip(args.client_issuer.clone());
+    auth.client.client_secret = client_secret;
+    auth.client.metadata_url = args.client_metadata_url.clone();
+    auth.redirect_port = args.redirect_port;
+    auth.browser = !args.no_browser;
+    auth.sign_in_timeout = Duration::from_secs(args.sign_in_timeout);
+    auth.sandbox = std::env::var("SANDBOX_RUNTIME").is_ok_and(|v| v == "1");
+    if let Some(ms) = args.test_oauth_timeout_ms {
+        auth.request_limit = Duration::from_millis(ms);
+    }
+    auth.sign_in = match args.sign_in {
+        None | Some(cli::SignIn::Auto) => SignInMode::Auto,
+        Some(cli::SignIn::Browser) => SignInMode::Browser,
+        Some(cli::SignIn::Device) => SignInMode::Device,
     };
-    Ok(HttpOptions { url, headers, ca, max_response_bytes, auth: Some(auth) })
+    let mut options = HttpOptions::new(url.as_str())?;
+    options.headers = headers;
+    options.ca = ca;
+    options.max_response_bytes = max_response_bytes;
+    options.auth = Some(auth);
+    Ok(options)
 }
 
 /// `logout <URL>`: forgets the tokens and the registration of the server;
@@ -277,23 +275,19 @@ fn config(args: &BridgeArgs, prefix: (&str, bool)) -> Result<Config, String> {
         timeouts.input = Duration::from_millis(ms);
     }
     if let Some([backoff, max_backoff, stable, ack_timeout]) = args.test_listen_ms {
-        timeouts.listen = ListenTimings {
-            backoff: Duration::from_millis(backoff),
-            max_backoff: Duration::from_millis(max_backoff),
-            stable: Duration::from_millis(stable),
-            ack_timeout: Duration::from_millis(ack_timeout),
-        };
+        let listen = &mut timeouts.listen;
+        listen.backoff = Duration::from_millis(backoff);
+        listen.max_backoff = Duration::from_millis(max_backoff);
+        listen.stable = Duration::from_millis(stable);
+        listen.ack_timeout = Duration::from_millis(ack_timeout);
     }
     if let Some(ms) = args.test_shutdown_grace_ms {
         timeouts.shutdown_grace = Duration::from_millis(ms);
     }
-    Ok(Config {
-        profile: mcp_bridge::Profile::vscode(),
-        upstream,
-        fallback_name,
-        max_line_bytes: usize::try_from(args.max_line_bytes)
-            .map_err(|_| "--max-line-bytes is too large".to_string())?,
-        timeouts,
-        notes: None,
-    })
+    let mut config = Config::new(mcp_bridge::Profile::vscode(), upstream);
+    config.fallback_name = fallback_name;
+    config.max_line_bytes =
+        usize::try_from(args.max_line_bytes).map_err(|_| "--max-line-bytes is too large".to_string())?;
+    config.timeouts = timeouts;
+    Ok(config)
 }

@@ -12,10 +12,9 @@
 //! that brings back a `Value` tree for the envelope, or a `Map` built only
 //! to be serialized, goes over it.
 
-use mcp_bridge::{Config, MemoryLink, Timeouts, UpstreamSpec};
+use mcp_bridge::{Config, MemoryLink, UpstreamSpec};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
 /// The most allocations one small round trip may cost.
@@ -88,19 +87,14 @@ fn a_small_call_round_trip_stays_within_its_allocation_budget() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
     let Ok(runtime) = runtime else { panic!("no runtime") };
     let per_round = runtime.block_on(async {
-        let link = MemoryLink(Arc::new(|| {
+        let link = MemoryLink::new(|| {
             let (client, server) = tokio::io::duplex(1 << 16);
             tokio::spawn(script(server));
             client
-        }));
-        let config = Config {
-            profile: mcp_bridge::Profile::vscode(),
-            upstream: UpstreamSpec::Memory(link),
-            fallback_name: "s".into(),
-            max_line_bytes: 1 << 20,
-            timeouts: Timeouts::default(),
-            notes: None,
-        };
+        });
+        let mut config = Config::new(mcp_bridge::Profile::vscode(), UpstreamSpec::Memory(link));
+        config.fallback_name = "s".into();
+        config.max_line_bytes = 1 << 20;
         let (client, bridge) = tokio::io::duplex(1 << 16);
         let (bridge_read, bridge_write) = tokio::io::split(bridge);
         let serving = tokio::spawn(mcp_bridge::serve(config, bridge_read, bridge_write));

@@ -46,11 +46,11 @@ pub async fn run(mut config: Config, tail: Tail, stdout: Stdout) -> Outcome {
     let context = Context::of(&config, tail, stdout);
     let notes: Arc<Mutex<Vec<(String, Note)>>> = Arc::default();
     let sink_notes = notes.clone();
-    config.notes = Some(NoteSink(Arc::new(move |method: &str, note: &Note| {
+    config.notes = Some(NoteSink::new(move |method: &str, note: &Note| {
         if let Ok(mut notes) = sink_notes.lock() {
             notes.push((method.to_owned(), note.clone()));
         }
-    })));
+    }));
     let (client_end, bridge_end) = tokio::io::duplex(1 << 20);
     let (bridge_read, bridge_write) = tokio::io::split(bridge_end);
     let bridge = tokio::spawn(mcp_bridge::serve(config, bridge_read, bridge_write));

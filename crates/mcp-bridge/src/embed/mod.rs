@@ -69,7 +69,7 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let link = MemoryLink(Arc::new(move || {
+    let link = MemoryLink::new(move || {
         let (client, server) = tokio::io::duplex(1 << 20);
         let handler = make(Route::Legacy);
         tokio::spawn(async move {
@@ -81,7 +81,7 @@ where
             }
         });
         client
-    }));
+    });
     let timeouts = Timeouts {
         discover: NO_LIMIT,
         list: NO_LIMIT,

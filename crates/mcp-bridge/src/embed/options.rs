@@ -3,6 +3,7 @@
 //! gets, and the limits of both paths.
 
 use crate::framing;
+use crate::frontend::MAX_LINE_BYTES;
 use crate::profile::Profile;
 use std::time::Duration;
 
@@ -42,7 +43,7 @@ impl Options {
             profile,
             name: name.into(),
             discover: Discover::Answer,
-            max_line_bytes: 64 * 1024 * 1024,
+            max_line_bytes: MAX_LINE_BYTES,
             max_depth: framing::MAX_DEPTH,
             shutdown_grace: Duration::from_secs(2),
         }

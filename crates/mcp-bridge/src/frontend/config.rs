@@ -63,6 +63,9 @@ impl Default for Timeouts {
     }
 }
 
+/// The longest line of the client or the upstream server by default.
+pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+
 /// Everything a front end needs.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -78,6 +81,23 @@ pub struct Config {
     pub notes: Option<NoteSink>,
 }
 
+impl Config {
+    /// A bridge with `profile` toward its client and `upstream` behind it,
+    /// and the defaults: lines of at most 64 MiB, the time limits of
+    /// [`Timeouts::default`], the profile's name as the server name when the
+    /// upstream server gives none, and the notes in the log only.
+    pub fn new(profile: Profile, upstream: UpstreamSpec) -> Config {
+        Config {
+            fallback_name: profile.name.clone(),
+            profile,
+            upstream,
+            max_line_bytes: MAX_LINE_BYTES,
+            timeouts: Timeouts::default(),
+            notes: None,
+        }
+    }
+}
+
 /// A function that receives a note of the result rules with its method.
 pub type NoteFn = dyn Fn(&str, &Note) + Send + Sync;
 
@@ -86,6 +106,14 @@ pub type NoteFn = dyn Fn(&str, &Note) + Send + Sync;
 /// results, so a client that has a response has its notes too.
 #[derive(Clone)]
 pub struct NoteSink(pub Arc<NoteFn>);
+
+impl NoteSink {
+    /// A sink that calls `receive` with the method of the request and each
+    /// note of its result.
+    pub fn new(receive: impl Fn(&str, &Note) + Send + Sync + 'static) -> NoteSink {
+        NoteSink(Arc::new(receive))
+    }
+}
 
 impl std::fmt::Debug for NoteSink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

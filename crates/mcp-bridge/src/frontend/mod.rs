@@ -18,6 +18,8 @@ mod state;
 mod subscriptions;
 
 pub(crate) use crate::output::Output;
+#[cfg(feature = "embed")]
+pub(crate) use config::MAX_LINE_BYTES;
 pub use config::{Config, NoteFn, NoteSink, Timeouts};
 pub(crate) use state::Phase;
 

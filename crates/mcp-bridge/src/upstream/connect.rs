@@ -30,7 +30,15 @@ pub enum UpstreamSpec {
 /// Makes the client's end of a new in-memory link to a server in this
 /// process; the server serves the other end.
 #[derive(Clone)]
-pub struct MemoryLink(pub Arc<dyn Fn() -> tokio::io::DuplexStream + Send + Sync>);
+pub struct MemoryLink(Arc<dyn Fn() -> tokio::io::DuplexStream + Send + Sync>);
+
+impl MemoryLink {
+    /// A link whose every new connection is a duplex from `connect`: the
+    /// caller serves the other end of each.
+    pub fn new(connect: impl Fn() -> tokio::io::DuplexStream + Send + Sync + 'static) -> MemoryLink {
+        MemoryLink(Arc::new(connect))
+    }
+}
 
 impl std::fmt::Debug for MemoryLink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

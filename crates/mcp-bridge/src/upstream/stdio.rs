@@ -35,6 +35,14 @@ pub struct StdioCommand {
     pub args: Vec<OsString>,
 }
 
+impl StdioCommand {
+    /// `program` with `args`, started without a shell, each argument as
+    /// given.
+    pub fn new(program: impl Into<OsString>, args: impl IntoIterator<Item = impl Into<OsString>>) -> StdioCommand {
+        StdioCommand { program: program.into(), args: args.into_iter().map(Into::into).collect() }
+    }
+}
+
 /// The child and its pipes, which need tasks once the client exists.
 pub(super) struct Spawned {
     child: Child,

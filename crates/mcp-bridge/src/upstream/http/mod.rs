@@ -45,6 +45,8 @@ const MAX_REDIRECTS: usize = 5;
 /// authorization server: a host that drops the packets fails its request
 /// then, not at the request's own limit (an hour for a tool call).
 const CONNECT_LIMIT: Duration = Duration::from_secs(10);
+/// The largest JSON body or event of a stream by default.
+const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
 /// The most of an error body that is read to find a JSON-RPC error in it.
 const ERROR_BODY_BYTES: usize = 64 * 1024;
 
@@ -114,6 +116,20 @@ pub struct HttpOptions {
     pub max_response_bytes: usize,
     /// Sign-in; `None` leaves a 401 to fail its request.
     pub auth: Option<auth::AuthOptions>,
+}
+
+impl HttpOptions {
+    /// A server at `url`, an http or https URL with a host (`Err` says what
+    /// it is not, without the URL, which can hold a key), with the
+    /// defaults: no header of its own, the platform's root certificates,
+    /// bodies and events of at most 64 MiB, and no sign-in.
+    pub fn new(url: &str) -> Result<HttpOptions, String> {
+        let url = Url::parse(url).map_err(|e| format!("the URL is not valid: {e}"))?;
+        if !matches!(url.scheme(), "http" | "https") || !url.has_host() {
+            return Err("the URL is not an http or https URL with a host".into());
+        }
+        Ok(HttpOptions { url, headers: Vec::new(), ca: None, max_response_bytes: MAX_RESPONSE_BYTES, auth: None })
+    }
 }
 
 /// A message as HTTP posts it: what its headers come from, and its body,
