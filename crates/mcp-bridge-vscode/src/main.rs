@@ -11,13 +11,14 @@ mod trim;
 mod words;
 
 use cli::{BridgeArgs, Command};
+use mcp_bridge::cli_support::{self, Store};
 use mcp_bridge::{
-    canonical_resource, AuthOptions, CaBundle, Config, Exit, HttpOptions, SecretHeader, SignInMode, StdioCommand,
-    Store, Timeouts, UpstreamSpec, Url,
+    AuthOptions, CaBundle, Config, Exit, HttpOptions, SecretHeader, SignInMode, StdioCommand, Timeouts, UpstreamSpec,
 };
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
+use url::Url;
 
 /// Invalid arguments.
 const EXIT_USAGE: u8 = 2;
@@ -32,7 +33,7 @@ fn main() -> ExitCode {
                 // then run on the reactor, without a thread hand-off per line.
                 let (input, output) = rmcp::transport::stdio_pipes();
                 let input = trim::when_quiet(input);
-                mcp_bridge::widen_pipe(std::io::stdout());
+                cli_support::widen_pipe(std::io::stdout());
                 match mcp_bridge::serve(config, input, output).await {
                     Exit::EndOfInput => ExitCode::SUCCESS,
                     Exit::UpstreamLost => ExitCode::FAILURE,
@@ -231,7 +232,7 @@ fn logout(url: &str) -> ExitCode {
         Ok(store) => store,
         Err(message) => return usage_error(&message),
     };
-    match store.forget(&canonical_resource(&url)) {
+    match store.forget(url.as_str()) {
         Ok(true) => {
             eprintln!("{}: forgot the sign-in of the server", profile::NAME);
             ExitCode::SUCCESS

@@ -13,9 +13,9 @@
 use crate::cli::{BridgeArgs, Cli, Command, Form};
 use crate::hint;
 use clap::Parser;
-use mcp_bridge::Url;
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
+use url::Url;
 
 /// The subcommands, for a word that names one where a command goes, and
 /// for the suggestion of a typo.
@@ -272,7 +272,8 @@ fn on_path(name: &str) -> bool {
     {
         let pathext = std::env::var_os("PATHEXT");
         let is_file = |p: &Path| p.is_file();
-        mcp_bridge::resolve_program(OsStr::new(name), Some(path.as_os_str()), pathext.as_deref(), &is_file).is_some()
+        mcp_bridge::cli_support::resolve_program(OsStr::new(name), Some(path.as_os_str()), pathext.as_deref(), &is_file)
+            .is_some()
     }
     #[cfg(not(windows))]
     {

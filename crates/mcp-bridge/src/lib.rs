@@ -42,6 +42,7 @@
 #![deny(clippy::print_stdout)]
 #![warn(unreachable_pub)]
 
+pub mod cli_support;
 mod dialect;
 #[cfg(feature = "embed")]
 pub mod embed;
@@ -68,15 +69,11 @@ pub mod props;
 #[cfg(test)]
 mod tests;
 
-pub use frontend::{serve, Config, Exit, NoteFn, NoteSink, Timeouts};
+pub use frontend::{serve, Config, Exit, NoteSink, Timeouts};
 pub use jsonrpc::{BridgeError, Cause};
 pub use listener::ListenTimings;
-pub use pipe::widen_pipe;
 pub use profile::{MetaPassthrough, Profile, Quirks, Revision};
 pub use translate::note::{Level, Note};
-pub use upstream::auth::{
-    canonical_resource, AuthOptions, ClientOptions, Place, Remote, SignInMode, Store, StoreError, REQUEST_TIME_LIMIT,
-};
-pub use upstream::command::resolve as resolve_program;
-pub use upstream::http::{CaBundle, HttpOptions, SecretHeader, Url};
+pub use upstream::auth::{AuthOptions, ClientOptions, SignInMode};
+pub use upstream::http::{CaBundle, HttpOptions, SecretHeader};
 pub use upstream::{MemoryLink, StdioCommand, UpstreamSpec};

@@ -99,13 +99,13 @@ impl Config {
 }
 
 /// A function that receives a note of the result rules with its method.
-pub type NoteFn = dyn Fn(&str, &Note) + Send + Sync;
+pub(crate) type NoteFn = dyn Fn(&str, &Note) + Send + Sync;
 
 /// A receiver of the notes of the result rules. It gets the notes of a
 /// result before the response goes to the client, on either path of
 /// results, so a client that has a response has its notes too.
 #[derive(Clone)]
-pub struct NoteSink(pub Arc<NoteFn>);
+pub struct NoteSink(pub(crate) Arc<NoteFn>);
 
 impl NoteSink {
     /// A sink that calls `receive` with the method of the request and each

@@ -20,7 +20,7 @@ mod subscriptions;
 pub(crate) use crate::output::Output;
 #[cfg(feature = "embed")]
 pub(crate) use config::MAX_LINE_BYTES;
-pub use config::{Config, NoteFn, NoteSink, Timeouts};
+pub use config::{Config, NoteSink, Timeouts};
 pub(crate) use state::Phase;
 
 use crate::jsonrpc::Cause;

@@ -24,7 +24,7 @@ use std::time::Duration;
 /// below this.
 pub(crate) const MAX_BYTES: usize = 128 * 1024;
 /// The longest one request may take, by default.
-pub const TIME_LIMIT: Duration = Duration::from_secs(30);
+pub(crate) const TIME_LIMIT: Duration = Duration::from_secs(30);
 
 /// Redirects a GET of metadata follows within its origin, at most.
 const MAX_REDIRECTS: usize = 5;

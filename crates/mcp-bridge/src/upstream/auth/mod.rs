@@ -44,11 +44,8 @@ mod token;
 mod vault;
 
 pub(crate) use fetch::MakeClient;
-pub use fetch::TIME_LIMIT as REQUEST_TIME_LIMIT;
 pub(crate) use handle::SignIn;
 pub use options::{AuthOptions, SignInMode};
-pub use place::{Place, Remote};
-pub use record::canonical_resource;
 pub use register::ClientOptions;
 pub(crate) use session::Auth;
-pub use store::{Store, StoreError};
+pub use store::Store;

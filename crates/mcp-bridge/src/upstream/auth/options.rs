@@ -23,7 +23,7 @@ pub struct AuthOptions {
     pub program: String,
     /// `SANDBOX_RUNTIME=1`: a sign-in fails at once with `sandbox`.
     pub sandbox: bool,
-    pub store: Store,
+    pub(crate) store: Store,
     /// The time limit of each request of the sign-in and of a refresh
     /// (`fetch::TIME_LIMIT`; shorter in tests).
     pub request_limit: Duration,
@@ -31,7 +31,7 @@ pub struct AuthOptions {
     pub sign_in: SignInMode,
     /// Where the bridge runs (`Place::here()`): on a remote host no
     /// browser opens, and `auto` takes the device grant.
-    pub place: Place,
+    pub(crate) place: Place,
 }
 
 impl AuthOptions {

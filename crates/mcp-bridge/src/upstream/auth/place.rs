@@ -15,7 +15,7 @@
 
 /// Where the bridge runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Place {
+pub(crate) enum Place {
     /// On the user's machine: a browser can open there, and it reaches
     /// the redirect listener on 127.0.0.1.
     Local,
@@ -25,7 +25,7 @@ pub enum Place {
 
 /// The kinds of remote hosts, each with its own way to carry a port back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Remote {
+pub(crate) enum Remote {
     /// GitHub Codespaces: often a browser window, with no listener on the
     /// user's machine at all.
     Codespaces,
@@ -44,7 +44,7 @@ pub enum Remote {
 impl Place {
     /// Where the bridge runs, from its environment (`var` reads one
     /// variable; an empty value counts as unset).
-    pub fn of(var: impl Fn(&str) -> Option<String>) -> Place {
+    pub(crate) fn of(var: impl Fn(&str) -> Option<String>) -> Place {
         let set = |name: &str| var(name).is_some_and(|v| !v.is_empty());
         let is_true = |name: &str| var(name).is_some_and(|v| v.eq_ignore_ascii_case("true"));
         let remote = if is_true("CODESPACES") {
@@ -66,7 +66,7 @@ impl Place {
     }
 
     /// Where this process runs.
-    pub fn here() -> Place {
+    pub(crate) fn here() -> Place {
         Place::of(|name| std::env::var(name).ok())
     }
 }
@@ -75,7 +75,7 @@ impl Remote {
     /// One line for the user of a browser sign-in on this host: how the
     /// browser on their machine reaches the redirect port, and the other
     /// ways out.
-    pub fn advice(self, port: u16) -> String {
+    pub(crate) fn advice(self, port: u16) -> String {
         let carry = match self {
             Remote::Codespaces | Remote::Gitpod => format!(
                 "a browser-based window cannot reach port {port} of this host; in VS Code Desktop, forward port {port} in the Ports view"

@@ -51,7 +51,7 @@ impl Grant {
 /// information, query and fragment (a password or a query can hold a key,
 /// and must not reach the authorization server, the browser's history or
 /// the store) and without a trailing slash.
-pub fn canonical_resource(url: &Url) -> String {
+pub(crate) fn canonical_resource(url: &Url) -> String {
     let mut url = url.clone();
     // Both fail only for a URL that cannot have user information.
     let _ = url.set_username("");

@@ -25,16 +25,17 @@ mod disk;
 mod error;
 mod lock;
 
-pub use error::StoreError;
+pub(crate) use error::StoreError;
 
-use super::record::Record;
+use super::record::{canonical_resource, Record};
 use super::vault::{Sealed, Vault};
 use lock::RecordLock;
+use reqwest::Url;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// How long [`Store::save`] and [`Store::forget`] wait for the lock of a
+/// How long [`Store::save`] and [`Store::forget_resource`] wait for the lock of a
 /// record that another bridge holds.
 pub(crate) const LOCK_WAIT: Duration = Duration::from_secs(5);
 /// Reads of a record and its entry without the lock before the newer of
@@ -50,8 +51,8 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (and makes) the folder of the store; `Err` when it cannot be
-    /// used, which stops the bridge with exit code 2.
+    /// Opens (and makes) the user's store, in the config directory of the
+    /// platform; `Err` says why it cannot be used.
     pub fn open() -> Result<Store, String> {
         let base = dirs::config_dir().ok_or("the user has no config directory")?;
         Store::open_at(&base.join("mcp-bridge").join("auth"), Vault::choose())
@@ -114,9 +115,16 @@ impl Store {
         self.lock_blocking(&record.resource, LOCK_WAIT)?.save(record)
     }
 
-    /// Forgets the tokens and the registrations of a resource (`logout`),
-    /// under its lock; `Ok(false)` when there were none.
-    pub fn forget(&self, resource: &str) -> Result<bool, StoreError> {
+    /// Forgets the tokens and the registrations of the server at `url`
+    /// (`logout`), under the lock of its record; `Ok(false)` when there
+    /// were none (a text that is not a URL has none).
+    pub fn forget(&self, url: &str) -> Result<bool, String> {
+        let Ok(url) = Url::parse(url) else { return Ok(false) };
+        self.forget_resource(&canonical_resource(&url)).map_err(|e| e.to_string())
+    }
+
+    /// Forgets the record of a canonical resource, under its lock.
+    pub(crate) fn forget_resource(&self, resource: &str) -> Result<bool, StoreError> {
         let _locked = self.lock_blocking(resource, LOCK_WAIT)?;
         self.vault.forget(&Store::digest(resource));
         match std::fs::remove_file(self.path(resource)) {

@@ -18,8 +18,6 @@ pub(crate) mod body;
 pub(crate) mod headers;
 mod tools;
 
-pub use reqwest::Url;
-
 use super::auth;
 use super::hooks::ResultObserver;
 use super::inbox::Inbox;
@@ -32,7 +30,7 @@ use crate::pipe::KeptBuffer;
 use crate::sync::lock;
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
-use reqwest::StatusCode;
+use reqwest::{StatusCode, Url};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -108,7 +106,7 @@ impl std::fmt::Debug for SecretHeader {
 /// An upstream server at a URL.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
-    pub url: Url,
+    pub(crate) url: Url,
     /// Headers sent with every request to the server's origin.
     pub headers: Vec<SecretHeader>,
     pub ca: Option<CaBundle>,

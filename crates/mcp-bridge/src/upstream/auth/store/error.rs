@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
-pub enum StoreError {
+pub(crate) enum StoreError {
     /// Another bridge held the lock of the record for the whole wait.
     #[error("another bridge holds the lock of the server's record for more than {0:?}")]
     Busy(Duration),

@@ -55,8 +55,8 @@ fn a_record_survives_a_restart_in_a_private_file_named_by_a_digest() {
         assert_eq!(mode(&dir), 0o700);
         assert_eq!(mode(&dir.join(&files[0])), 0o600);
     }
-    assert_eq!(store.forget(resource).map_err(|e| e.to_string()), Ok(true));
-    assert_eq!(store.forget(resource).map_err(|e| e.to_string()), Ok(false));
+    assert_eq!(store.forget_resource(resource).map_err(|e| e.to_string()), Ok(true));
+    assert_eq!(store.forget_resource(resource).map_err(|e| e.to_string()), Ok(false));
     assert_eq!(names(&dir), Vec::<String>::new(), "logout leaves nothing of the server");
     let _ = std::fs::remove_dir_all(&dir);
 }
