@@ -37,6 +37,8 @@ fn main() -> ExitCode {
                 match mcp_bridge::serve(config, input, output).await {
                     Exit::EndOfInput => ExitCode::SUCCESS,
                     Exit::UpstreamLost => ExitCode::FAILURE,
+                    // An end that a later library names is no clean one.
+                    _ => ExitCode::FAILURE,
                 }
             })
         }
@@ -252,11 +254,9 @@ fn logout(url: &str) -> ExitCode {
 fn config(args: &BridgeArgs, prefix: (&str, bool)) -> Result<Config, String> {
     let (upstream, fallback_name) = upstream(args, prefix)?;
     let fallback_name = args.name.clone().unwrap_or(fallback_name);
-    let mut timeouts = Timeouts {
-        discover: Duration::from_secs(args.discover_timeout),
-        sign_in: Duration::from_secs(args.sign_in_timeout),
-        ..Timeouts::default()
-    };
+    let mut timeouts = Timeouts::default();
+    timeouts.discover = Duration::from_secs(args.discover_timeout);
+    timeouts.sign_in = Duration::from_secs(args.sign_in_timeout);
     if let Some(n) = args.test_time_divisor {
         for limit in [
             &mut timeouts.list,

@@ -19,11 +19,18 @@
 //! - `embed` (feature `embed`): one stdio connection of an `rmcp` server,
 //!   for clients of both revisions.
 //!
+//! Each option struct has a constructor with the spec's defaults
+//! ([`Config::new`], [`HttpOptions::new`], [`AuthOptions::new`], ...) and
+//! public fields to change after it; the structs and enums that will grow
+//! are `#[non_exhaustive]`. [`cli_support`] is for the `mcp-bridge-vscode`
+//! executable, not for an embedder.
+//!
 //! # Layout
 //!
 //! Layers import downward only, from the top:
 //!
-//! - `embed` (feature `embed`): one stdio connection of an `rmcp` server.
+//! - `embed` (feature `embed`): one stdio connection of an `rmcp` server;
+//!   `cli_support`: what only the executable needs.
 //! - `frontend`: the state machine toward the client and its dispatch.
 //! - `listener`: the listen stream, one owner task.
 //! - `upstream`: the 2026-07-28 client and its transports (stdio, HTTP with

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 /// What a `server/discover` before the first other request gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Discover {
     /// The server answers it; a 2026-07-28 client then sends its next
     /// request and takes the modern path.
@@ -19,8 +20,9 @@ pub enum Discover {
     Refuse,
 }
 
-/// The options of an embedded connection.
+/// The options of an embedded connection ([`Options::new`]).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Options {
     /// The profile of the legacy path (for VS Code: its profile).
     pub profile: Profile,

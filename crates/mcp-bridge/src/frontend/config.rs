@@ -9,26 +9,28 @@ use crate::upstream::UpstreamSpec;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The time limits (behaviour spec, "Forwarded requests (M1)"). Each is a
-/// field so that tests can run in seconds.
+/// The time limits of the bridge (behaviour spec, "Forwarded requests
+/// (M1)"); [`Timeouts::default`] gives the spec's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Timeouts {
-    /// `server/discover`: `--discover-timeout`.
+    /// `server/discover` (60 s).
     pub discover: Duration,
-    /// `--sign-in-timeout`: added to the discover limit when a sign-in can
-    /// start during initialize.
+    /// A sign-in during initialize (300 s): added to the discover limit
+    /// when a sign-in can start then.
     pub sign_in: Duration,
-    /// The list requests and `completion/complete`.
+    /// The list requests and `completion/complete` (120 s).
     pub list: Duration,
-    /// The first round of `prompts/get` and `resources/read`.
+    /// The first round of `prompts/get` and `resources/read` (120 s).
     pub first_round: Duration,
-    /// Each later round of `prompts/get` and `resources/read`.
+    /// Each later round of `prompts/get` and `resources/read` (1 h).
     pub later_round: Duration,
-    /// Each round of `tools/call`.
+    /// Each round of `tools/call` (1 h).
     pub call: Duration,
-    /// How long the end waits for requests, and for the child to exit.
+    /// How long the end of the input waits for the requests in flight, and
+    /// for a child process to exit (2 s).
     pub shutdown_grace: Duration,
-    /// The answers of the client to the input requests of one round.
+    /// The answers of the client to the input requests of one round (1 h).
     pub input: Duration,
     /// The waits and the time limit of the listen streams.
     pub listen: ListenTimings,
@@ -66,18 +68,22 @@ impl Default for Timeouts {
 /// The longest line of the client or the upstream server by default.
 pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
-/// Everything a front end needs.
+/// What [`serve`](crate::serve) needs for one connection;
+/// [`Config::new`] gives the defaults.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Config {
+    /// How the bridge serves its client.
     pub profile: Profile,
+    /// Where the upstream server is.
     pub upstream: UpstreamSpec,
     /// The server name when the upstream server gives none.
     pub fallback_name: String,
-    /// `--max-line-bytes`, for the client and for the upstream server.
+    /// The longest line of the client and of the upstream server.
     pub max_line_bytes: usize,
     pub timeouts: Timeouts,
-    /// Also receives each note of the result rules (`check` prints them);
-    /// the notes always go to the log.
+    /// Also receives each note of the result rules (a report can show
+    /// them); the notes always go to the log.
     pub notes: Option<NoteSink>,
 }
 
@@ -101,7 +107,7 @@ impl Config {
 /// A function that receives a note of the result rules with its method.
 pub(crate) type NoteFn = dyn Fn(&str, &Note) + Send + Sync;
 
-/// A receiver of the notes of the result rules. It gets the notes of a
+/// A receiver of the notes of the result rules ([`NoteSink::new`]). It gets the notes of a
 /// result before the response goes to the client, on either path of
 /// results, so a client that has a response has its notes too.
 #[derive(Clone)]

@@ -31,12 +31,13 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::task::AbortOnDropHandle;
 
-/// Why the front end stopped; the binary maps it to the exit code.
+/// Why [`serve`] returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Exit {
-    /// The input of the client ended: exit code 0.
+    /// The input of the client ended: the connection is over.
     EndOfInput,
-    /// The upstream server stopped: exit code 1.
+    /// The upstream server was lost (it stopped, or its connection closed).
     UpstreamLost,
 }
 

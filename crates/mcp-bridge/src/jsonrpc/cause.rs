@@ -25,6 +25,7 @@ macro_rules! causes {
     ($($variant:ident => $name:literal, $code:expr, $message:literal;)*) => {
         /// The cause of an error of the bridge: one row of the error table.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         pub enum Cause { $($variant,)* }
 
         impl Cause {
@@ -108,6 +109,7 @@ causes! {
 /// like the message, it never holds a secret or a URL path.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{}{}", cause.name(), detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default())]
+#[non_exhaustive]
 pub struct BridgeError {
     pub cause: Cause,
     /// The code; usually `cause.code()`, the upstream code for `discover_failed`.

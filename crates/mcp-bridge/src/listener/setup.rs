@@ -8,9 +8,10 @@ use serde_json::{Map, Value};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// The time values of the listen streams. Each is a field so that process
-/// tests can run the table of ends in seconds.
+/// The time values of the listen streams that carry the server's changes
+/// to the client; [`ListenTimings::default`] gives the spec's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ListenTimings {
     /// The first wait before a new stream (`listen_backoff`, 0.5 s).
     pub backoff: Duration,

@@ -17,6 +17,7 @@ use std::fmt;
 
 /// How much a note matters. It maps to the level of the log line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Level {
     /// A repair for the client: the result is fine after it.
     Info,
@@ -35,6 +36,7 @@ impl fmt::Display for Level {
 
 /// One note of a result rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Note {
     pub level: Level,
     /// The name of the tool the note is about, where there is one.

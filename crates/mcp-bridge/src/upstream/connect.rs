@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 /// Where the upstream server is.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum UpstreamSpec {
     /// A child process over stdio.
     Stdio(StdioCommand),

@@ -28,8 +28,10 @@ const EXIT_NOTICE: Duration = Duration::from_millis(250);
 /// The longest stderr line kept for the log; the rest is cut.
 const STDERR_LINE_BYTES: usize = 16 * 1024;
 
-/// The upstream command: a program and its arguments.
+/// The upstream command: a program and its arguments
+/// ([`StdioCommand::new`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StdioCommand {
     pub program: OsString,
     pub args: Vec<OsString>,

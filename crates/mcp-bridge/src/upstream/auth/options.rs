@@ -1,4 +1,4 @@
-//! The sign-in options of the command line.
+//! How the bridge signs in to a server at a URL.
 
 use super::fetch;
 use super::place::Place;
@@ -9,25 +9,33 @@ use std::time::Duration;
 /// The time limit of a sign-in by default.
 const SIGN_IN_TIME_LIMIT: Duration = Duration::from_secs(300);
 
-/// The sign-in options of the command line.
+/// How the bridge signs in to a server at a URL that asks for it (OAuth
+/// 2.1 with PKCE, or the device grant), and keeps the tokens for the next
+/// start ([`AuthOptions::new`]).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct AuthOptions {
+    /// The OAuth client the bridge signs in as.
     pub client: ClientOptions,
-    /// `--redirect-port`; without it the port of the store, else a new one.
+    /// The port of the loopback redirect; without it the port the store
+    /// kept for the server, else a new one.
     pub redirect_port: Option<u16>,
-    /// Open the browser (`--no-browser` turns it off).
+    /// Whether a sign-in during initialize opens the browser on the user's
+    /// machine (its URL is in the log either way).
     pub browser: bool,
-    /// `--sign-in-timeout`.
+    /// The time limit of a sign-in.
     pub sign_in_timeout: Duration,
-    /// The name of the executable, for the message of `sign_in_timeout`.
+    /// The program that the message of a sign-in that took too long tells
+    /// the user to run with `logout`.
     pub program: String,
-    /// `SANDBOX_RUNTIME=1`: a sign-in fails at once with `sandbox`.
+    /// The bridge runs in a sandbox that blocks the browser and the
+    /// redirect port: a sign-in fails at once with `sandbox`.
     pub sandbox: bool,
     pub(crate) store: Store,
     /// The time limit of each request of the sign-in and of a refresh
-    /// (`fetch::TIME_LIMIT`; shorter in tests).
+    /// (30 s).
     pub request_limit: Duration,
-    /// `--sign-in`: how a sign-in reaches the user.
+    /// How a sign-in reaches the user.
     pub sign_in: SignInMode,
     /// Where the bridge runs (`Place::here()`): on a remote host no
     /// browser opens, and `auto` takes the device grant.
@@ -59,8 +67,9 @@ impl AuthOptions {
     }
 }
 
-/// How a sign-in reaches the user (`--sign-in`).
+/// How a sign-in reaches the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum SignInMode {
     /// The device grant on a remote host when the authorization server
     /// offers it and the registration allows it; else the browser.

@@ -12,15 +12,19 @@ use crate::jsonrpc::{fail, BridgeError, Cause};
 use reqwest::Url;
 use serde_json::{json, Value};
 
-/// The client that the command line names.
+/// The OAuth client the bridge signs in as, in the order of the
+/// authorization page: a pre-registered client, a client ID metadata
+/// document, else a dynamic registration.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct ClientOptions {
-    /// `--client-id` and `--client-issuer`.
+    /// The client ID of a pre-registered client and the issuer of the
+    /// authorization server it is registered with.
     pub pre_registered: Option<(String, String)>,
-    /// The secret of a confidential pre-registered client, from the
-    /// environment variable of `--client-secret-env`.
+    /// The secret of a confidential pre-registered client.
     pub client_secret: Option<String>,
-    /// `--client-metadata-url`, checked when a sign-in uses it.
+    /// The https URL of a client ID metadata document, checked when a
+    /// sign-in uses it.
     pub metadata_url: Option<String>,
     /// The `client_name` of a dynamic registration.
     pub name: String,

@@ -48,7 +48,8 @@ const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
 /// The most of an error body that is read to find a JSON-RPC error in it.
 const ERROR_BODY_BYTES: usize = 64 * 1024;
 
-/// Extra root certificates (`--ca-file`), beside the platform's roots.
+/// Root certificates that the bridge trusts for the server beside the
+/// platform's (a private certificate authority).
 #[derive(Clone)]
 pub struct CaBundle(Vec<reqwest::Certificate>);
 
@@ -78,7 +79,8 @@ impl std::fmt::Debug for CaBundle {
     }
 }
 
-/// A header of `--header-env`: its value never reaches a log line.
+/// A header that goes with every request to the server (a key, a
+/// token): its value never reaches a log line.
 #[derive(Clone)]
 pub struct SecretHeader {
     name: HeaderName,
@@ -103,16 +105,20 @@ impl std::fmt::Debug for SecretHeader {
     }
 }
 
-/// An upstream server at a URL.
+/// An upstream server at a URL, over Streamable HTTP
+/// ([`HttpOptions::new`]).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct HttpOptions {
     pub(crate) url: Url,
     /// Headers sent with every request to the server's origin.
     pub headers: Vec<SecretHeader>,
+    /// Root certificates to trust beside the platform's.
     pub ca: Option<CaBundle>,
-    /// `--max-response-bytes`: one JSON body, one event of a stream.
+    /// The largest JSON body, or event of a stream, of the server.
     pub max_response_bytes: usize,
-    /// Sign-in; `None` leaves a 401 to fail its request.
+    /// How the bridge signs in when the server asks; `None` leaves a 401
+    /// to fail its request.
     pub auth: Option<auth::AuthOptions>,
 }
 
