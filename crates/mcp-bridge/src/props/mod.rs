@@ -18,6 +18,7 @@ pub mod auth;
 pub(crate) mod bytes;
 pub(crate) mod chunked;
 pub mod framing;
+pub mod handshake;
 pub mod http;
 pub mod input;
 pub mod listen;

@@ -3,9 +3,10 @@
 //! "Forwarded requests (M1)", "Meta passthrough (M3)", "Result rules
 //! (M1)", R6). The properties are those of the fuzz targets
 //! `translate_result`, `items`, `capabilities`, `initialize_result` and
-//! `forwarded` (`crate::props::translate`).
+//! `forwarded` (`crate::props::translate` and `crate::props::handshake`).
 
 use super::strategies::{json, json_with, member, members, number, scalar, schema, word};
+use crate::props::handshake;
 use crate::props::translate as props;
 use crate::translate::meta::is_valid_key;
 use crate::MetaPassthrough;
@@ -207,12 +208,12 @@ proptest! {
 
     #[test]
     fn client_capabilities_always_have_the_schema_shape_and_the_table_content(client in client_capabilities()) {
-        broken(props::capabilities(&client))?;
+        broken(handshake::capabilities(&client))?;
     }
 
     #[test]
     fn initialize_result_has_the_listed_object_capabilities_and_valid_server_info(discover in discover()) {
-        broken(props::initialize(&discover, "fallback"))?;
+        broken(handshake::initialize(&discover, "fallback"))?;
     }
 
     #[test]
@@ -239,7 +240,7 @@ proptest! {
     ) {
         let mut data = head;
         data.extend(body.to_string().into_bytes());
-        for check in [props::result_rules_bytes, props::items_bytes, props::capabilities_bytes, props::initialize_bytes, props::params_bytes] {
+        for check in [props::result_rules_bytes, props::items_bytes, handshake::capabilities_bytes, handshake::initialize_bytes, props::params_bytes] {
             broken(check(&data))?;
         }
     }

@@ -8,7 +8,7 @@
 //! package has none: there the replay says so and checks nothing. In a
 //! clone a missing `fuzz/` folder fails it.
 
-use mcp_bridge::props::{auth, framing, http, input, listen, raw, redirect, translate};
+use mcp_bridge::props::{auth, framing, handshake, http, input, listen, raw, redirect, translate};
 use std::path::{Path, PathBuf};
 
 type Check = fn(&[u8]) -> Result<(), String>;
@@ -21,8 +21,8 @@ const TARGETS: [(&str, Check); 21] = [
     ("decode", framing::decode_bytes),
     ("translate_result", translate::result_rules_bytes),
     ("items", translate::items_bytes),
-    ("capabilities", translate::capabilities_bytes),
-    ("initialize_result", translate::initialize_bytes),
+    ("capabilities", handshake::capabilities_bytes),
+    ("initialize_result", handshake::initialize_bytes),
     ("forwarded", translate::params_bytes),
     ("input_round", input::round_bytes),
     ("url", input::url_bytes),
