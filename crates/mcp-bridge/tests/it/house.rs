@@ -1,8 +1,13 @@
-//! The import rule of ARCHITECTURE.md ("no file imports one that imports it
-//! back"), checked where the compiler does not: between a module and its
-//! parent. Rust lets a child name its parent's items (`super::Name`), so a
-//! parent that re-exports or calls a child while the child takes an item of
-//! the parent closes a loop that no build refuses.
+//! The shape of the house, checked where the compiler does not:
+//!
+//! - the import rule of ARCHITECTURE.md ("no file imports one that imports
+//!   it back") between a module and its parent. Rust lets a child name its
+//!   parent's items (`super::Name`), so a parent that re-exports or calls a
+//!   child while the child takes an item of the parent closes a loop that
+//!   no build refuses;
+//! - small files: no source file over [`MAX_LINES`] lines;
+//! - a forwarded method is parsed once, at dispatch, and travels as a
+//!   `Method` from there: no `Method::parse` anywhere else.
 //!
 //! The check reads the source as text, the way rustfmt leaves it: items of
 //! a module start at column 0, the tests of a file sit after its first
@@ -12,6 +17,10 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+
+/// The most lines of one source file: past it a file holds more than one
+/// job.
+const MAX_LINES: usize = 600;
 
 /// One module file: its path in the crate (`["upstream", "http"]`), its
 /// text without its tests, and the files of its children.
@@ -231,4 +240,59 @@ fn the_import_rule_sees_a_loop_through_the_parent() {
         loops(&parent(child, parent_text), &mut found);
         assert_eq!(found.len(), loops_found, "{child:?} under {parent_text:?}: {found:?}");
     }
+}
+
+/// Every `.rs` file under `dir`, in order.
+fn source_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.unwrap_or_else(|e| panic!("{}: {e}", dir.display())).path();
+        if path.is_dir() {
+            files.extend(source_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The `src/` folders of the crates that [`roots`] finds.
+fn source_dirs() -> Vec<PathBuf> {
+    roots().iter().filter_map(|root| root.parent().map(Path::to_path_buf)).collect()
+}
+
+#[test]
+fn no_source_file_is_longer_than_the_limit() {
+    let mut long = Vec::new();
+    for file in source_dirs().iter().flat_map(|dir| source_files(dir)) {
+        let lines = read_whole(&file).lines().count();
+        if lines > MAX_LINES {
+            long.push(format!("{}: {lines} lines", file.display()));
+        }
+    }
+    assert!(long.is_empty(), "source files over {MAX_LINES} lines (split them by job):\n{}", long.join("\n"));
+}
+
+/// ARCHITECTURE.md: the front end parses a forwarded method once, at
+/// dispatch; `method.rs` defines the parse and tests it.
+#[test]
+fn a_method_is_parsed_at_dispatch_only() {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let allowed = [src.join("frontend").join("dispatch.rs"), src.join("method.rs")];
+    let mut found = Vec::new();
+    for file in source_files(&src).into_iter().filter(|f| !allowed.contains(f)) {
+        for (i, line) in read_whole(&file).lines().enumerate() {
+            if !line.trim_start().starts_with("//") && line.contains("Method::parse") {
+                found.push(format!("{}:{}: {}", file.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "a method parsed again after dispatch (pass the Method on):\n{}", found.join("\n"));
+}
+
+/// A file's whole text, its tests included.
+fn read_whole(file: &Path) -> String {
+    std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
 }
