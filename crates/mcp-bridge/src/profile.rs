@@ -127,6 +127,9 @@ pub struct Profile {
     pub meta_passthrough: MetaPassthrough,
     /// The client-specific repairs.
     pub quirks: Quirks,
+    /// Where the client shows the bridge's log, as the error messages name
+    /// it ("See the Output channel of the server.").
+    pub log_place: String,
 }
 
 impl Profile {
@@ -154,6 +157,7 @@ impl Profile {
                 strict_legacy_results: false,
                 data_only_remote_icons: true,
             },
+            log_place: crate::jsonrpc::LOG_PLACE.to_owned(),
         }
     }
 }

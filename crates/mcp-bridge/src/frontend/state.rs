@@ -187,7 +187,8 @@ impl Shared {
 
     /// Writes the error response of a request (`None`: the id is unknown).
     pub(crate) async fn reply_error(&self, id: Option<&Id>, error: &BridgeError) {
-        self.out.send(&jsonrpc::error_response(id, error.to_value())).await;
+        let error = error.to_value_for(&self.config.profile.log_place);
+        self.out.send(&jsonrpc::error_response(id, error)).await;
     }
 
     /// Logs a note of the result rules, and gives it to the note sink.

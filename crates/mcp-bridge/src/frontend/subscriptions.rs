@@ -29,6 +29,7 @@ pub(crate) fn initialized(shared: &Shared) {
             out: shared.out.clone(),
             capabilities: ready.capabilities.clone(),
             timings: shared.config.timeouts.listen,
+            log_place: shared.config.profile.log_place.clone(),
         };
         tracing::debug!("opening the listen stream");
         ListenSlot::Open(Listener::start(setup, &shared.tracker))

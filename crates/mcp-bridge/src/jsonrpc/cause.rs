@@ -55,6 +55,10 @@ macro_rules! causes {
 
 use code::*;
 
+/// Where the messages of the table send the reader for the log: the
+/// Output channel of VS Code, as the behaviour spec writes them.
+pub(crate) const LOG_PLACE: &str = "the Output channel of the server";
+
 causes! {
     Rpc => "rpc", INTERNAL_ERROR, "The upstream server sent an error. See the Output channel of the server.";
     Canceled => "canceled", INTERNAL_ERROR, "The client canceled the request.";
@@ -165,6 +169,18 @@ impl BridgeError {
         self.with_detail(crate::gate::text::escape(text, crate::gate::text::DETAIL))
     }
 
+    /// The `error` object as a client whose log is at `log_place` reads
+    /// it: the table's messages name VS Code's, "the Output channel of the
+    /// server" ([`LOG_PLACE`]); another product's profile names its own.
+    pub(crate) fn to_value_for(&self, log_place: &str) -> Value {
+        let mut value = self.to_value();
+        if log_place != LOG_PLACE {
+            let message = self.message.replace(LOG_PLACE, log_place);
+            value["message"] = Value::from(message);
+        }
+        value
+    }
+
     /// The `error` object: code, message and `data` with `cause` (always)
     /// and `detail` (when there is one).
     pub fn to_value(&self) -> Value {
@@ -212,6 +228,18 @@ mod tests {
         assert_eq!(BridgeError::new(Cause::Closed).to_string(), "closed");
         let timeout = BridgeError::new(Cause::Timeout).with_detail("tools/list: no response in 120 s");
         assert_eq!(timeout.to_string(), "timeout: tools/list: no response in 120 s");
+    }
+
+    /// The messages name VS Code's log as the spec writes them; a profile
+    /// whose client shows the log elsewhere gets its own place, and the
+    /// rest of the error stays.
+    #[test]
+    fn a_message_names_the_log_of_the_profile() {
+        let error = BridgeError::new(Cause::Timeout).with_detail("d");
+        assert_eq!(error.to_value_for(super::LOG_PLACE), error.to_value());
+        let elsewhere = error.to_value_for("the log");
+        assert_eq!(elsewhere["message"], "The upstream server did not answer in time. See the log.");
+        assert_eq!(elsewhere["data"], error.to_value()["data"]);
     }
 
     #[test]

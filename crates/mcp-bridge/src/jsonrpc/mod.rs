@@ -14,7 +14,7 @@ mod message;
 pub(crate) mod reason;
 mod text;
 
-pub(crate) use cause::{code, fail, format_limit, no_response};
+pub(crate) use cause::{code, fail, format_limit, no_response, LOG_PLACE};
 pub use cause::{BridgeError, Cause};
 pub(crate) use depth::{exceeds_depth, skip_string, PARSER_MAX_DEPTH};
 pub(crate) use envelope::{plain_request, result_envelope};

@@ -49,6 +49,8 @@ pub(crate) struct Owner {
     sign_in: Option<SignIn>,
     out: Output,
     timings: ListenTimings,
+    /// The profile's place of the log, for the messages of errors.
+    log_place: String,
     changes: mpsc::Receiver<Change>,
     shutdown: CancellationToken,
     /// Unbounded on purpose, and bounded all the same: `Activated` is sent
@@ -85,6 +87,7 @@ impl Owner {
             sign_in: setup.sign_in,
             out: setup.out,
             timings,
+            log_place: setup.log_place,
             changes,
             shutdown,
             signals,
@@ -223,7 +226,7 @@ impl Owner {
             if self.change.as_ref().is_some_and(|(k, _)| *k == key) {
                 self.change = None;
             }
-            match change_error(&end, self.timings) {
+            match change_error(&end, self.timings, &self.log_place) {
                 Some(error) if (change.finish)() => {
                     tracing::warn!(uri = %text::shown(&change.uri, text::NAME), "a change of the subscriptions failed");
                     self.out.send(&jsonrpc::error_response(Some(&change.id), error)).await;
@@ -334,7 +337,7 @@ impl Owner {
 
 /// The error of a change whose stream ended before its acknowledgment;
 /// `None` when the change was canceled.
-fn change_error(end: &StreamEnd, timings: ListenTimings) -> Option<Value> {
+fn change_error(end: &StreamEnd, timings: ListenTimings, log_place: &str) -> Option<Value> {
     let error = match end {
         StreamEnd::Canceled => return None,
         StreamEnd::Error(error) => return Some(jsonrpc::upstream_error_for_client(error.clone())),
@@ -344,7 +347,7 @@ fn change_error(end: &StreamEnd, timings: ListenTimings) -> Option<Value> {
         StreamEnd::Timeout => BridgeError::no_response(Cause::Timeout, Some(LISTEN_METHOD), timings.ack_timeout),
         StreamEnd::Lost(error) | StreamEnd::UpstreamEnded(error) | StreamEnd::Failed(error) => error.clone(),
     };
-    Some(error.to_value())
+    Some(error.to_value_for(log_place))
 }
 
 fn describe(end: &StreamEnd) -> &'static str {
