@@ -44,6 +44,10 @@ fn vscode_capabilities() -> Value {
 /// that are no JSON-RPC message.
 pub async fn run(mut config: Config, tail: Tail, stdout: Stdout) -> Outcome {
     let context = Context::of(&config, tail, stdout);
+    // The error table sends the reader to VS Code's Output channel; in a
+    // terminal the log is on stderr (with, for a command, the tail of its
+    // stderr that the report shows).
+    config.profile.log_place = "the log".to_owned();
     let notes: Arc<Mutex<Vec<(String, Note)>>> = Arc::default();
     let sink_notes = notes.clone();
     config.notes = Some(NoteSink::new(move |method: &str, note: &Note| {

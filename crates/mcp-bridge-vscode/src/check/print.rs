@@ -141,14 +141,10 @@ pub fn stderr_tail(o: &mut Out, lines: &[String]) {
     }
 }
 
-/// An error as `check` shows it. The messages of the error table send the
-/// reader to "the Output channel of the server", which is VS Code's; in a
-/// terminal that is the log on stderr (and, for a command, the lines of
-/// its stderr that the report shows).
+/// An error as `check` shows it: its code, message and data.
 pub fn describe_error(error: &Value) -> String {
     let code = error.get("code").map(Value::to_string).unwrap_or_default();
     let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-    let message = message.replace("the Output channel of the server", "the log");
     let mut text = format!("error {code}: {message}");
     if let Some(data) = error.get("data") {
         text.push_str(&format!(" (data: {data})"));
@@ -176,8 +172,8 @@ mod tests {
     }
 
     #[test]
-    fn an_error_of_the_table_points_to_the_log_in_a_terminal() {
-        let error = json!({"code": -32603, "message": "The upstream server process stopped. See the Output channel of the server.", "data": {"cause": "upstream_exited"}});
+    fn an_error_shows_its_code_message_and_data() {
+        let error = json!({"code": -32603, "message": "The upstream server process stopped. See the log.", "data": {"cause": "upstream_exited"}});
         assert_eq!(
             describe_error(&error),
             r#"error -32603: The upstream server process stopped. See the log. (data: {"cause":"upstream_exited"})"#
