@@ -7,13 +7,16 @@
 //!   no build refuses;
 //! - small files: no source file over [`MAX_LINES`] lines;
 //! - a forwarded method is parsed once, at dispatch, and travels as a
-//!   `Method` from there: no `Method::parse` anywhere else.
+//!   `Method` from there: no `Method::parse` anywhere else;
+//! - every name ARCHITECTURE.md gives exists (`map`).
 //!
 //! The check reads the source as text, the way rustfmt leaves it: items of
 //! a module start at column 0, the tests of a file sit after its first
 //! `#[cfg(test)]` module, and comment lines are left out. It covers this crate's `src/`, and the binary's
 //! and the bench's when the workspace is beside it (not in the published
 //! package).
+
+mod map;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
