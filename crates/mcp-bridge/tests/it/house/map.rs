@@ -176,7 +176,9 @@ fn the_map_and_the_readme_stay_short() {
 /// gone identifier; and takes what exists.
 #[test]
 fn the_reader_of_the_map_sees_a_name_that_is_gone() {
-    let root = workspace();
+    // The crate's own folder: it has `tests/` in the workspace and in the
+    // published package alike, where the workspace's `scripts/` is absent.
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let rust = vec![
         (PathBuf::from("crates/mcp-bridge/src/framing/mod.rs"), "pub(crate) fn decode() {}".to_owned()),
         (PathBuf::from("crates/mcp-bridge/src/pipe/kept.rs"), "pub(crate) struct KeptBuffer;".to_owned()),
@@ -186,8 +188,8 @@ fn the_reader_of_the_map_sees_a_name_that_is_gone() {
     assert!(missing("gone::thing", &root, &rust).is_some());
     assert_eq!(missing("KeptBuffer", &root, &rust), None);
     assert!(missing("fast_path", &root, &rust).is_some());
-    assert_eq!(missing("scripts/test", &root, &rust), None);
-    assert!(missing("scripts/no-such-script", &root, &rust).is_some());
+    assert_eq!(missing("tests/it/house/map.rs", &root, &rust), None);
+    assert!(missing("tests/no-such-test.rs", &root, &rust).is_some());
     assert_eq!(missing("--max-line-bytes", &root, &rust), None);
     assert_eq!(missing("notifications/initialized", &root, &rust), None);
     assert_eq!(missing("mcp_bridge::KeptBuffer", &root, &rust), None);
