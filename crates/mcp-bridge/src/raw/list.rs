@@ -25,7 +25,7 @@ pub(crate) fn rules(members: &Members<'_>, cursor: Option<&Value>, tools: Option
     match members.get("nextCursor") {
         None => {}
         // The last page, in revision 2026-07-28: it goes without a note.
-        Some(&"null") => edits.push(("nextCursor", Edit::Drop)),
+        Some("null") => edits.push(("nextCursor", Edit::Drop)),
         Some(next) => {
             let (next, _) = Text::new(next).string(0)?;
             if cursor.and_then(Value::as_str) == Some(&*next) {

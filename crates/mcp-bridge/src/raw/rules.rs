@@ -14,7 +14,6 @@ use crate::translate::discover::SERVER_INFO_KEY;
 use crate::translate::note::Note;
 use crate::translate::result::MODERN_MEMBERS;
 use bytes::{BufMut, Bytes, BytesMut};
-use indexmap::IndexMap;
 use serde_json::Value;
 
 /// Members shorter than this are copied into the line's own buffer; longer
@@ -60,13 +59,11 @@ pub(crate) fn apply(
     })?;
     // An input request is no result for the client: the rounds of the
     // section "Input requests" need its tree.
-    let kind = members.get("resultType").map(|t| serde_json::from_str::<Value>(t)).transpose().ok()?;
-    if kind.as_ref().and_then(Value::as_str) == Some("input_required") {
+    let kind = members.get("resultType").and_then(|kind| Text::new(kind).string(0));
+    if kind.is_some_and(|(kind, _)| kind == "input_required") {
         return None;
     }
-    for key in MODERN_MEMBERS {
-        members.shift_remove(key);
-    }
+    members.remove(&MODERN_MEMBERS);
     let mut edits = if method.is_list() { list::rules(&members, cursor, tools.flatten())? } else { Vec::new() };
     if let Some(meta) = members.get("_meta") {
         if let Some(edit) = server_meta(meta)? {
@@ -81,20 +78,19 @@ pub(crate) fn apply(
 
 /// The members of the result, in order, each as its JSON text. The text was
 /// checked by `raw::read`, so `raw::scan` finds them without a second
-/// parse. A name that comes twice keeps its first place and its last value,
-/// as in a `serde_json::Map` with `preserve_order`. `value_end` reads each
+/// parse (see [`Members::insert`]; `None` past [`Members::MOST`]). `value_end` reads each
 /// value, from its name and where it starts, and gives the offset after it.
 fn result_members<'a>(text: &'a str, mut value_end: impl FnMut(&str, usize) -> Option<usize>) -> Option<Members<'a>> {
     let text = Text::new(text);
     if text.byte(0)? != b'{' {
         return None;
     }
-    let mut members = IndexMap::new();
+    let mut members = Members::new();
     let mut step = text.open(0)?;
     while let Step::Item(at) = step {
         let (name, value) = text.name(at)?;
         let end = value_end(&name, value)?;
-        members.insert(name, text.get(value, end)?);
+        members.insert(name, text.get(value, end)?)?;
         step = text.next(end, b'}')?;
     }
     matches!(step, Step::End(end) if end == text.bytes().len()).then_some(members)
@@ -108,7 +104,7 @@ fn response(id: &Id, members: &Members<'_>, edits: &[(&str, Edit)], raw: &RawRes
     line.json(id.as_value())?;
     line.push(b",\"result\":{");
     let mut first = true;
-    for (key, value) in members {
+    for (key, value) in members.iter() {
         let edit = edits.iter().find(|(name, _)| *name == key).map(|(_, edit)| edit);
         if matches!(edit, Some(Edit::Drop)) {
             continue;
@@ -117,7 +113,7 @@ fn response(id: &Id, members: &Members<'_>, edits: &[(&str, Edit)], raw: &RawRes
             line.push(b",");
         }
         first = false;
-        line.json(&**key)?;
+        line.json(key)?;
         line.push(b":");
         match edit {
             Some(Edit::Replace(text)) => line.own(text),
@@ -152,7 +148,7 @@ fn server_meta(meta: &str) -> Option<Option<Edit>> {
 fn call_is_ready(members: &Members<'_>, quirks: Quirks, links_matter: bool) -> Option<bool> {
     // The text of a member starts with its value: `[` is an array.
     let Some(content) = members.get("content").filter(|c| c.starts_with('[')) else { return Some(false) };
-    let structured = members.get("structuredContent").copied();
+    let structured = members.get("structuredContent");
     let mirror_needed = structured.is_some_and(|s| s != "null");
     if mirror_needed || links_matter {
         let (text, link) = block_types(content)?;
@@ -249,6 +245,25 @@ mod tests {
         let dialect = Dialect::new(&crate::profile::Profile::vscode(), crate::profile::Revision::LATEST, remote);
         let (pieces, notes) = apply(&Id::number(9), (method, None), &raw, &dialect)?;
         Some((String::from_utf8(pieces.concat()).ok()?, notes.len()))
+    }
+
+    /// The raw path keeps a result's members in order and searches them
+    /// one by one: past `Members::MOST` members it steps aside, and the
+    /// full path gives the response. A member twice keeps its first place
+    /// and its last value; `resultType` drops out wherever it stands, and
+    /// an escaped `input_required` is still an input request.
+    #[test]
+    fn members_keep_their_order_and_too_many_step_aside() {
+        let members = |n: usize| (0..n).map(|i| format!(r#""m{i}":{i}"#)).collect::<Vec<_>>().join(",");
+        let most = format!(r#"{{"content":[{{"type":"text","text":"t"}}],{}}}"#, members(Members::MOST - 1));
+        let want = format!(r#"{{"jsonrpc":"2.0","id":9,"result":{most}}}"#);
+        assert_eq!(answer(Method::ToolsCall, &most), Some((want, 0)));
+        let over = format!(r#"{{"content":[{{"type":"text","text":"t"}}],{}}}"#, members(Members::MOST));
+        assert_eq!(answer(Method::ToolsCall, &over), None);
+        let twice = r#"{"b":1,"resultType":"complete","a":2,"b":3}"#;
+        let want = r#"{"jsonrpc":"2.0","id":9,"result":{"b":3,"a":2}}"#;
+        assert_eq!(answer(Method::ResourcesRead, twice), Some((want.to_owned(), 0)));
+        assert_eq!(answer(Method::ResourcesRead, r#"{"resultType":"input\u005frequired"}"#), None);
     }
 
     /// "Icons of a remote upstream server (M4)" needs the tree of what it
