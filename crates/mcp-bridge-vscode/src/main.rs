@@ -27,7 +27,7 @@ fn main() -> ExitCode {
     let cli = words::read(std::env::args_os().collect());
     match cli.command {
         None => {
-            let _log = log::init(profile::NAME, "info");
+            let _log = log::init(profile::NAME, tracing::Level::INFO);
             with_config(&cli.bridge, (profile::NAME, true), |config| async move {
                 // Non-blocking pipes when VS Code gives pipes: reads and writes
                 // then run on the reactor, without a thread hand-off per line.
@@ -44,7 +44,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Check(mut args)) => {
             // The report goes to stdout; only warnings go to the log.
-            let (_log, tail, stdout) = log::init_check(profile::NAME, "warn");
+            let (_log, tail, stdout) = log::init_check(profile::NAME, tracing::Level::WARN);
             if args.form == cli::Form::Absent {
                 match demo_command() {
                     Ok(command) => (args.upstream, args.form) = (command, cli::Form::Dashed),
@@ -67,7 +67,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Logout { url }) => logout(&url),
         Some(Command::DemoServer { refuse_discover }) => {
-            let _log = log::init("mcp-bridge-demo", "warn");
+            let _log = log::init("mcp-bridge-demo", tracing::Level::WARN);
             run(async {
                 let discover = if refuse_discover {
                     mcp_bridge::embed::Discover::Refuse

@@ -12,7 +12,7 @@ pub use stdout::Stdout;
 pub use tail::Tail;
 
 use std::fmt::{self, Write as _};
-use tracing::{Event, Subscriber};
+use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::FormattedFields;
@@ -20,7 +20,7 @@ use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
-use tracing_subscriber::{EnvFilter, Layer};
+use tracing_subscriber::Layer;
 
 /// `tag LEVEL message key=value... span-fields...`: the fields of the spans
 /// around the event (the id and method of its request) come last.
@@ -54,19 +54,18 @@ where
     }
 }
 
-/// Installs the logger. `MCP_BRIDGE_LOG` (an env filter such as `debug`)
+/// Installs the logger. `MCP_BRIDGE_LOG` (a level such as `debug`)
 /// changes the level; the default is `default_level`. The lines that are
 /// still buffered go out when the guard drops.
 #[must_use = "the guard writes the last lines when it drops"]
-pub fn init(tag: &'static str, default_level: &str) -> pipe::Guard {
+pub fn init(tag: &'static str, default_level: Level) -> pipe::Guard {
     let (writer, guard) = pipe::start();
-    tracing_subscriber::fmt()
+    let lines = tracing_subscriber::fmt::layer()
         .with_writer(writer)
         .with_ansi(false)
-        .with_env_filter(filter(default_level))
         .event_format(Tagged(tag))
-        .fmt_fields(fields::Fields)
-        .init();
+        .fmt_fields(fields::Fields);
+    tracing_subscriber::registry().with(filter(default_level)).with(lines).init();
     guard
 }
 
@@ -75,7 +74,7 @@ pub fn init(tag: &'static str, default_level: &str) -> pipe::Guard {
 /// report of a server that fails, and the lines of its stdout that are no
 /// JSON-RPC message.
 #[must_use = "the guard writes the last lines when it drops"]
-pub fn init_check(tag: &'static str, default_level: &str) -> (pipe::Guard, Tail, Stdout) {
+pub fn init_check(tag: &'static str, default_level: Level) -> (pipe::Guard, Tail, Stdout) {
     let (writer, guard) = pipe::start();
     let tail = Tail::default();
     let stdout = Stdout::default();
@@ -91,6 +90,50 @@ pub fn init_check(tag: &'static str, default_level: &str) -> (pipe::Guard, Tail,
     (guard, tail, stdout)
 }
 
-fn filter(default_level: &str) -> EnvFilter {
-    EnvFilter::try_from_env("MCP_BRIDGE_LOG").unwrap_or_else(|_| EnvFilter::new(default_level))
+/// The levels of the log: `MCP_BRIDGE_LOG` when it reads as a list of
+/// targets and levels (`debug`, `mcp_bridge::upstream=trace,info`), else
+/// `default_level`. Targets and levels only, not `EnvFilter`'s span and
+/// field filters: an `EnvFilter` looks up every span it is asked about
+/// under a lock, each time a request's task runs, and those filters were
+/// never documented.
+fn filter(default_level: Level) -> Targets {
+    levels(std::env::var("MCP_BRIDGE_LOG").ok().as_deref(), default_level)
+}
+
+/// The levels of `wanted`; the targets it does not name keep
+/// `default_level` unless it sets a level for all (a word that is no level,
+/// such as `debgu`, names a target, and must not silence the log).
+fn levels(wanted: Option<&str>, default_level: Level) -> Targets {
+    let targets: Targets = wanted.and_then(|text| text.parse().ok()).unwrap_or_default();
+    match targets.default_level() {
+        Some(_) => targets,
+        None => targets.with_default(default_level),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `MCP_BRIDGE_LOG` (README, "Command line"): a level, or targets with
+    /// levels; what it does not set keeps the default.
+    #[test]
+    fn the_log_variable_gives_a_level_or_targets_and_else_the_default() {
+        let debug = levels(Some("debug"), Level::INFO);
+        assert!(debug.would_enable("mcp_bridge::frontend", &Level::DEBUG));
+        assert!(!debug.would_enable("mcp_bridge::frontend", &Level::TRACE));
+        let targets = levels(Some("mcp_bridge::upstream=trace,warn"), Level::INFO);
+        assert!(targets.would_enable("mcp_bridge::upstream::stdio", &Level::TRACE));
+        assert!(!targets.would_enable("mcp_bridge::frontend", &Level::INFO));
+        assert!(targets.would_enable("mcp_bridge::frontend", &Level::WARN));
+        let some = levels(Some("mcp_bridge::upstream=trace"), Level::INFO);
+        assert!(some.would_enable("mcp_bridge::upstream", &Level::TRACE));
+        assert!(some.would_enable("mcp_bridge::frontend", &Level::INFO));
+        assert!(!some.would_enable("mcp_bridge::frontend", &Level::DEBUG));
+        for unset in [None, Some("debgu"), Some("loud=much")] {
+            let default = levels(unset, Level::WARN);
+            assert!(default.would_enable("mcp_bridge::frontend", &Level::WARN), "{unset:?}");
+            assert!(!default.would_enable("mcp_bridge::frontend", &Level::INFO), "{unset:?}");
+        }
+    }
 }
