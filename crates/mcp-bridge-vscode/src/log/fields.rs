@@ -2,12 +2,15 @@
 //! writes them, with its escapes of terminal control characters in the
 //! message (a tool name or an upstream's stderr line can hold them).
 //!
-//! Only the message is written here: the default formatter escapes it one
-//! character at a time, each through a `Formatter`, which is a noticeable
-//! share of the time of a big list and its 2,000 info lines. This one
-//! copies each run of characters that needs no escape at once.
-//! Every other field goes to the default formatter. A test holds the two to
-//! the same text.
+//! The message and the fields are written here: the default formatter
+//! escapes the message one character at a time, each through a
+//! `Formatter`, which is a noticeable share of the time of a big list and
+//! its 2,000 info lines; this one copies each run of characters that needs
+//! no escape at once. For every other field the default formatter paints
+//! the name and the `=` through `nu_ansi_term` even without colours, and
+//! the fields of each request's span are written when the span starts,
+//! once per request. Only an error field goes to the default formatter. A
+//! test holds the two to the same text.
 
 use std::fmt::{self, Write};
 use tracing::field::{Field, Visit};
@@ -44,7 +47,20 @@ impl Visitor<'_> {
         }
     }
 
-    /// Any other field, by the default formatter.
+    /// Any other field but an error: `name=value` with the value's `{:?}`,
+    /// as the default formatter writes it without colours.
+    fn field(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        if !std::mem::replace(&mut self.is_empty, false) {
+            self.result = self.writer.write_char(' ');
+        }
+        if self.result.is_ok() {
+            let name = field.name();
+            let name = name.strip_prefix("r#").unwrap_or(name);
+            self.result = write!(self.writer, "{name}={value:?}");
+        }
+    }
+
+    /// An error field, by the default formatter (it lists the sources).
     fn other(&mut self, record: impl FnOnce(&mut DefaultVisitor<'_>)) {
         let mut visitor = DefaultVisitor::new(self.writer.by_ref(), self.is_empty);
         record(&mut visitor);
@@ -60,7 +76,7 @@ impl Visit for Visitor<'_> {
         }
         match field.name() {
             "message" => self.message(&format_args!("{value}")),
-            _ => self.other(|visitor| visitor.record_str(field, value)),
+            _ => self.field(field, &value),
         }
     }
 
@@ -76,7 +92,7 @@ impl Visit for Visitor<'_> {
         }
         match field.name() {
             "message" => self.message(value),
-            _ => self.other(|visitor| visitor.record_debug(field, value)),
+            _ => self.field(field, value),
         }
     }
 }
@@ -159,7 +175,7 @@ mod tests {
         for text in ["plain", "bell\x07 bs\x08 ff\x0c esc\x1b[31m del\x7f", "c1 \u{80}\u{9b}\u{9f} é ÿ \u{a0} ✓", ""]
         {
             tracing::info!("tool '{text}': {}", 5);
-            tracing::info!(count = 3, error = %"x\x1by", "{text}");
+            tracing::info!(count = 3, error = %"x\x1by", r#type = text, "{text}");
             tracing::warn!(text);
         }
         let error = io::Error::other("broken\x1b");
