@@ -9,7 +9,8 @@
 //! - the latency (p50, p99) of sequential small `tools/call` and `tools/list`
 //!   round trips, the ratios bridged/direct, the median the bridge adds and
 //!   the CPU time the bridge spends per round trip;
-//! - the bridge's idle RSS and its binary size;
+//! - the bridge's idle RSS (its binary as read from disk: `cold`) and its
+//!   binary size;
 //! - the throughput of a big `tools/call` result (16 MiB of text, and the
 //!   same text as `structuredContent`) and the bridge's peak RSS after it;
 //! - a `tools/list` of 2,000 tools that each need an R6 repair (one info
@@ -25,6 +26,7 @@
 //! # Layout
 //!
 //! - `options`: the command line.
+//! - `cold`: the bridge's binary dropped from the page cache.
 //! - `setup`: the executables (built first when cargo started the bench)
 //!   and how busy the machine is.
 //! - `peer`: the child processes, one connection each, and the timed
@@ -49,6 +51,7 @@ use std::time::Duration;
 use units::{micros, percentile};
 
 mod big;
+mod cold;
 mod latency;
 mod options;
 mod peer;
@@ -84,6 +87,9 @@ fn run() -> Result<()> {
     let rounds = options.rounds;
     let mut figures = targets::Figures::default();
 
+    if let Err(why) = cold::from_disk(&paths.bridge) {
+        println!("note: the bridge's binary stays as the page cache holds it: {why}");
+    }
     let mut direct = Peer::start(Side::Direct, &paths, &[])?;
     let mut bridged = Peer::start(Side::Bridged, &paths, &[])?;
     std::thread::sleep(SETTLE);
