@@ -4,9 +4,20 @@
 //!
 //! A URL is repeated up to its origin when it is not valid (its path and
 //! query can hold a key); a URL that only lacks its scheme keeps its path,
-//! which the suggestion needs, but never its query or fragment.
+//! which the suggestion needs, but never its query or fragment; a word
+//! that names nothing loses its user information, query and fragment too.
+//! The arguments after a file are not repeated: they may hold a key. Every
+//! word that is repeated passes the library's gate of outside text
+//! ([`shown`]), so that a control character or a line break in an argument
+//! cannot reach the terminal or VS Code's Output channel as itself.
 
+use mcp_bridge::cli_support::{shown, NAME};
 use std::path::Path;
+
+/// A word of the command line as a message repeats it.
+fn word(text: &str) -> String {
+    shown(text, NAME).to_string()
+}
 
 /// `--` with nothing after it (`prefix`: the command line before it).
 pub fn empty_dash(prefix: &str) -> String {
@@ -36,13 +47,9 @@ pub fn subcommand_word(prefix: &str, word: &str, top: bool) -> String {
 /// not executable.
 pub fn file(prefix: &str, words: &[String], startable: bool) -> String {
     let Some(first) = words.first() else { return no_upstream(prefix) };
-    let command = |lead: &str| {
-        let mut all: Vec<String> = words.iter().map(|w| quoted(w)).collect();
-        if let Some(word) = all.first_mut() {
-            word.insert_str(0, lead);
-        }
-        all.join(" ")
-    };
+    let rest = if words.len() > 1 { " …" } else { "" };
+    let command = |lead: &str| format!("{}{rest}", quoted(&format!("{lead}{}", word(first))));
+    let first = word(first);
     if startable {
         let here = if cfg!(windows) { ".\\" } else { "./" };
         return format!(
@@ -51,14 +58,15 @@ pub fn file(prefix: &str, words: &[String], startable: bool) -> String {
             command(here)
         );
     }
-    match interpreter(first) {
+    match interpreter(&first) {
         Some(program) => format!(
             "{first} is a file, not a program: give the program that runs it first, for example: {prefix} {program} {}",
             command("")
         ),
         None if cfg!(unix) => format!(
-            "{first} is a file that is not executable: make it executable (chmod +x {first}) or give the program that \
-             runs it first"
+            "{first} is a file that is not executable: make it executable (chmod +x {}) or give the program that \
+             runs it first",
+            quoted(&first)
         ),
         None => format!("{first} is a file that Windows cannot start: give the program that runs it first"),
     }
@@ -66,19 +74,32 @@ pub fn file(prefix: &str, words: &[String], startable: bool) -> String {
 
 /// A URL without its scheme, and the URL it stands for.
 pub fn no_scheme(text: &str, url: &str) -> String {
-    let shown = &text[..text.find(['?', '#']).unwrap_or(text.len())];
-    format!("the URL {shown} has no scheme; did you mean {url}?")
+    let given = &text[..text.find(['?', '#']).unwrap_or(text.len())];
+    format!("the URL {} has no scheme; did you mean {}?", word(given), word(url))
 }
 
 /// A first word that is nothing the bridge knows, with the subcommand it
 /// may be a typo of. `top`: outside `check`, where subcommands stand.
-pub fn names_nothing(word: &str, top: bool, typo: Option<&str>) -> String {
+pub fn names_nothing(text: &str, top: bool, typo: Option<&str>) -> String {
     let what = if top { "a subcommand, a URL" } else { "a URL" };
+    let given = word(&without_secrets(text));
     match typo {
         Some(subcommand) => {
-            format!("{word} is not {what}, a file here or a program on PATH; did you mean {subcommand}?")
+            format!("{given} is not {what}, a file here or a program on PATH; did you mean {subcommand}?")
         }
-        None => format!("{word} is not {what}, a file here or a program on PATH"),
+        None => format!("{given} is not {what}, a file here or a program on PATH"),
+    }
+}
+
+/// A word that may be a URL without its scheme, without what can hold a
+/// key: the query, the fragment and the user information (`user:key@`
+/// becomes `…@`).
+fn without_secrets(text: &str) -> String {
+    let text = &text[..text.find(['?', '#']).unwrap_or(text.len())];
+    let authority_end = text.find(['/', '\\']).unwrap_or(text.len());
+    match text[..authority_end].rfind('@') {
+        Some(at) => format!("…{}", &text[at..]),
+        None => text.to_owned(),
     }
 }
 
@@ -86,11 +107,11 @@ pub fn names_nothing(word: &str, top: bool, typo: Option<&str>) -> String {
 pub fn not_a_url(words: &[String]) -> String {
     match words {
         [] => "no upstream: give a URL, or the command of a server".into(),
-        [first] => format!("the URL {} is not a valid http or https URL", origin(first)),
+        [first] => format!("the URL {} is not a valid http or https URL", word(origin(first))),
         // The words are not repeated: they may hold a key too.
         [first, rest @ ..] => format!(
             "give one URL ({} and {} more word(s) were given), or the command of a server after --",
-            origin(first),
+            word(origin(first)),
             rest.len()
         ),
     }
@@ -156,13 +177,13 @@ mod tests {
                 "mcp-bridge-vscode check",
                 "build/server.mjs --port",
                 false,
-                "build/server.mjs is a file, not a program: give the program that runs it first, for example: mcp-bridge-vscode check node build/server.mjs --port".to_owned(),
+                "build/server.mjs is a file, not a program: give the program that runs it first, for example: mcp-bridge-vscode check node build/server.mjs …".to_owned(),
             ),
             (
                 "mcp-bridge-vscode",
                 "server --flag",
                 true,
-                format!("server is a file in this folder, and a program without a folder is looked up on PATH: write it with its folder, for example: mcp-bridge-vscode {here}server --flag"),
+                format!("server is a file in this folder, and a program without a folder is looked up on PATH: write it with its folder, for example: mcp-bridge-vscode {here}server …"),
             ),
         ];
         for (prefix, given, startable, expected) in cases {
@@ -219,5 +240,37 @@ mod tests {
             "chek is not a subcommand, a URL, a file here or a program on PATH; did you mean check?"
         );
         assert_eq!(names_nothing("srv", false, None), "srv is not a URL, a file here or a program on PATH");
+    }
+
+    /// The words a message repeats pass the gate, and what can hold a key
+    /// stays out: the arguments after a file, the user information, query
+    /// and fragment of a word that names nothing.
+    #[test]
+    fn a_repeated_word_is_escaped_and_holds_no_key() {
+        assert_eq!(
+            names_nothing("user:SECRET@mcp.example.com/path?token=SECRET#SECRET", true, None),
+            "…@mcp.example.com/path is not a subcommand, a URL, a file here or a program on PATH"
+        );
+        assert_eq!(
+            names_nothing("ch\u{1b}[31mck\r\nWARN fake\u{202e}", true, None),
+            r"ch\x1b[31mck\r\nWARN fake\u{202e} is not a subcommand, a URL, a file here or a program on PATH"
+        );
+        let long = names_nothing(&"x".repeat(20_000), false, None);
+        assert_eq!(long, format!("{}… is not a URL, a file here or a program on PATH", "x".repeat(200)));
+        let python = if cfg!(windows) { "python" } else { "python3" };
+        assert_eq!(
+            file("mcp-bridge-vscode", &words("srv\u{7}.py --api-key SECRET"), false),
+            format!(
+                r"srv\x07.py is a file, not a program: give the program that runs it first, for example: mcp-bridge-vscode {python} srv\x07.py …"
+            )
+        );
+        assert_eq!(
+            no_scheme("mcp.example.com/p\u{1b}[31m\r\nX?token=SECRET", "https://mcp.example.com/p\u{1b}[31m\r\nX"),
+            r"the URL mcp.example.com/p\x1b[31m\r\nX has no scheme; did you mean https://mcp.example.com/p\x1b[31m\r\nX?"
+        );
+        assert_eq!(
+            not_a_url(&["ht\u{1b}tp://host/SECRET".to_owned()]),
+            r"the URL ht\x1btp://host is not a valid http or https URL"
+        );
     }
 }

@@ -1,5 +1,12 @@
 //! The text of the `check` report, and the stdout it goes to.
+//!
+//! Every text of the server in the report (its names, titles, URIs,
+//! descriptions, instructions, capability names and error messages)
+//! passes the library's gate of outside text (`shown`): a terminal escape
+//! or a line break of a server must not write into the user's terminal or
+//! forge a line of the report, such as "VS Code can use this server."
 
+use mcp_bridge::cli_support::{shown, DETAIL, LINE, NAME};
 use mcp_bridge::Note;
 use serde_json::Value;
 use std::fmt;
@@ -59,23 +66,19 @@ pub(crate) use out;
 
 pub fn server(o: &mut Out, result: &Value, remote: bool) {
     let info = &result["serverInfo"];
-    let name = info["name"].as_str().unwrap_or("?");
-    let version = info["version"].as_str().unwrap_or("?");
+    let text = |value: &Value| shown(value.as_str().unwrap_or("?"), NAME).to_string();
+    let (name, version) = (text(&info["name"]), text(&info["version"]));
     match info.get("title").and_then(Value::as_str) {
-        Some(title) => out!(o, "Server: {title} ({name} {version})"),
+        Some(title) => out!(o, "Server: {} ({name} {version})", shown(title, NAME)),
         None => out!(o, "Server: {name} {version}"),
     }
-    out!(
-        o,
-        "Protocol: {} toward VS Code, 2026-07-28 toward the server",
-        result["protocolVersion"].as_str().unwrap_or("?")
-    );
+    out!(o, "Protocol: {} toward VS Code, 2026-07-28 toward the server", text(&result["protocolVersion"]));
     if let Some(capabilities) = result.get("capabilities").and_then(Value::as_object) {
-        let names: Vec<&str> = capabilities.keys().map(String::as_str).collect();
+        let names: Vec<String> = capabilities.keys().map(|name| shown(name, NAME).to_string()).collect();
         out!(o, "Capabilities: {}", names.join(", "));
     }
     if let Some(instructions) = result.get("instructions").and_then(Value::as_str) {
-        out!(o, "Instructions: {instructions}");
+        out!(o, "Instructions: {}", shown(instructions, LINE));
     }
     if remote {
         out!(o, "Icons: a remote server's icons reach VS Code only as data: URIs; the notes below count what the bridge removed");
@@ -85,22 +88,22 @@ pub fn server(o: &mut Out, result: &Value, remote: bool) {
 pub fn items(o: &mut Out, method: &str, items: &[Value]) {
     out!(o, "\n{method}: {} item(s)", items.len());
     for item in items {
-        let name = item.get("name").and_then(Value::as_str);
+        let name = item.get("name").and_then(Value::as_str).unwrap_or("(no name)");
         let label = item
             .get("uri")
             .or_else(|| item.get("uriTemplate"))
             .and_then(Value::as_str)
-            .map(|uri| format!(" <{uri}>"))
+            .map(|uri| format!(" <{}>", shown(uri, NAME)))
             .unwrap_or_default();
         let title = item
             .get("title")
             .or_else(|| item.get("annotations").and_then(|a| a.get("title")))
             .and_then(Value::as_str)
-            .map(|t| format!(" \"{t}\""))
+            .map(|t| format!(" \"{}\"", shown(t, NAME)))
             .unwrap_or_default();
-        out!(o, "  - {}{title}{label}", name.unwrap_or("(no name)"));
+        out!(o, "  - {}{title}{label}", shown(name, NAME));
         if let Some(first) = description(item) {
-            out!(o, "      {first}");
+            out!(o, "      {}", shown(first, DETAIL));
         }
     }
 }
@@ -145,9 +148,9 @@ pub fn stderr_tail(o: &mut Out, lines: &[String]) {
 pub fn describe_error(error: &Value) -> String {
     let code = error.get("code").map(Value::to_string).unwrap_or_default();
     let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-    let mut text = format!("error {code}: {message}");
+    let mut text = format!("error {}: {}", shown(&code, NAME), shown(message, DETAIL));
     if let Some(data) = error.get("data") {
-        text.push_str(&format!(" (data: {data})"));
+        text.push_str(&format!(" (data: {})", shown(&data.to_string(), DETAIL)));
     }
     text
 }
@@ -169,6 +172,26 @@ mod tests {
         ] {
             assert_eq!(description(&item), first, "{item}");
         }
+    }
+
+    /// The report's texts of the server pass the gate: a line break or a
+    /// terminal escape cannot forge a line or reach the terminal, and a
+    /// long text is cut.
+    #[test]
+    fn the_texts_of_the_server_are_escaped_and_bounded() {
+        let hostile = "n\u{1b}[2J\r\nVS Code can use this server.\u{202e}";
+        let error = json!({"code": -32000, "message": format!("{hostile}{}", "x".repeat(300)), "data": hostile});
+        let described = describe_error(&error);
+        assert!(
+            described.starts_with(r"error -32000: n\x1b[2J\r\nVS Code can use this server.\u{202e}xx"),
+            "{described}"
+        );
+        assert!(described.contains(r#"… (data: "n\u001b[2J\r\nVS Code can use this server.\u{202e}")"#), "{described}");
+        assert!(!described.chars().any(|c| c.is_control() || c == '\u{202e}'), "{described}");
+        assert_eq!(
+            description(&json!({"description": hostile})).map(|d| shown(d, DETAIL).to_string()).as_deref(),
+            Some(r"n\x1b[2J")
+        );
     }
 
     #[test]

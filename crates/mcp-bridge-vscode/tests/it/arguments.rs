@@ -52,7 +52,7 @@ fn each_upstream_that_cannot_be_taken_is_refused_with_exit_2_and_the_way_to_writ
     let cases: [(&[&str], &str); 21] = [
         // A file that is not a program, with or without `check`.
         (&["server.py"], "server.py is a file, not a program: give the program that runs it first, for example: mcp-bridge-vscode python3 server.py"),
-        (&["check", "--name", "n", "server.py", "--port", "1"], "server.py is a file, not a program: give the program that runs it first, for example: mcp-bridge-vscode check python3 server.py --port 1"),
+        (&["check", "--name", "n", "server.py", "--port", "1"], "server.py is a file, not a program: give the program that runs it first, for example: mcp-bridge-vscode check python3 server.py …"),
         // A typo of a subcommand, and a word that names nothing.
         (&["chek"], "chek is not a subcommand, a URL, a file here or a program on PATH; did you mean check?"),
         (&["logot", "https://mcp.example.com"], "logot is not a subcommand, a URL, a file here or a program on PATH; did you mean logout?"),
@@ -99,7 +99,7 @@ fn an_executable_file_here_without_its_folder_is_shown_with_it() {
     let (code, stdout, stderr) = run_in(&dir, &["server", "--port", "1"]);
     assert_eq!(
         (code, stdout.as_str(), stderr.as_str()),
-        (Some(2), "", "mcp-bridge-vscode: server is a file in this folder, and a program without a folder is looked up on PATH: write it with its folder, for example: mcp-bridge-vscode ./server --port 1\n")
+        (Some(2), "", "mcp-bridge-vscode: server is a file in this folder, and a program without a folder is looked up on PATH: write it with its folder, for example: mcp-bridge-vscode ./server …\n")
     );
 }
 

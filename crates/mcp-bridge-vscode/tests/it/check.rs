@@ -61,6 +61,38 @@ fn check_lists_the_repairs_of_a_result_that_takes_the_raw_path() {
     );
 }
 
+/// The server's texts in the report pass the gate of outside text: a
+/// terminal escape, a line break or a bidirectional override of a name,
+/// title, description or URI reaches the terminal as an escape, so no
+/// line of the report can be forged ("VS Code can use this server.").
+#[test]
+fn check_shows_the_servers_texts_through_the_gate() {
+    let hostile = "\u{1b}[2J\r\nVS Code can use this server.\u{202e}";
+    let tools = json!({"tools": [
+        {"name": format!("evil{hostile}"), "title": format!("T{hostile}"), "description": format!("D{hostile}"), "inputSchema": {"type": "object"}}
+    ]});
+    let info = json!({"name": format!("n{hostile}"), "version": "1\u{0}", "title": format!("t\u{2028}{hostile}")});
+    let (code, report) = check(&fake_upstream(&[
+        "--capabilities",
+        r#"{"tools":{}}"#,
+        "--server-info",
+        &info.to_string(),
+        "--tools-list",
+        &tools.to_string(),
+    ]));
+    assert_eq!(code, Some(0), "{report}");
+    let escaped = r"\x1b[2J\r\nVS Code can use this server.\u{202e}";
+    for expected in [
+        format!(r"Server: t\u{{2028}}{escaped} (n{escaped} 1\x00)"),
+        format!(r#"  - evil{escaped} "T{escaped}""#),
+        r"      D\x1b[2J".to_owned(),
+    ] {
+        assert!(report.lines().any(|line| line == expected), "the report lacks {expected:?}:\n{report}");
+    }
+    assert!(!report.chars().any(|c| (c.is_control() && c != '\n') || c == '\u{202e}' || c == '\u{2028}'), "{report:?}");
+    assert_eq!(report.lines().filter(|line| line.contains("VS Code can use this server.")).count(), 3, "{report}");
+}
+
 #[test]
 fn check_warns_of_endless_paging_and_still_finishes() {
     // The server answers every page with the same cursor.

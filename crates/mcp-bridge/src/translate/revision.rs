@@ -10,6 +10,7 @@
 //! Pure: each table names a member and the first revision that has it.
 
 use super::note::Note;
+use crate::gate::text;
 use crate::method::Method;
 use crate::profile::Revision::{self, V2025_03_26, V2025_06_18, V2025_11_25};
 use serde_json::{Map, Value};
@@ -130,16 +131,21 @@ fn block(block: &mut Value, revision: Revision, notes: &mut Vec<Note>) {
     let Value::Object(object) = block else { return };
     let kind = object.get("type").and_then(Value::as_str).unwrap_or("");
     let text = match kind {
+        // The server's texts in the bridge's sentence pass the gate: a line
+        // break in a name must not forge a second link in the block.
         "resource_link" if revision < V2025_06_18 => {
-            let uri = object.get("uri").and_then(Value::as_str).unwrap_or("");
-            match object.get("name").and_then(Value::as_str) {
-                Some(name) => format!("A link to the resource {name}: {uri}"),
-                None => format!("A link to the resource {uri}"),
+            let uri = object.get("uri").and_then(Value::as_str).map(|uri| text::shown(uri, text::LINE));
+            let name = object.get("name").and_then(Value::as_str).map(|name| text::shown(name, text::NAME));
+            match (name, uri) {
+                (Some(name), Some(uri)) => format!("A link to the resource {name}: {uri}"),
+                (None, Some(uri)) => format!("A link to the resource {uri}"),
+                (Some(name), None) => format!("A link to the resource {name}"),
+                (None, None) => "A link to a resource".to_owned(),
             }
         }
         "audio" if revision < V2025_03_26 => {
             let mime = object.get("mimeType").and_then(Value::as_str).unwrap_or("audio");
-            format!("An audio clip ({mime}) that this client cannot play")
+            format!("An audio clip ({}) that this client cannot play", text::shown(mime, text::NAME))
         }
         _ => {
             if kind == "resource_link" {
@@ -151,8 +157,9 @@ fn block(block: &mut Value, revision: Revision, notes: &mut Vec<Note>) {
             return;
         }
     };
+    let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
     notes.push(Note::info(format!(
-        "a {kind} block became a text block: revision {revision} of the client has no {kind} blocks"
+        "{article} {kind} block became a text block: revision {revision} of the client has no {kind} blocks"
     )));
     let mut replaced = Map::new();
     replaced.insert("type".into(), Value::from("text"));
@@ -329,6 +336,31 @@ mod tests {
             json!({"type": "text", "text": "An audio clip (audio/wav) that this client cannot play"})
         );
         assert_eq!(notes.len(), 2);
+        assert_eq!(
+            notes[1],
+            "an audio block became a text block: revision 2024-11-05 of the client has no audio blocks"
+        );
+    }
+
+    /// The texts of the server in a block that the bridge writes pass the
+    /// gate: a line break cannot forge a second link, and a block without
+    /// a URI or a name still says what it was.
+    #[test]
+    fn a_converted_block_shows_the_servers_texts_through_the_gate() {
+        let call = json!({"content": [
+            {"type": "resource_link", "uri": "https://a.example/\nA link to the resource x: javascript:y", "name": "n\r\n\u{202e}"},
+            {"type": "resource_link", "uri": 7},
+            {"type": "audio", "data": "AA", "mimeType": "audio/wav\r\n\u{1b}[2J"}
+        ]});
+        let (got, _) = translated(Method::ToolsCall, call, V2024_11_05);
+        assert_eq!(
+            got["content"],
+            json!([
+                {"type": "text", "text": r"A link to the resource n\r\n\u{202e}: https://a.example/\nA link to the resource x: javascript:y"},
+                {"type": "text", "text": "A link to a resource"},
+                {"type": "text", "text": r"An audio clip (audio/wav\r\n\x1b[2J) that this client cannot play"}
+            ])
+        );
     }
 
     /// A prompt message holds one block (or, in 2025-11-25, an array).

@@ -65,7 +65,8 @@ pub(super) fn spawn(command: &StdioCommand, max_line_bytes: usize) -> Result<(Li
         .kill_on_drop(true)
         .spawn()
         .map_err(|err| {
-            tracing::error!(program = ?command.program, error = %err, "cannot start the upstream command");
+            let program = command.program.to_string_lossy();
+            tracing::error!(program = %crate::gate::text::shown(&program, crate::gate::text::NAME), error = %err, "cannot start the upstream command");
             BridgeError::new(Cause::SpawnFailed)
         })?;
     let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
