@@ -48,20 +48,19 @@ impl Activity {
     async fn trim_when_quiet(&self) {
         loop {
             self.wake.notified().await;
+            // Each second with a read starts the quiet second again.
             loop {
-                // Each second with a read starts the quiet second again.
-                loop {
-                    tokio::time::sleep(QUIET).await;
-                    if !self.read.swap(false, SeqCst) {
-                        break;
-                    }
-                }
-                give_back();
-                self.idle.store(true, SeqCst);
-                // A read between the last look and `idle` woke no one.
-                if !(self.read.load(SeqCst) && self.idle.swap(false, SeqCst)) {
+                tokio::time::sleep(QUIET).await;
+                if !self.read.swap(false, SeqCst) {
                     break;
                 }
+            }
+            give_back();
+            self.idle.store(true, SeqCst);
+            // A read between the last look and `idle` woke no one: wake
+            // the task here for it.
+            if self.read.load(SeqCst) && self.idle.swap(false, SeqCst) {
+                self.wake.notify_one();
             }
         }
     }

@@ -78,8 +78,9 @@ pub(crate) fn apply(
 
 /// The members of the result, in order, each as its JSON text. The text was
 /// checked by `raw::read`, so `raw::scan` finds them without a second
-/// parse (see [`Members::insert`]; `None` past [`Members::MOST`]). `value_end` reads each
-/// value, from its name and where it starts, and gives the offset after it.
+/// parse (see [`Members::insert`]; `None` past [`Members::MOST`]).
+/// `value_end` reads each value, from its name and where it starts, and
+/// gives the offset after it.
 fn result_members<'a>(text: &'a str, mut value_end: impl FnMut(&str, usize) -> Option<usize>) -> Option<Members<'a>> {
     let text = Text::new(text);
     if text.byte(0)? != b'{' {

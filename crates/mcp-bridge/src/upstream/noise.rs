@@ -29,9 +29,20 @@ pub(super) fn quote(line: &[u8], cause: Cause) -> Option<String> {
     if !noise {
         return None;
     }
-    let start = String::from_utf8_lossy(&line[..line.len().min(READ)]);
+    let (start, rest) = line.split_at(line.len().min(READ));
+    // Up to the last whole character of what was read.
+    let start = match std::str::from_utf8(start) {
+        Ok(start) => std::borrow::Cow::Borrowed(start),
+        Err(err) if err.error_len().is_none() => String::from_utf8_lossy(&start[..err.valid_up_to()]),
+        Err(_) => String::from_utf8_lossy(start),
+    };
     // A CRLF line's `\r` is no part of what the server meant to write.
-    Some(text::escape(start.trim_end_matches('\r'), text::DETAIL))
+    let mut quote = text::escape(start.trim_end_matches('\r'), text::DETAIL);
+    // Wide characters can fill the bytes read before the gate's bound.
+    if !rest.is_empty() && !quote.ends_with('…') {
+        quote.push('…');
+    }
+    Some(quote)
 }
 
 /// Logs the warning of a line that [`quote`] quoted; `request` tells
@@ -70,5 +81,11 @@ mod tests {
         }
         let long = "é".repeat(3 * text::DETAIL);
         assert_eq!(quote(long.as_bytes(), Cause::ParseError), Some(format!("{}…", "é".repeat(text::DETAIL))));
+        // Characters of four bytes fill the bytes read at the bound: the
+        // quote still says it was cut, and splits no character.
+        let wide = "😀".repeat(2 * text::DETAIL);
+        assert_eq!(quote(wide.as_bytes(), Cause::ParseError), Some(format!("{}…", "😀".repeat(text::DETAIL))));
+        let split = format!("x{}", "😀".repeat(text::DETAIL));
+        assert_eq!(quote(split.as_bytes(), Cause::ParseError), Some(format!("x{}…", "😀".repeat(text::DETAIL - 1))));
     }
 }
