@@ -15,7 +15,7 @@ use mcp_bridge::cli_support::{shown, NAME};
 use std::path::Path;
 
 /// A word of the command line as a message repeats it.
-fn word(text: &str) -> String {
+pub fn word(text: &str) -> String {
     shown(text, NAME).to_string()
 }
 
@@ -95,23 +95,24 @@ pub fn names_nothing(text: &str, top: bool, typo: Option<&str>) -> String {
 /// key: the query, the fragment and the user information (`user:key@`
 /// becomes `…@`).
 fn without_secrets(text: &str) -> String {
-    let text = &text[..text.find(['?', '#']).unwrap_or(text.len())];
-    let authority_end = text.find(['/', '\\']).unwrap_or(text.len());
-    match text[..authority_end].rfind('@') {
-        Some(at) => format!("…{}", &text[at..]),
-        None => text.to_owned(),
-    }
+    // The user information runs to the last `@`: a key typed as it is can
+    // hold `/`, `?` or `#`.
+    let (lead, text) = match text.rfind('@') {
+        Some(at) => ("…", &text[at..]),
+        None => ("", text),
+    };
+    format!("{lead}{}", &text[..text.find(['?', '#']).unwrap_or(text.len())])
 }
 
 /// A URL that is not valid, alone or with more words after it.
 pub fn not_a_url(words: &[String]) -> String {
     match words {
         [] => "no upstream: give a URL, or the command of a server".into(),
-        [first] => format!("the URL {} is not a valid http or https URL", word(origin(first))),
+        [first] => format!("the URL {} is not a valid http or https URL", shown_origin(first)),
         // The words are not repeated: they may hold a key too.
         [first, rest @ ..] => format!(
             "give one URL ({} and {} more word(s) were given), or the command of a server after --",
-            word(origin(first)),
+            shown_origin(first),
             rest.len()
         ),
     }
@@ -136,20 +137,30 @@ fn quoted(word: &str) -> String {
     }
 }
 
+/// [`origin`] as a message shows it: through the gate, and `…` when
+/// nothing of it can be shown.
+fn shown_origin(text: &str) -> String {
+    match origin(text) {
+        "" => "…".to_owned(),
+        origin => word(origin),
+    }
+}
+
 /// The text of a URL up to its origin: the scheme and the host, never the
 /// user information, the path, the query or the fragment.
-pub fn origin(text: &str) -> &str {
-    let text = &text[..text.find(['?', '#']).unwrap_or(text.len())];
+fn origin(text: &str) -> &str {
     let (scheme_len, rest) = match text.find("://") {
         Some(at) => (at + 3, &text[at + 3..]),
         None => (0, text),
     };
-    let authority = &rest[..rest.find(['/', '\\']).unwrap_or(rest.len())];
-    if authority.contains('@') {
-        // `user:secret@host`: the user information stays out.
+    if rest.contains('@') {
+        // `user:secret@host`: the user information stays out, and it runs
+        // to the last `@`, since a key typed as it is can hold `/`, `?`
+        // or `#`.
         return &text[..scheme_len];
     }
-    &text[..scheme_len + authority.len()]
+    let rest = &rest[..rest.find(['?', '#']).unwrap_or(rest.len())];
+    &text[..scheme_len + rest.find(['/', '\\']).unwrap_or(rest.len())]
 }
 
 #[cfg(test)]
@@ -206,6 +217,10 @@ mod tests {
             ("https//mcp.example.com/SECRET", "the URL https is not a valid http or https URL"),
             ("ftp://user:SECRET@host/x", "the URL ftp:// is not a valid http or https URL"),
             ("https://exa mple.com#SECRET", "the URL https://exa mple.com is not a valid http or https URL"),
+            // A key typed as it is, with `/`, `?` or `#` in it.
+            ("https://tok:abc/SECRET==@mcp.example.com/mcp", "the URL https:// is not a valid http or https URL"),
+            ("htps://user:SE?SECRET@host/", "the URL htps:// is not a valid http or https URL"),
+            ("user:SECRET@host/path?token=SECRET", "the URL … is not a valid http or https URL"),
         ];
         for (given, expected) in cases {
             let message = not_a_url(&[given.to_owned()]);
@@ -250,6 +265,10 @@ mod tests {
         assert_eq!(
             names_nothing("user:SECRET@mcp.example.com/path?token=SECRET#SECRET", true, None),
             "…@mcp.example.com/path is not a subcommand, a URL, a file here or a program on PATH"
+        );
+        assert_eq!(
+            names_nothing("user:SE/SECRET?#SECRET@host.example/p?SECRET", true, None),
+            "…@host.example/p is not a subcommand, a URL, a file here or a program on PATH"
         );
         assert_eq!(
             names_nothing("ch\u{1b}[31mck\r\nWARN fake\u{202e}", true, None),

@@ -178,24 +178,29 @@ fn url_only_option(args: &BridgeArgs) -> Option<&'static str> {
 /// `--header-env` or a `--ca-file` that cannot be used is an invalid
 /// argument (exit 2), found before anything is read from stdin.
 fn http_options(args: &BridgeArgs, url: Url) -> Result<HttpOptions, String> {
+    // The words of the command line that a message repeats pass the gate.
+    let word = hint::word;
     let mut headers = Vec::new();
     for (name, var) in &args.header_env {
+        let given = format!("{}={}", word(name), word(var));
         let value =
-            std::env::var(var).map_err(|_| format!("the variable {var} of --header-env {name}={var} is not set"))?;
-        headers.push(SecretHeader::new(name, &value).map_err(|e| format!("--header-env {name}={var}: {e}"))?);
+            std::env::var(var).map_err(|_| format!("the variable {} of --header-env {given} is not set", word(var)))?;
+        headers.push(SecretHeader::new(name, &value).map_err(|e| format!("--header-env {given}: {e}"))?);
     }
     let ca = match &args.ca_file {
         None => None,
         Some(path) => {
-            let pem = std::fs::read(path).map_err(|e| format!("cannot read --ca-file {}: {e}", path.display()))?;
-            Some(CaBundle::from_pem(&pem).map_err(|e| format!("--ca-file {}: {e}", path.display()))?)
+            let shown_path = word(&path.to_string_lossy());
+            let pem = std::fs::read(path).map_err(|e| format!("cannot read --ca-file {shown_path}: {e}"))?;
+            Some(CaBundle::from_pem(&pem).map_err(|e| format!("--ca-file {shown_path}: {e}"))?)
         }
     };
     let max_response_bytes =
         usize::try_from(args.max_response_bytes).map_err(|_| "--max-response-bytes is too large".to_string())?;
     let client_secret = match &args.client_secret_env {
         Some(var) => {
-            Some(std::env::var(var).map_err(|_| format!("the variable {var} of --client-secret-env is not set"))?)
+            let missing = || format!("the variable {} of --client-secret-env is not set", word(var));
+            Some(std::env::var(var).map_err(|_| missing())?)
         }
         None => None,
     };

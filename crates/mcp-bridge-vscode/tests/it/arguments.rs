@@ -49,7 +49,7 @@ fn help_names_every_usage_the_exit_codes_the_log_the_token_store_and_the_proxy()
 #[test]
 fn each_upstream_that_cannot_be_taken_is_refused_with_exit_2_and_the_way_to_write_it() {
     let dir = folder("table");
-    let cases: [(&[&str], &str); 21] = [
+    let cases: [(&[&str], &str); 26] = [
         // A file that is not a program, with or without `check`.
         (&["server.py"], "server.py is a file, not a program: give the program that runs it first, for example: mcp-bridge-vscode python3 server.py"),
         (&["check", "--name", "n", "server.py", "--port", "1"], "server.py is a file, not a program: give the program that runs it first, for example: mcp-bridge-vscode check python3 server.py …"),
@@ -78,6 +78,13 @@ fn each_upstream_that_cannot_be_taken_is_refused_with_exit_2_and_the_way_to_writ
         // Options after a URL stay the bridge's (here a missing variable).
         (&["https://mcp.example.com/mcp", "--header-env", "A=MCP_BRIDGE_TEST_NO_SUCH_VAR"], "the variable MCP_BRIDGE_TEST_NO_SUCH_VAR of --header-env A=MCP_BRIDGE_TEST_NO_SUCH_VAR is not set"),
         (&["check", "https://mcp.example.com/mcp", "--header-env", "A=MCP_BRIDGE_TEST_NO_SUCH_VAR"], "the variable MCP_BRIDGE_TEST_NO_SUCH_VAR of --header-env A=MCP_BRIDGE_TEST_NO_SUCH_VAR is not set"),
+        // The words a message repeats pass the gate; a key typed with `/`
+        // or `?` in it stays out up to the last `@`.
+        (&["https://mcp.example.com/mcp", "--header-env", "A=NO\u{1b}[2J\r\nSUCH"], r"the variable NO\x1b[2J\r\nSUCH of --header-env A=NO\x1b[2J\r\nSUCH is not set"),
+        (&["https://mcp.example.com/mcp", "--ca-file", "no-such\u{1b}[2J\nfile"], r"cannot read --ca-file no-such\x1b[2J\nfile: No such file or directory (os error 2)"),
+        (&["user:SE/SECRET@mcp.example.com/mcp"], "…@mcp.example.com/mcp is not a subcommand, a URL, a file here or a program on PATH"),
+        (&["logout", "https://tok:abc/SECRET==@mcp.example.com/mcp"], "the URL https:// is not a valid http or https URL"),
+        (&["logout", "user:SECRET@mcp.example.com/mcp"], "the URL … is not a valid http or https URL"),
     ];
     for (args, expected) in cases {
         let (code, stdout, stderr) = run_in(&dir, args);

@@ -78,7 +78,8 @@ fn write_char(f: &mut fmt::Formatter<'_>, c: char) -> fmt::Result {
 /// zero-width space and joiners, the byte order mark, the soft hyphen, the
 /// invisible operators, the tag characters that can smuggle a hidden text
 /// into a line), and the other characters that show nothing: the variation
-/// selectors, the combining grapheme joiner, the Hangul and Khmer fillers.
+/// selectors (the Mongolian ones too), the combining grapheme joiner, the
+/// Hangul and Khmer fillers, and the whole tag block.
 fn needs_escape(c: char) -> bool {
     matches!(
         c,
@@ -93,7 +94,7 @@ fn needs_escape(c: char) -> bool {
             | '\u{8e2}'
             | '\u{115f}'..='\u{1160}'
             | '\u{17b4}'..='\u{17b5}'
-            | '\u{180e}'
+            | '\u{180b}'..='\u{180f}'
             | '\u{200b}'..='\u{200f}'
             | '\u{2028}'..='\u{202e}'
             | '\u{2060}'..='\u{2064}'
@@ -108,8 +109,7 @@ fn needs_escape(c: char) -> bool {
             | '\u{13430}'..='\u{1343f}'
             | '\u{1bca0}'..='\u{1bca3}'
             | '\u{1d173}'..='\u{1d17a}'
-            | '\u{e0001}'
-            | '\u{e0020}'..='\u{e007f}'
+            | '\u{e0000}'..='\u{e007f}'
             | '\u{e0100}'..='\u{e01ef}'
     )
 }
@@ -132,6 +132,7 @@ mod tests {
             // Hidden by other means: a tag text, a soft hyphen, an invisible
             // operator, a variation selector, a filler, a Mongolian separator.
             ("tag\u{e0041}\u{e0042} soft\u{ad}hy", "tag\\u{e0041}\\u{e0042} soft\\u{ad}hy"),
+            ("\u{e0000}\u{e0002}\u{e001f} m\u{180b}\u{180f}", "\\u{e0000}\\u{e0002}\\u{e001f} m\\u{180b}\\u{180f}"),
             (
                 "f\u{2061}x \u{fe0f}\u{e0100} \u{3164}\u{180e}\u{34f}",
                 "f\\u{2061}x \\u{fe0f}\\u{e0100} \\u{3164}\\u{180e}\\u{34f}",

@@ -8,6 +8,7 @@
 //! before, and gives one note for each repair.
 
 use super::note::{push_index, push_name, Note};
+use crate::gate::text;
 use serde_json::{Map, Number, Value};
 use std::fmt;
 
@@ -186,7 +187,12 @@ pub(crate) fn repair(items: Items<'_>, has_max_items: bool, prefix_items: usize)
             Some(prefix_items),
             format!("an array schema with items: false got items: {{}} and maxItems: {prefix_items}"),
         ),
-        Items::FalseInJavascript(value) => (None, format!("an array schema with items: {value} got items: {{}}")),
+        // The server's text of the value: a number can run to the length
+        // of the line.
+        Items::FalseInJavascript(value) => {
+            let value = text::shown(&value.to_string(), text::DETAIL).to_string();
+            (None, format!("an array schema with items: {value} got items: {{}}"))
+        }
         Items::Kept => return None,
     };
     Some(Repair { max_items, text })
@@ -232,4 +238,21 @@ fn is_false_in_javascript(value: &Value) -> bool {
 /// A number that JavaScript reads as 0 (see [`is_false_in_javascript`]).
 pub(crate) fn number_is_false_in_javascript(number: &Number) -> bool {
     number.as_f64() == Some(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The note of a falsy `items` shows the server's text of its value
+    /// through the gate: a number such as `0.000…` can run to the length
+    /// of the line, and both paths of the result rules write this note.
+    #[test]
+    fn the_note_of_a_falsy_items_shows_its_value_within_the_bound() {
+        let zero = format!("0.{}", "0".repeat(10_000));
+        let text = repair(Items::FalseInJavascript(&zero), false, 0).map(|repair| repair.text);
+        assert_eq!(text, Some(format!("an array schema with items: 0.{}… got items: {{}}", "0".repeat(198))));
+        let text = repair(Items::FalseInJavascript(&"-0"), false, 0).map(|repair| repair.text);
+        assert_eq!(text.as_deref(), Some("an array schema with items: -0 got items: {}"));
+    }
 }

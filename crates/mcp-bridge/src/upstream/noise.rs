@@ -30,16 +30,18 @@ pub(super) fn quote(line: &[u8], cause: Cause) -> Option<String> {
         return None;
     }
     let (start, rest) = line.split_at(line.len().min(READ));
-    // Up to the last whole character of what was read.
+    let cut = !rest.is_empty();
+    // The cut can split a character: up to the last whole one.
     let start = match std::str::from_utf8(start) {
         Ok(start) => std::borrow::Cow::Borrowed(start),
-        Err(err) if err.error_len().is_none() => String::from_utf8_lossy(&start[..err.valid_up_to()]),
+        Err(err) if cut && err.error_len().is_none() => String::from_utf8_lossy(&start[..err.valid_up_to()]),
         Err(_) => String::from_utf8_lossy(start),
     };
     // A CRLF line's `\r` is no part of what the server meant to write.
-    let mut quote = text::escape(start.trim_end_matches('\r'), text::DETAIL);
+    let start = if cut { &*start } else { start.strip_suffix('\r').unwrap_or(&start) };
+    let mut quote = text::escape(start, text::DETAIL);
     // Wide characters can fill the bytes read before the gate's bound.
-    if !rest.is_empty() && !quote.ends_with('…') {
+    if cut && !quote.ends_with('…') {
         quote.push('…');
     }
     Some(quote)
@@ -68,6 +70,8 @@ mod tests {
         for (line, cause, want) in [
             (&b"Starting my server v1.0 ..."[..], Cause::ParseError, Some("Starting my server v1.0 ...".to_owned())),
             (b"Ready\r", Cause::ParseError, Some("Ready".to_owned())),
+            (b"Ready\r\r", Cause::ParseError, Some("Ready\\r".to_owned())),
+            (b"end \xf0\x9f\x98", Cause::ParseError, Some("end \u{fffd}".to_owned())),
             (b"\x1b[32mok\x1b[0m \xff", Cause::ParseError, Some("\\x1b[32mok\\x1b[0m \u{fffd}".to_owned())),
             (
                 br#"{"level":"info","msg":"up"}"#,
