@@ -60,13 +60,23 @@ where
 #[must_use = "the guard writes the last lines when it drops"]
 pub fn init(tag: &'static str, default_level: Level) -> pipe::Guard {
     let (writer, guard) = pipe::start();
-    let lines = tracing_subscriber::fmt::layer()
+    tracing_subscriber::registry().with(filter(default_level)).with(lines(tag, writer)).init();
+    guard
+}
+
+/// The layer that writes the log's lines, `tag LEVEL message fields`.
+fn lines<S>(
+    tag: &'static str,
+    writer: pipe::Pipe,
+) -> tracing_subscriber::fmt::Layer<S, fields::Fields, Tagged, pipe::Pipe>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    tracing_subscriber::fmt::layer()
         .with_writer(writer)
         .with_ansi(false)
         .event_format(Tagged(tag))
-        .fmt_fields(fields::Fields);
-    tracing_subscriber::registry().with(filter(default_level)).with(lines).init();
-    guard
+        .fmt_fields(fields::Fields)
 }
 
 /// The logger of `check`: the same lines as [`init`], and beside them,
@@ -78,12 +88,7 @@ pub fn init_check(tag: &'static str, default_level: Level) -> (pipe::Guard, Tail
     let (writer, guard) = pipe::start();
     let tail = Tail::default();
     let stdout = Stdout::default();
-    let lines = tracing_subscriber::fmt::layer()
-        .with_writer(writer)
-        .with_ansi(false)
-        .event_format(Tagged(tag))
-        .fmt_fields(fields::Fields)
-        .with_filter(filter(default_level));
+    let lines = lines(tag, writer).with_filter(filter(default_level));
     let stderr = tail.clone().with_filter(Targets::new().with_target(tail::TARGET, tracing::Level::TRACE));
     let noise = stdout.clone().with_filter(Targets::new().with_target(stdout::TARGET, tracing::Level::TRACE));
     tracing_subscriber::registry().with(lines).with(stderr).with(noise).init();
