@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A scripted 2026-07-28 Streamable HTTP upstream for what a real server will not do.
 
-The peer of crates/mcp-bridge-vscode/tests/it/http.rs. Standard library only: a
+The peer of crates/mcp-bridge-vscode/tests/it/http/. Standard library only: a
 ThreadingHTTPServer speaking HTTP/1.1 on 127.0.0.1 (keep-alive, Content-Length for
 JSON bodies, chunked transfer for SSE streams), one thread per connection.
 

@@ -84,7 +84,7 @@ Every other method answers {"resultType":"complete","method":<method>}.
 A notifications/cancelled answers the after-cancel request with its requestId, if any, and
 stops the until_cancel flood with its requestId, if any; every other notification is ignored.
 
-The faults on command (crates/mcp-bridge-vscode/tests/it/faults.rs):
+The faults on command (crates/mcp-bridge-vscode/tests/it/faults/):
   exit before answering discover   --discover exit
   exit in the middle of a request  the tools exit and exit-after
   a partial line, then the exit    the tool partial
