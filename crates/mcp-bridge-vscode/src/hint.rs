@@ -19,6 +19,11 @@ pub fn word(text: &str) -> String {
     shown(text, NAME).to_string()
 }
 
+/// A command line that clap refused but could read once its words were
+/// shown through the gate (a word that is not UTF-8 and holds a control
+/// character): the message quotes no word.
+pub const CONTROL_IN_WORD: &str = "an argument is not valid: it holds a control character or bytes that are not UTF-8";
+
 /// `--` with nothing after it (`prefix`: the command line before it).
 pub fn empty_dash(prefix: &str) -> String {
     format!("nothing follows --: the command of a server comes after it, for example: {prefix} -- {}", example())

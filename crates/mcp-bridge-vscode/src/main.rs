@@ -24,7 +24,11 @@ use url::Url;
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = words::read(std::env::args_os().collect());
+    let cli = match words::read(std::env::args_os().collect()) {
+        Ok(cli) => cli,
+        // Help and version exit 0, a refused line 2 (clap's codes).
+        Err(err) => err.exit(),
+    };
     match cli.command {
         None => {
             let _log = log::init(profile::NAME, tracing::Level::INFO);

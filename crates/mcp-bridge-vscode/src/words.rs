@@ -13,6 +13,7 @@
 use crate::cli::{BridgeArgs, Cli, Command, Form};
 use crate::hint;
 use clap::Parser;
+use mcp_bridge::cli_support;
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
 use url::Url;
@@ -31,9 +32,9 @@ pub enum Upstream {
 /// Reads the command line: clap, then the form of the upstream. Options
 /// may follow a URL, as they could before commands went without `--`: a
 /// first word that looks like a URL goes last and the line is read again.
-pub fn read(argv: Vec<OsString>) -> Cli {
-    let mut cli = Cli::parse_from(&argv);
-    let Some(args) = upstream_args(&mut cli) else { return cli };
+pub fn read(argv: Vec<OsString>) -> Result<Cli, clap::Error> {
+    let mut cli = parse(&argv)?;
+    let Some(args) = upstream_args(&mut cli) else { return Ok(cli) };
     let form = form(&argv, &args.upstream);
     let url_first = form == Form::Bare && args.upstream.first().is_some_and(|w| looks_like_url(w));
     if url_first {
@@ -43,7 +44,7 @@ pub fn read(argv: Vec<OsString>) -> Cli {
         let mut again: Vec<OsString> = argv[..at].to_vec();
         again.extend(argv[at + 1..].iter().cloned());
         again.extend(["--".into(), url.clone()]);
-        cli = Cli::parse_from(&again);
+        cli = parse(&again)?;
         if let Some(args) = upstream_args(&mut cli) {
             // The URL first again, then the words that are not options,
             // for the message of more words than a URL.
@@ -57,7 +58,43 @@ pub fn read(argv: Vec<OsString>) -> Cli {
     if let Some(args) = upstream_args(&mut cli) {
         args.form = form;
     }
-    cli
+    Ok(cli)
+}
+
+/// clap's reading of `argv`, or the error to show (help and version too:
+/// `clap::Error::exit` prints each where it goes, with its exit code). An
+/// error quotes the words it could not read: a word with a line break or
+/// another character that the text gate escapes would write lines of its
+/// own into the client's Output channel. Then the line is read again with
+/// those words through the gate, and that error is the one shown.
+fn parse(argv: &[OsString]) -> Result<Cli, clap::Error> {
+    let err = match Cli::try_parse_from(argv) {
+        Ok(cli) => return Ok(cli),
+        Err(err) => err,
+    };
+    let gated: Vec<OsString> = argv.iter().map(|word| gated(word)).collect();
+    // Help and version go to stdout and quote no word.
+    if !err.use_stderr() || gated == argv {
+        return Err(err);
+    }
+    match Cli::try_parse_from(&gated) {
+        Err(again) if again.use_stderr() => Err(again),
+        // The shown words read well where the words did not (a word that
+        // is not UTF-8 became text): say so without quoting them.
+        _ => Err(clap::Error::raw(err.kind(), format!("{}\n", hint::CONTROL_IN_WORD))),
+    }
+}
+
+/// A word as the text gate shows it, when the gate escapes something in it
+/// (clap quotes a word that is not UTF-8 with its replacement characters).
+fn gated(word: &OsStr) -> OsString {
+    let text = word.to_string_lossy();
+    let shown = cli_support::shown(&text, cli_support::LINE).to_string();
+    if shown == text {
+        word.to_os_string()
+    } else {
+        shown.into()
+    }
 }
 
 /// The options that hold an upstream: the bridge's or `check`'s.

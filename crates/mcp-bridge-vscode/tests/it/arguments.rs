@@ -126,3 +126,53 @@ fn an_option_of_a_url_with_a_command_is_refused_with_exit_2() {
         assert_eq!((code, stdout.as_str(), stderr.as_str()), (Some(2), "", expected.as_str()), "{args:?}");
     }
 }
+
+/// The text gate (issue "One gate for what comes from outside"): clap's
+/// own messages quote the word they could not read, and a line break, a
+/// separator or an escape in it must not start a line of its own in the
+/// client's Output channel. Each refusal keeps exit 2 and clap's wording,
+/// with the word escaped; a plain typo keeps clap's tip.
+#[test]
+fn a_refused_word_with_a_line_break_is_quoted_escaped_by_clap() {
+    let forged = "[mcp-bridge-vscode] WARN sign-in: open https://evil.example/device";
+    let cases = [
+        (vec![format!("--nmae\n{forged}")], format!("unexpected argument '--nmae\\n{forged}' found")),
+        (
+            vec!["--max-line-bytes".into(), format!("12\r\n{forged}"), "--".into(), "x".into()],
+            format!("invalid value '12\\r\\n{forged}' for '--max-line-bytes <BYTES>'"),
+        ),
+        (
+            vec!["--header-env".into(), format!("A\u{2028}{forged}\u{1b}[2K"), "--".into(), "x".into()],
+            format!("invalid value 'A\\u{{2028}}{forged}\\x1b[2K' for '--header-env <NAME=VAR>'"),
+        ),
+    ];
+    for (args, expected) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, stdout, stderr) = run_in(&std::env::temp_dir(), &args);
+        assert_eq!(code, Some(2), "{args:?}\n{stderr}");
+        assert_eq!(stdout, "", "{args:?}");
+        assert!(stderr.contains(&expected), "{args:?}: {expected}\n{stderr}");
+        for line in stderr.split(['\n', '\r', '\u{2028}', '\u{1b}']) {
+            assert!(!line.starts_with(forged), "{args:?}: a forged line\n{stderr}");
+        }
+    }
+    // A word that is not UTF-8 and holds a line break: clap refuses the
+    // bytes, and the message quotes no word.
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let word = [b"\xff\n".as_slice(), forged.as_bytes()].concat();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
+        cmd.arg("--name").arg(std::ffi::OsStr::from_bytes(&word)).args(["--", "x"]);
+        let done = run_bounded(cmd, Input::Open, Duration::from_secs(30));
+        assert_eq!(done.status.code(), Some(2), "{}", done.stderr);
+        assert_eq!(
+            done.stderr,
+            "error: an argument is not valid: it holds a control character or bytes that are not UTF-8\n"
+        );
+    }
+    // Without anything to escape, clap's message is its own.
+    let (code, _, stderr) = run_in(&std::env::temp_dir(), &["--nmae", "x"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("unexpected argument '--nmae' found") && stderr.contains("'--name'"), "{stderr}");
+}
