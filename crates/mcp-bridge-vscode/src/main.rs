@@ -178,6 +178,28 @@ fn url_only_option(args: &BridgeArgs) -> Option<&'static str> {
     .find_map(|(option, given)| given.then_some(option))
 }
 
+/// The most bytes of a `--ca-file`: many times a platform's whole bundle
+/// (Mozilla's is about 220 KB), and a bound on what a wrong path makes the
+/// bridge read.
+const CA_FILE_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// Reads `--ca-file`, a regular file of at most [`CA_FILE_LIMIT`] bytes: a
+/// pipe would keep the bridge waiting for a writer, and a device such as
+/// /dev/zero would never end.
+fn read_ca_file(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    if !std::fs::metadata(path).map_err(|e| e.to_string())?.is_file() {
+        return Err("it is not a regular file".into());
+    }
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut pem = Vec::new();
+    file.take(CA_FILE_LIMIT + 1).read_to_end(&mut pem).map_err(|e| e.to_string())?;
+    if pem.len() as u64 > CA_FILE_LIMIT {
+        return Err("it is larger than 4 MiB".into());
+    }
+    Ok(pem)
+}
+
 /// The options of an upstream server at a URL. A missing variable of
 /// `--header-env` or a `--ca-file` that cannot be used is an invalid
 /// argument (exit 2), found before anything is read from stdin.
@@ -195,7 +217,7 @@ fn http_options(args: &BridgeArgs, url: Url) -> Result<HttpOptions, String> {
         None => None,
         Some(path) => {
             let shown_path = word(&path.to_string_lossy());
-            let pem = std::fs::read(path).map_err(|e| format!("cannot read --ca-file {shown_path}: {e}"))?;
+            let pem = read_ca_file(path).map_err(|e| format!("cannot read --ca-file {shown_path}: {e}"))?;
             Some(CaBundle::from_pem(&pem).map_err(|e| format!("--ca-file {shown_path}: {e}"))?)
         }
     };

@@ -63,10 +63,13 @@ pub fn read(argv: Vec<OsString>) -> Result<Cli, clap::Error> {
 
 /// clap's reading of `argv`, or the error to show (help and version too:
 /// `clap::Error::exit` prints each where it goes, with its exit code). An
-/// error quotes the words it could not read: a word with a line break or
-/// another character that the text gate escapes would write lines of its
-/// own into the client's Output channel. Then the line is read again with
-/// those words through the gate, and that error is the one shown.
+/// error quotes the words it could not read, whole, up to three times: a
+/// word with a line break or another character that the text gate escapes
+/// would write lines of its own into the client's Output channel, and a
+/// long one would fill it. Then the line is read again with those words as
+/// the gate shows them (escaped, cut after [`cli_support::NAME`]
+/// characters, like the words of [`hint`]), and that error is the one
+/// shown.
 fn parse(argv: &[OsString]) -> Result<Cli, clap::Error> {
     let err = match Cli::try_parse_from(argv) {
         Ok(cli) => return Ok(cli),
@@ -85,11 +88,12 @@ fn parse(argv: &[OsString]) -> Result<Cli, clap::Error> {
     }
 }
 
-/// A word as the text gate shows it, when the gate escapes something in it
-/// (clap quotes a word that is not UTF-8 with its replacement characters).
+/// A word as the text gate shows it, when the gate escapes or cuts
+/// something in it (clap quotes a word that is not UTF-8 with its
+/// replacement characters).
 fn gated(word: &OsStr) -> OsString {
     let text = word.to_string_lossy();
-    let shown = cli_support::shown(&text, cli_support::LINE).to_string();
+    let shown = cli_support::shown(&text, cli_support::NAME).to_string();
     if shown == text {
         word.to_os_string()
     } else {

@@ -171,8 +171,28 @@ fn a_refused_word_with_a_line_break_is_quoted_escaped_by_clap() {
             "error: an argument is not valid: it holds a control character or bytes that are not UTF-8\n"
         );
     }
+    // A long word is cut in each of the three places clap quotes it.
+    let long = format!("--nmae{}", "Z".repeat(100_000));
+    let (code, _, stderr) = run_in(&std::env::temp_dir(), &[&long]);
+    assert_eq!(code, Some(2), "{stderr:.300}");
+    assert_eq!(stderr.matches("--nmaeZZ").count(), 3, "{stderr:.300}");
+    assert!(stderr.len() < 2000, "{} bytes: {stderr:.300}", stderr.len());
     // Without anything to escape, clap's message is its own.
     let (code, _, stderr) = run_in(&std::env::temp_dir(), &["--nmae", "x"]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("unexpected argument '--nmae' found") && stderr.contains("'--name'"), "{stderr}");
+}
+
+/// The text gate bounds each word that a message repeats: a header name of
+/// 100,000 characters with a bidirectional override is refused (exit 2) in
+/// a message of a few hundred bytes, the override escaped in both copies.
+#[test]
+fn a_long_hostile_header_name_is_refused_in_a_short_message() {
+    let word = format!("A\u{202e}{}=PATH", "Z".repeat(100_000));
+    let (code, stdout, stderr) = run_in(&std::env::temp_dir(), &["--header-env", &word, "https://mcp.example.com/mcp"]);
+    assert_eq!((code, stdout.as_str()), (Some(2), ""), "{stderr:.300}");
+    assert!(stderr.starts_with(r"mcp-bridge-vscode: --header-env A\u{202e}ZZ"), "{stderr:.300}");
+    assert!(stderr.contains(r#": "A\u{202e}ZZ"#), "{stderr:.300}");
+    assert!(stderr.ends_with("is not a header name\n"), "{stderr:.300}");
+    assert!(stderr.len() < 1000 && !stderr.contains('\u{202e}'), "{} bytes: {stderr:.300}", stderr.len());
 }

@@ -82,3 +82,28 @@ fn an_unusable_ca_file_exits_2() {
     let expected: Vec<(&str, Option<i32>)> = cases.iter().map(|(case, _)| (*case, Some(2))).collect();
     assert_eq!(seen, expected, "the exit code of each --ca-file (None: still waiting for stdin after {EXIT:?})");
 }
+
+/// "Every read is bounded in size, every wait is bounded": a --ca-file that
+/// is a folder or a pipe (whose open waits for a writer) is not a regular
+/// file, and one over 4 MiB is not read to its end; each exits 2 at once
+/// with its reason, before anything is read from stdin.
+#[test]
+fn a_ca_file_that_is_not_a_regular_file_or_is_too_large_exits_2_at_once() {
+    let dir = folder("ca-bounded");
+    let large = dir.join("large.pem");
+    std::fs::write(&large, vec![b'A'; 4 * 1024 * 1024 + 1]).expect("write");
+    let mut cases = vec![(dir.clone(), "it is not a regular file"), (large, "it is larger than 4 MiB")];
+    #[cfg(unix)]
+    {
+        let fifo = dir.join("fifo.pem");
+        let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+        assert!(made.success(), "mkfifo {}", fifo.display());
+        cases.push((fifo, "it is not a regular file"));
+    }
+    for (path, reason) in cases {
+        let path = path.display().to_string();
+        let (code, stdout, stderr) = run_with_open_stdin(&["--ca-file", &path, "https://127.0.0.1:9/mcp"], &[]);
+        let expected = format!("mcp-bridge-vscode: cannot read --ca-file {path}: {reason}\n");
+        assert_eq!((code, stdout.as_str(), stderr.as_str()), (Some(2), "", expected.as_str()), "{path}");
+    }
+}

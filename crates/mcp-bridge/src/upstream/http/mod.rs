@@ -89,9 +89,11 @@ pub struct SecretHeader {
 
 impl SecretHeader {
     /// A header with this name and value; `Err` names what is not valid,
-    /// never the value.
+    /// never the value. A name that is not valid is shown through the gate.
     pub fn new(name: &str, value: &str) -> Result<SecretHeader, String> {
-        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| format!("{name:?} is not a header name"))?;
+        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+            format!("\"{}\" is not a header name", crate::gate::text::shown(name, crate::gate::text::NAME))
+        })?;
         let mut value = HeaderValue::from_str(value)
             .map_err(|_| format!("the value for the header {name} is not a header value"))?;
         value.set_sensitive(true);
