@@ -22,7 +22,7 @@
 //!   `notifications/tools/list_changed`).
 //!
 //! `rmcp` speaks 2026-07-28 on stdio as it is: it answers `server/discover`
-//! from [`ServerHandler::get_info`], checks the `_meta` of each request,
+//! from [`rmcp::ServerHandler::get_info`], checks the `_meta` of each request,
 //! and adds `resultType` and the caching hints itself. The demo serves
 //! through the embedded bridge (`mcp_bridge::embed`), so the same binary
 //! is a 2025-11-25 server for VS Code (with the bridge's repairs) and a
