@@ -195,7 +195,7 @@ fn read_ca_file(path: &Path) -> Result<Vec<u8>, String> {
     let mut pem = Vec::new();
     file.take(CA_FILE_LIMIT + 1).read_to_end(&mut pem).map_err(|e| e.to_string())?;
     if pem.len() as u64 > CA_FILE_LIMIT {
-        return Err("it is larger than 4 MiB".into());
+        return Err(format!("it is larger than {} MiB", CA_FILE_LIMIT >> 20));
     }
     Ok(pem)
 }

@@ -13,7 +13,6 @@
 use crate::cli::{BridgeArgs, Cli, Command, Form};
 use crate::hint;
 use clap::Parser;
-use mcp_bridge::cli_support;
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
 use url::Url;
@@ -67,17 +66,19 @@ pub fn read(argv: Vec<OsString>) -> Result<Cli, clap::Error> {
 /// word with a line break or another character that the text gate escapes
 /// would write lines of its own into the client's Output channel, and a
 /// long one would fill it. Then the line is read again with those words as
-/// the gate shows them (escaped, cut after [`cli_support::NAME`]
-/// characters, like the words of [`hint`]), and that error is the one
-/// shown.
+/// a message of [`hint`] shows them ([`hint::word`]: escaped, cut after
+/// 200 characters), and that error is the one shown.
 fn parse(argv: &[OsString]) -> Result<Cli, clap::Error> {
     let err = match Cli::try_parse_from(argv) {
         Ok(cli) => return Ok(cli),
         Err(err) => err,
     };
-    let gated: Vec<OsString> = argv.iter().map(|word| gated(word)).collect();
     // Help and version go to stdout and quote no word.
-    if !err.use_stderr() || gated == argv {
+    if !err.use_stderr() {
+        return Err(err);
+    }
+    let gated: Vec<OsString> = argv.iter().map(|word| gated(word)).collect();
+    if gated == argv {
         return Err(err);
     }
     match Cli::try_parse_from(&gated) {
@@ -88,12 +89,12 @@ fn parse(argv: &[OsString]) -> Result<Cli, clap::Error> {
     }
 }
 
-/// A word as the text gate shows it, when the gate escapes or cuts
-/// something in it (clap quotes a word that is not UTF-8 with its
-/// replacement characters).
+/// A word as a message shows it, when that escapes or cuts something in
+/// it (clap quotes a word that is not UTF-8 with its replacement
+/// characters).
 fn gated(word: &OsStr) -> OsString {
     let text = word.to_string_lossy();
-    let shown = cli_support::shown(&text, cli_support::NAME).to_string();
+    let shown = hint::word(&text);
     if shown == text {
         word.to_os_string()
     } else {
