@@ -1,0 +1,93 @@
+//! The questions of the bridge to a client of an older revision: which
+//! ones it can carry, and their params in its terms.
+
+use super::{block_members, strip, ELICITATION, SAMPLING};
+use crate::profile::Revision::{self, V2025_03_26, V2025_11_25};
+use serde_json::{Map, Value};
+
+/// Why a form cannot reach a client of `revision`, if it cannot: a
+/// multi-select enum (an array property) exists only from 2025-11-25.
+/// Every other form of 2025-11-25 has a form of 2025-06-18 ([`question`]).
+pub(crate) fn carries_form(schema: &Value, revision: Revision) -> Result<(), String> {
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let multi = properties.is_some_and(|p| p.values().any(|s| s.get("type").and_then(Value::as_str) == Some("array")));
+    if revision < V2025_11_25 && multi {
+        return Err(format!("the client's revision {revision} has no multi-select enums"));
+    }
+    Ok(())
+}
+
+/// Why a sampling request cannot reach a client of `revision`, if it
+/// cannot: before 2025-11-25 a message holds one content block, and before
+/// 2025-03-26 there is no audio.
+pub(crate) fn carries_sampling(params: &Map<String, Value>, revision: Revision) -> Result<(), String> {
+    let messages = params.get("messages").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    for content in messages.iter().filter_map(|m| m.get("content")) {
+        let blocks = match content {
+            Value::Array(blocks) if revision < V2025_11_25 && blocks.len() != 1 => {
+                return Err(format!("the client's revision {revision} takes one content block per sampling message"));
+            }
+            Value::Array(blocks) => blocks.as_slice(),
+            block => std::slice::from_ref(block),
+        };
+        let audio = blocks.iter().any(|b| b.get("type").and_then(Value::as_str) == Some("audio"));
+        if audio && revision < V2025_03_26 {
+            return Err(format!("the client's revision {revision} has no audio content"));
+        }
+    }
+    Ok(())
+}
+
+/// The params of a question to a client of `revision` (after the checks of
+/// `carries_form` and `carries_sampling`).
+pub(crate) fn question(method: &str, params: &mut Value, revision: Revision) {
+    if revision == Revision::LATEST {
+        return;
+    }
+    let Value::Object(params) = params else { return };
+    match method {
+        "elicitation/create" => {
+            strip(params, &ELICITATION, revision);
+            if let Some(Value::Object(schema)) = params.get_mut("requestedSchema") {
+                schema.shift_remove("$schema");
+                if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+                    properties.values_mut().for_each(form_property);
+                }
+            }
+        }
+        "sampling/createMessage" => {
+            strip(params, &SAMPLING, revision);
+            if let Some(Value::Array(messages)) = params.get_mut("messages") {
+                for content in messages.iter_mut().filter_map(|m| m.get_mut("content")) {
+                    if let Value::Array(blocks) = content {
+                        if let Some(only) = blocks.pop() {
+                            *content = only;
+                        }
+                    }
+                    if let Value::Object(block) = content {
+                        block_members(block, revision);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A property of a form as 2025-06-18 has it: no `default` but on a
+/// boolean, and a titled single-select (`oneOf` of `const` and `title`) as
+/// an `enum` with `enumNames`, which takes the same answers.
+fn form_property(property: &mut Value) {
+    let Value::Object(property) = property else { return };
+    if property.get("type").and_then(Value::as_str) != Some("boolean") {
+        property.shift_remove("default");
+    }
+    let Some(Value::Array(choices)) = property.get("oneOf") else { return };
+    let consts: Option<Vec<Value>> = choices.iter().map(|c| c.get("const").cloned()).collect();
+    let titles: Option<Vec<Value>> = choices.iter().map(|c| c.get("title").cloned()).collect();
+    if let (Some(consts), Some(titles)) = (consts, titles) {
+        property.shift_remove("oneOf");
+        property.insert("enum".into(), Value::Array(consts));
+        property.insert("enumNames".into(), Value::Array(titles));
+    }
+}
