@@ -4,13 +4,11 @@
 //!
 //! An answer is held to the 2025-11-25 schema of its result, every member
 //! the schema types: `ElicitResult`, `CreateMessageResult` or
-//! `ListRootsResult`. `answers.schema.json` holds those definitions and the
-//! ones they refer to, as the revision's `schema.json` has them without
-//! their descriptions; a test holds the file to the spec's when the spec
-//! is beside the clone, and `UPDATE_FIXTURES=1` writes it anew.
+//! `ListRootsResult`, from `answers.schema.json` (`super::shape`).
 
+use super::shape;
 use jsonschema::Validator;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::LazyLock;
 
 /// The definitions of the answers' schemas.
@@ -38,21 +36,8 @@ impl Kind {
 }
 
 /// One validator per kind, in the order of [`Kind::ALL`]; compiled once.
-/// `None` only if the file above did not compile, which a test rules out.
-static VALIDATORS: LazyLock<Option<Vec<Validator>>> = LazyLock::new(|| {
-    let schemas: Value = serde_json::from_str(SCHEMAS).ok()?;
-    Kind::ALL
-        .iter()
-        .map(|kind| {
-            let root = json!({
-                "$schema": schemas.get("$schema"),
-                "$defs": schemas.get("$defs"),
-                "$ref": format!("#/$defs/{}", kind.definition()),
-            });
-            jsonschema::validator_for(&root).ok()
-        })
-        .collect()
-});
+static VALIDATORS: LazyLock<Option<Vec<Validator>>> =
+    LazyLock::new(|| Kind::ALL.iter().map(|kind| shape::validator(SCHEMAS, kind.definition())).collect());
 
 /// Whether the answer has the shape of the schema of its kind's result.
 pub(crate) fn has_shape(kind: Kind, answer: &Value) -> bool {
@@ -64,7 +49,7 @@ pub(crate) fn has_shape(kind: Kind, answer: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
+    use serde_json::json;
 
     #[test]
     fn every_schema_compiles() {
@@ -118,74 +103,7 @@ mod tests {
     /// The definitions of the file are the spec's, without descriptions.
     #[test]
     fn the_schemas_are_the_definitions_of_the_spec() {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let spec = root.join("../../../shared/spec/2025-11-25/schema.json");
-        let Ok(text) = std::fs::read_to_string(&spec) else {
-            // The spec is not beside the clone: the file stands for it.
-            return;
-        };
-        let spec: Value = serde_json::from_str(&text).unwrap_or_default();
-        let want = subset(&spec);
-        let here = root.join("src/input/answers.schema.json");
-        if std::env::var_os("UPDATE_FIXTURES").is_some() {
-            let text = serde_json::to_string_pretty(&want).unwrap_or_default();
-            std::fs::write(&here, text + "\n").unwrap_or_else(|e| panic!("{}: {e}", here.display()));
-            return;
-        }
-        let ours: Value = serde_json::from_str(SCHEMAS).unwrap_or_default();
-        assert_eq!(ours, want, "answers.schema.json differs from the spec: run with UPDATE_FIXTURES=1");
-    }
-
-    /// The three results' definitions and those they refer to.
-    fn subset(spec: &Value) -> Value {
-        let defs = &spec["$defs"];
-        let mut names: Vec<String> = Kind::ALL.iter().map(|k| k.definition().to_owned()).collect();
-        let mut next = 0;
-        while let Some(name) = names.get(next).cloned() {
-            refs(&defs[&name], &mut names);
-            next += 1;
-        }
-        names.sort();
-        let kept: serde_json::Map<String, Value> =
-            names.iter().map(|n| (n.clone(), without_descriptions(&defs[n]))).collect();
-        json!({"$schema": spec["$schema"], "$defs": kept})
-    }
-
-    fn refs(schema: &Value, names: &mut Vec<String>) {
-        match schema {
-            Value::Object(map) => {
-                for (key, value) in map {
-                    match (key.as_str(), value.as_str().and_then(|r| r.strip_prefix("#/$defs/"))) {
-                        ("$ref", Some(name)) if !names.iter().any(|n| n == name) => names.push(name.to_owned()),
-                        _ => refs(value, names),
-                    }
-                }
-            }
-            Value::Array(items) => items.iter().for_each(|item| refs(item, names)),
-            _ => {}
-        }
-    }
-
-    /// The schema without its `description` keywords; a property named
-    /// `description` stays.
-    fn without_descriptions(schema: &Value) -> Value {
-        match schema {
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .filter(|(key, _)| *key != "description")
-                    .map(|(key, value)| {
-                        let value = match (key.as_str(), value) {
-                            ("properties" | "patternProperties", Value::Object(props)) => Value::Object(
-                                props.iter().map(|(name, s)| (name.clone(), without_descriptions(s))).collect(),
-                            ),
-                            _ => without_descriptions(value),
-                        };
-                        (key.clone(), value)
-                    })
-                    .collect(),
-            ),
-            Value::Array(items) => Value::Array(items.iter().map(without_descriptions).collect()),
-            other => other.clone(),
-        }
+        let roots: Vec<&str> = Kind::ALL.iter().map(|k| k.definition()).collect();
+        super::super::shape::spec::holds_the_specs_definitions("2025-11-25", "answers.schema.json", SCHEMAS, &roots);
     }
 }

@@ -2,10 +2,13 @@
 //! (behaviour spec, "Checks before the client gets a question"). One failed
 //! check fails the original request; the client then gets no question.
 
+use super::shape;
 use crate::jsonrpc::{BridgeError, Cause};
 use crate::profile::Revision;
 use crate::translate::revision::{carries_form, carries_sampling};
+use jsonschema::Validator;
 use serde_json::{Map, Value};
+use std::sync::LazyLock;
 
 /// At most this many input requests in one round.
 pub(crate) const MAX_INPUT_REQUESTS: usize = 16;
@@ -118,6 +121,21 @@ pub(crate) fn check_round(
 
 const NOT_THE_SHAPE: &str = "the input request does not have the shape of the schema";
 
+/// The definitions of the 2026-07-28 `InputRequest` (`super::shape`).
+const SCHEMAS: &str = include_str!("requests.schema.json");
+
+/// The validator of an input request; compiled once.
+static SHAPE: LazyLock<Option<Validator>> = LazyLock::new(|| shape::validator(SCHEMAS, "InputRequest"));
+
+/// "The input request has the shape of the schema": the 2026-07-28
+/// `InputRequest` as its schema has it, every member it types. A form
+/// takes only primitive properties (strings, numbers, booleans, enums),
+/// a sampling message only text, image, audio, `tool_use` and
+/// `tool_result` blocks; the checks below read only what this passed.
+fn has_shape(request: &Value) -> bool {
+    SHAPE.as_ref().is_some_and(|validator| validator.is_valid(request))
+}
+
 fn check_request(
     key: &str,
     request: &Value,
@@ -125,7 +143,9 @@ fn check_request(
     compiles: &impl Fn(&Value) -> bool,
 ) -> Result<Ask, BridgeError> {
     let shape = || request_error(Cause::InvalidInputRequest, key, NOT_THE_SHAPE);
-    let request = request.as_object().ok_or_else(shape)?;
+    if !has_shape(request) {
+        return Err(shape());
+    }
     let method = request.get("method").and_then(Value::as_str).ok_or_else(shape)?;
     let mut params = match request.get("params") {
         Some(Value::Object(p)) => p.clone(),
@@ -136,10 +156,6 @@ fn check_request(
     match method {
         "elicitation/create" => match params.get("mode").map(Value::as_str) {
             None | Some(Some("form")) => {
-                let schema = params.get("requestedSchema").cloned().unwrap_or(Value::Null);
-                if !is_string(&params, "message") || !is_requested_schema(&schema) {
-                    return Err(shape());
-                }
                 if !declared.form {
                     return Err(request_error(
                         Cause::UndeclaredInputRequest,
@@ -147,6 +163,7 @@ fn check_request(
                         "the client did not declare elicitation.form",
                     ));
                 }
+                let schema = params.get("requestedSchema").cloned().unwrap_or(Value::Null);
                 if !compiles(&schema) {
                     return Err(request_error(Cause::InvalidInputRequest, key, "the requestedSchema does not compile"));
                 }
@@ -155,8 +172,7 @@ fn check_request(
                 Ok(Ask::Form(params))
             }
             Some(Some("url")) => {
-                let url = params.get("url").and_then(Value::as_str).map(str::to_owned);
-                let (Some(url), true) = (url, is_string(&params, "message")) else { return Err(shape()) };
+                let url = params.get("url").and_then(Value::as_str).map(str::to_owned).ok_or_else(shape)?;
                 if !declared.url {
                     return Err(request_error(
                         Cause::UndeclaredInputRequest,
@@ -170,9 +186,6 @@ fn check_request(
         },
         "sampling/createMessage" => {
             let messages = params.get("messages").and_then(Value::as_array).ok_or_else(shape)?;
-            if !params.get("maxTokens").is_some_and(is_integer) || !messages.iter().all(is_sampling_message) {
-                return Err(shape());
-            }
             if !declared.sampling {
                 return Err(request_error(Cause::UndeclaredInputRequest, key, "the client did not declare sampling"));
             }
@@ -202,34 +215,6 @@ fn check_request(
         }
         _ => Err(shape()),
     }
-}
-
-fn is_string(params: &Map<String, Value>, key: &str) -> bool {
-    params.get(key).is_some_and(Value::is_string)
-}
-
-fn is_integer(value: &Value) -> bool {
-    value.as_i64().is_some() || value.as_u64().is_some()
-}
-
-/// The restricted schema of a form: `type: "object"` and `properties`.
-fn is_requested_schema(schema: &Value) -> bool {
-    schema.get("type").and_then(Value::as_str) == Some("object")
-        && schema.get("properties").is_some_and(Value::is_object)
-}
-
-fn is_sampling_message(message: &Value) -> bool {
-    let role = message.get("role").and_then(Value::as_str);
-    let content_ok = match message.get("content") {
-        Some(Value::Array(blocks)) => blocks.iter().all(is_block),
-        Some(block) => is_block(block),
-        None => false,
-    };
-    matches!(role, Some("user" | "assistant")) && content_ok
-}
-
-fn is_block(block: &Value) -> bool {
-    block.get("type").is_some_and(Value::is_string)
 }
 
 /// The blocks of a message, whether `content` is one block or an array.
@@ -285,4 +270,69 @@ pub(crate) fn obeys_tool_result_rules(messages: &[Value]) -> bool {
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_shape_compiles() {
+        assert!(SHAPE.is_some());
+    }
+
+    /// The definitions of the file are the spec's, without descriptions.
+    #[test]
+    fn the_schemas_are_the_definitions_of_the_spec() {
+        shape::spec::holds_the_specs_definitions("2026-07-28", "requests.schema.json", SCHEMAS, &["InputRequest"]);
+    }
+
+    /// "The input request has the shape of the schema": the schema's real
+    /// shape, not only `type: object` and a `type` on each block.
+    #[test]
+    fn an_input_request_is_held_to_the_2026_07_28_schema() {
+        let form = |property: Value| {
+            json!({"method": "elicitation/create", "params": {"message": "m",
+                "requestedSchema": {"type": "object", "properties": {"p": property}}}})
+        };
+        let sampling = |block: Value| {
+            json!({"method": "sampling/createMessage", "params": {"maxTokens": 5,
+                "messages": [{"role": "user", "content": block}]}})
+        };
+        let text = json!({"type": "text", "text": "hi"});
+        for (request, valid) in [
+            (form(json!({"type": "string", "title": "P", "minLength": 1})), true),
+            (form(json!({"type": "integer", "minimum": 0})), true),
+            (form(json!({"type": "boolean", "default": true})), true),
+            (form(json!({"type": "string", "enum": ["a", "b"]})), true),
+            (form(json!({"type": "string", "oneOf": [{"const": "a", "title": "A"}]})), true),
+            (form(json!({"type": "array", "items": {"type": "string", "enum": ["a"]}})), true),
+            (form(json!({"type": "object", "properties": {"q": {"type": "string"}}})), false),
+            (form(json!({"anyOf": [{"type": "string"}, {"type": "null"}]})), false),
+            (form(json!({"type": "array", "items": {"type": "object"}})), false),
+            (form(json!({"type": "null"})), false),
+            (form(json!({"type": "string", "format": "hostname"})), false),
+            (sampling(text.clone()), true),
+            (sampling(json!([text.clone(), {"type": "image", "data": "AA", "mimeType": "image/png"}])), true),
+            (sampling(json!({"type": "resource_link", "uri": "file:///etc/passwd", "name": "passwd"})), false),
+            (sampling(json!({"type": "resource", "resource": {"uri": "file:///etc/passwd", "text": "x"}})), false),
+            (
+                sampling(json!([text.clone(), {"type": "resource_link", "uri": "file:///etc/passwd", "name": "p"}])),
+                false,
+            ),
+            (sampling(json!({"type": "text"})), false),
+            (json!({"method": "sampling/createMessage", "params": {"messages": []}}), false),
+            (json!({"method": "roots/list"}), true),
+            (json!({"method": "roots/list", "params": 5}), false),
+            (
+                json!({"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": "https://a"}}),
+                true,
+            ),
+            (json!({"method": "elicitation/create", "params": {"mode": "url", "message": "m"}}), false),
+            (json!({"method": "tools/list", "params": {}}), false),
+        ] {
+            assert_eq!(has_shape(&request), valid, "{request}");
+        }
+    }
 }

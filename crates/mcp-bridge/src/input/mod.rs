@@ -6,3 +6,4 @@ mod answers;
 pub(crate) mod checks;
 pub(crate) mod questions;
 pub(crate) mod schema;
+mod shape;

@@ -100,10 +100,16 @@ fn each_check_of_an_input_request_gives_its_cause_and_text() {
             "the client did not declare elicitation.form",
         ),
         (
-            json!({"method": "elicitation/create", "params": {"message": "m", "requestedSchema": {"type": "object", "properties": {"n": {"type": 5}}}}}),
+            json!({"method": "elicitation/create", "params": {"message": "m", "requestedSchema": {"type": "object", "properties": {"n": {"type": "string", "pattern": "("}}}}}),
             ALL,
             "invalid_input_request",
             "the requestedSchema does not compile",
+        ),
+        (
+            json!({"method": "elicitation/create", "params": {"message": "m", "requestedSchema": {"type": "object", "properties": {"n": {"type": 5}}}}}),
+            ALL,
+            "invalid_input_request",
+            "the input request does not have the shape of the schema",
         ),
         (
             json!({"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": "https://e.com"}}),
