@@ -14,6 +14,7 @@
 
 mod modern;
 mod options;
+mod readable;
 mod route;
 
 pub use options::{Discover, Options};

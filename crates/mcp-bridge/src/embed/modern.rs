@@ -4,7 +4,9 @@
 //!
 //! - A request above the limit of requests in flight gets -32603
 //!   `too_many_requests` at once, so the reader always reads the
-//!   cancellations and the end of the input.
+//!   cancellations and the end of the input. Listen streams count too.
+//! - A line that rmcp cannot read never reaches it (`readable`): a request
+//!   gets its error with its id, anything else is dropped.
 //! - A line over the line limit is dropped without a response; a line that
 //!   is not valid gets the parse or request error.
 //! - At the end of the input the listen streams end first (each gets
@@ -19,6 +21,7 @@
 //! Every other line goes to rmcp and back byte for byte.
 
 use super::options::Options;
+use super::readable;
 use crate::framing::{self, Decoded, Frame};
 use crate::jsonrpc::{self, reason, BridgeError, Cause, IdKey, Message};
 use crate::output::Output;
@@ -80,15 +83,24 @@ where
                 out.send(&jsonrpc::error_response(id.as_ref(), error.to_value())).await;
                 continue;
             }
+            Some(Decoded::Message(Message::Request { id, params, .. })) if !readable::by_rmcp(line) => {
+                let error = readable::refusal(params.as_ref()).to_value();
+                out.send(&jsonrpc::error_response(Some(&id), error)).await;
+                continue;
+            }
+            Some(Decoded::Message(_)) if !readable::by_rmcp(line) => {
+                tracing::debug!("dropped a notification or a response that the server cannot read");
+                continue;
+            }
             Some(Decoded::Message(Message::Request { id, method, params })) => {
                 lifecycle.see(&method, params.as_ref());
-                let listen = method == "subscriptions/listen";
-                if !listen && flight.others() >= MAX_IN_FLIGHT {
+                // Listen streams too: every entry of the table is bounded.
+                if lock(&flight.requests).len() >= MAX_IN_FLIGHT {
                     let error = BridgeError::new(Cause::TooManyRequests).to_value();
                     out.send(&jsonrpc::error_response(Some(&id), error)).await;
                     continue;
                 }
-                lock(&flight.requests).insert(id.key(), (id.as_value().clone(), listen));
+                lock(&flight.requests).insert(id.key(), (id.as_value().clone(), method == "subscriptions/listen"));
             }
             Some(Decoded::Message(_)) if !lifecycle.started => {
                 tracing::debug!("dropped a notification or a response before the first request");
@@ -202,6 +214,11 @@ async fn relay_answers<R: AsyncRead + Unpin>(from_server: R, out: Output, flight
     while let Ok(Some(frame)) = reader.next_frame().await {
         let Frame::Line(line) = frame else { continue };
         let response = serde_json::from_slice::<Value>(&line).ok().map(Message::classify);
+        if let Some(Message::Unanswerable) = response {
+            // No request of the client is without an id: nobody to answer.
+            tracing::debug!("dropped an answer of the server without a valid id");
+            continue;
+        }
         if let Some(Message::Response { id, .. }) = response {
             let known = lock(&flight.requests).remove(&id.key()).is_some();
             flight.answered.notify_waiters();

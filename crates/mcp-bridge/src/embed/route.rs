@@ -3,10 +3,12 @@
 //! that serves the rest.
 
 use super::options::{Discover, Options};
+use super::readable;
 use crate::framing::{self, Decoded, Frame};
 use crate::jsonrpc::{self, Cause, Id, Message};
 use crate::pipe::LineReader;
 use rmcp::{ServerHandler, ServiceExt};
+use serde_json::Value;
 use std::io::Cursor;
 use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
@@ -63,9 +65,9 @@ where
         };
         match framing::decode(&frame, options.max_line_bytes, options.max_depth) {
             None => continue,
-            Some(Decoded::Message(Message::Request { id, method, .. })) => match method.as_str() {
+            Some(Decoded::Message(Message::Request { id, method, params })) => match method.as_str() {
                 "initialize" => return Ok(Chosen::Legacy(replay(reader, line))),
-                "server/discover" => discover(make, options, &id, line, output).await?,
+                "server/discover" => discover(make, options, (&id, params.as_ref()), line, output).await?,
                 _ => return Ok(Chosen::Modern(replay(reader, line))),
             },
             Some(Decoded::Message(_)) => return Ok(Chosen::Modern(replay(reader, line))),
@@ -82,7 +84,7 @@ where
 async fn discover<S, F, W>(
     make: &Arc<F>,
     options: &Options,
-    id: &Id,
+    (id, params): (&Id, Option<&Value>),
     line: &[u8],
     output: &mut W,
 ) -> std::io::Result<()>
@@ -94,6 +96,9 @@ where
     if options.discover == Discover::Refuse {
         let error = crate::jsonrpc::BridgeError::new(Cause::MethodNotFound).to_value();
         return write(output, &jsonrpc::error_response(Some(id), error)).await;
+    }
+    if !readable::by_rmcp(line) {
+        return write(output, &jsonrpc::error_response(Some(id), readable::refusal(params).to_value())).await;
     }
     let (client, server) = tokio::io::duplex(1 << 20);
     let handler = make(Route::Modern);
