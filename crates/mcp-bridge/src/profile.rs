@@ -61,6 +61,12 @@ impl Revision {
         Revision::ALL.into_iter().find(|r| r.as_str() == version)
     }
 
+    /// Whether a client of the revision may send JSON-RPC batches: only
+    /// 2025-03-26 defines them (2025-06-18 removed them again).
+    pub(crate) fn takes_batches(self) -> bool {
+        self == Revision::V2025_03_26
+    }
+
     /// The `protocolVersion` of the revision.
     pub fn as_str(self) -> &'static str {
         match self {

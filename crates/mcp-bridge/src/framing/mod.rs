@@ -83,6 +83,29 @@ pub(crate) fn decode(frame: &Frame, max_line_bytes: usize, max_depth: usize) -> 
     })
 }
 
+/// Decodes a line of a client that may send batches (revision 2025-03-26,
+/// JSON-RPC 2.0 "Batch"): a non-empty array gives one `Decoded` per
+/// element, in order; `None` for anything else, which [`decode`] then
+/// decodes as one message (an empty array is one request that is not
+/// valid). The array is one level more than its elements, so each element
+/// keeps the limit of a single line.
+pub(crate) fn decode_batch(frame: &Frame, max_depth: usize) -> Option<Vec<Decoded>> {
+    let Frame::Line(line) = frame else { return None };
+    let start = line.iter().position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))?;
+    if line.get(start) != Some(&b'[') || exceeds_depth(line, max_depth + 1) {
+        return None;
+    }
+    let Ok(serde_json::Value::Array(elements)) = serde_json::from_slice(line) else { return None };
+    if elements.is_empty() {
+        return None;
+    }
+    let decoded = elements.into_iter().map(|element| match Message::classify(element) {
+        Message::Invalid { id } => Decoded::Bad { id, error: BridgeError::new(Cause::InvalidRequestShape) },
+        message => Decoded::Message(message),
+    });
+    Some(decoded.collect())
+}
+
 /// A blank line holds only JSON whitespace (RFC 8259: space, tab, line
 /// feed, carriage return). A form feed is not JSON whitespace: such a line
 /// gets `parse_error`.
@@ -135,5 +158,27 @@ mod tests {
                 assert_eq!(cause(&line, max), want, "broken, limit {max}, {levels} levels");
             }
         }
+    }
+
+    /// A batch: one decoded message per element, in order; an element that
+    /// is no message is not valid on its own; an element deeper than a
+    /// single line may be makes the whole line a single (too deep) one.
+    #[test]
+    fn a_batch_decodes_element_by_element() {
+        let batch = |text: &str| decode_batch(&Frame::Line(text.as_bytes().to_vec()), 3);
+        let got = batch(r#" [{"jsonrpc":"2.0","id":1,"method":"ping"}, 5, {"jsonrpc":"2.0","method":"n"}]"#);
+        let Some(
+            [Decoded::Message(Message::Request { .. }), Decoded::Bad { id: None, error }, Decoded::Message(Message::Notification { .. })],
+        ) = got.as_deref()
+        else {
+            panic!("{got:?}");
+        };
+        assert_eq!(error.cause, Cause::InvalidRequestShape);
+        assert_eq!(batch("[]"), None);
+        assert_eq!(batch(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
+        assert_eq!(batch("[1,"), None);
+        // Three levels in each element: within the limit of 3.
+        assert!(batch(r#"[{"a":{"b":{}}}]"#).is_some());
+        assert_eq!(batch(r#"[{"a":{"b":{"c":{}}}}]"#), None);
     }
 }

@@ -17,12 +17,23 @@ const SUBSCRIPTION_METHODS: [&str; 2] = ["resources/subscribe", "resources/unsub
 
 /// Handles one line of the client.
 pub(crate) async fn frame(shared: &Arc<Shared>, frame: &Frame) {
-    let Some(decoded) = framing::decode(frame, shared.config.max_line_bytes, MAX_DEPTH) else {
-        return;
-    };
+    if shared.takes_batches() {
+        if let Some(elements) = framing::decode_batch(frame, MAX_DEPTH) {
+            return batch(shared, elements).await;
+        }
+    }
+    if let Some(decoded) = framing::decode(frame, shared.config.max_line_bytes, MAX_DEPTH) {
+        message(shared, decoded).await;
+    }
+}
+
+/// One message of the client, or the error of a line that is not one.
+async fn message(shared: &Arc<Shared>, decoded: Decoded) {
     match decoded {
         Decoded::Message(Message::Request { id, method, params }) => request(shared, id, &method, params).await,
-        Decoded::Message(Message::Notification { method, params }) => notification(shared, &method, params.as_ref()),
+        Decoded::Message(Message::Notification { method, params }) => {
+            notification(shared, &method, params.as_ref()).await;
+        }
         Decoded::Message(Message::Response { id, outcome }) => response(shared, &id, outcome),
         Decoded::Message(Message::Unanswerable) => {
             tracing::debug!("dropped a response of the client without a valid id");
@@ -30,6 +41,34 @@ pub(crate) async fn frame(shared: &Arc<Shared>, frame: &Frame) {
         Decoded::Message(Message::Invalid { id }) => bad_line(shared, id, Cause::InvalidRequestShape.into()).await,
         Decoded::Bad { id, error } => bad_line(shared, id, error).await,
     }
+}
+
+/// A batch of a client of revision 2025-03-26, which defines batches and
+/// requires a receiver to take them: each element is handled as a line of
+/// its own would be, with the same limits, and the responses go out as
+/// one array in the order of the elements (`Output::batch`). Every place
+/// is taken before the first element runs, because some are answered at
+/// once.
+async fn batch(shared: &Arc<Shared>, elements: Vec<Decoded>) {
+    let batch = shared.out.batch();
+    for element in &elements {
+        match element {
+            Decoded::Message(Message::Request { id, .. }) => batch.hold(id),
+            Decoded::Bad { id, error } if !id.as_ref().is_some_and(|id| is_bridge_id(shared, id)) => {
+                let error = error.to_value_for(&shared.config.profile.log_place);
+                batch.add(&crate::jsonrpc::error_response(id.as_ref(), error));
+            }
+            _ => {}
+        }
+    }
+    for element in elements {
+        match element {
+            // Its error is in the batch already.
+            Decoded::Bad { id, .. } if !id.as_ref().is_some_and(|id| is_bridge_id(shared, id)) => {}
+            element => Box::pin(message(shared, element)).await,
+        }
+    }
+    batch.seal().await;
 }
 
 /// A line that failed a check gets its error with the sniffed id, except
@@ -65,13 +104,15 @@ fn response(shared: &Shared, id: &Id, outcome: Result<Value, Value>) {
     }
 }
 
-fn notification(shared: &Shared, method: &str, params: Option<&Value>) {
+async fn notification(shared: &Shared, method: &str, params: Option<&Value>) {
     match method {
         "notifications/cancelled" => {
             let request_id = params.and_then(|p| p.get("requestId")).cloned().and_then(Id::from_value);
             match request_id {
                 Some(id) if shared.inflight.cancel(&id) => {
-                    tracing::debug!(id = %id.shown(), "the client canceled a request")
+                    tracing::debug!(id = %id.shown(), "the client canceled a request");
+                    // It gets no response: a batch that holds it goes on.
+                    shared.out.unanswered(&id).await;
                 }
                 Some(id) => tracing::debug!(id = %id.shown(), "a cancellation for no request in flight"),
                 None => tracing::debug!("a cancellation without requestId cancels nothing"),

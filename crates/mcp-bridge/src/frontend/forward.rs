@@ -85,10 +85,9 @@ pub(crate) async fn start(shared: &Arc<Shared>, ready: &Ready, id: Id, method: M
                 shared.reply(&id, result).await;
             }
             Err(CallError::Upstream { error, .. }) => {
-                let error = jsonrpc::upstream_error_for_client(error);
-                shared.out.send(&jsonrpc::error_response(Some(&id), error)).await;
+                shared.reply_error_value(Some(&id), jsonrpc::upstream_error_for_client(error)).await;
             }
-            Err(CallError::Verbatim(error)) => shared.out.send(&jsonrpc::error_response(Some(&id), error)).await,
+            Err(CallError::Verbatim(error)) => shared.reply_error_value(Some(&id), error).await,
             Err(CallError::Bridge(error)) => shared.reply_error(Some(&id), &error).await,
             Err(CallError::Canceled) => {}
         }
@@ -127,7 +126,7 @@ async fn first_round(
         for note in &notes {
             shared.sink(method.name(), note);
         }
-        shared.out.send_pieces(line).await;
+        shared.out.respond_pieces(id, line).await;
         // The notes of a big list (one per R6 repair: 2,000 for 2,000
         // repaired tools) are logged once the writer has had its turn, so
         // that their formatting does not delay the response.

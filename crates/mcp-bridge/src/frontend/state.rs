@@ -113,6 +113,8 @@ pub(crate) struct Shared {
     /// `notifications/initialized` came in `ready`: from then on a later
     /// sign-in can ask the client with a URL elicitation.
     pub initialized: std::sync::atomic::AtomicBool,
+    /// The client negotiated a revision that has batches (2025-03-26).
+    batches: std::sync::atomic::AtomicBool,
     /// The upstream client of `ready`, kept after a loss too: the end of
     /// the connection closes it in every case (a child that closed its
     /// stdout and lives on still gets the end of its stdin, then the kill).
@@ -143,6 +145,7 @@ impl Shared {
             elicitation_ids: AtomicU64::new(1),
             listener: Mutex::new(ListenSlot::NotOpened),
             initialized: std::sync::atomic::AtomicBool::new(false),
+            batches: std::sync::atomic::AtomicBool::new(false),
             upstream: Mutex::new(None),
         }
     }
@@ -166,6 +169,11 @@ impl Shared {
         true
     }
 
+    /// Whether a line of the client may be a batch.
+    pub(crate) fn takes_batches(&self) -> bool {
+        self.batches.load(Ordering::Acquire)
+    }
+
     /// Stops the listener, when there is one.
     pub(crate) fn stop_listener(&self) {
         if let ListenSlot::Open(listener) = &*lock(&self.listener) {
@@ -174,21 +182,33 @@ impl Shared {
     }
 
     /// Step 7 of the first initialize: the state becomes `ready` with the
-    /// upstream client.
+    /// upstream client; from then on the client's revision says whether it
+    /// may send batches.
     pub(crate) fn set_ready(&self, ready: Ready) {
+        self.batches.store(ready.dialect.revision.takes_batches(), Ordering::Release);
         *lock(&self.upstream) = Some(ready.client.clone());
         self.set_phase(Phase::Ready(Arc::new(ready)));
     }
 
     /// Writes the result response of a request.
     pub(crate) async fn reply(&self, id: &Id, result: Value) {
-        self.out.send_line(jsonrpc::result_line(id, &result)).await;
+        self.out.respond(id, jsonrpc::result_line(id, &result)).await;
     }
 
     /// Writes the error response of a request (`None`: the id is unknown).
     pub(crate) async fn reply_error(&self, id: Option<&Id>, error: &BridgeError) {
         let error = error.to_value_for(&self.config.profile.log_place);
-        self.out.send(&jsonrpc::error_response(id, error)).await;
+        self.reply_error_value(id, error).await;
+    }
+
+    /// Writes an error response with this error object (an upstream
+    /// error, or one of the client's own for an input request).
+    pub(crate) async fn reply_error_value(&self, id: Option<&Id>, error: Value) {
+        let line = jsonrpc::json_line(&jsonrpc::error_response(id, error));
+        match id {
+            Some(id) => self.out.respond(id, line).await,
+            None => self.out.send_line(line).await,
+        }
     }
 
     /// Logs a note of the result rules, and gives it to the note sink.

@@ -229,7 +229,8 @@ impl Owner {
             match change_error(&end, self.timings, &self.log_place) {
                 Some(error) if (change.finish)() => {
                     tracing::warn!(uri = %text::shown(&change.uri, text::NAME), "a change of the subscriptions failed");
-                    self.out.send(&jsonrpc::error_response(Some(&change.id), error)).await;
+                    let response = jsonrpc::json_line(&jsonrpc::error_response(Some(&change.id), error));
+                    self.out.respond(&change.id, response).await;
                 }
                 _ => {}
             }
@@ -330,7 +331,7 @@ impl Owner {
 
     async fn respond(&self, change: Change) {
         if (change.finish)() {
-            self.out.send(&jsonrpc::result_response(&change.id, json!({}))).await;
+            self.out.respond(&change.id, jsonrpc::result_line(&change.id, &json!({}))).await;
         }
     }
 }
