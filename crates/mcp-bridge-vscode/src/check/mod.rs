@@ -62,6 +62,9 @@ pub async fn run(mut config: Config, tail: Tail, stdout: Stdout) -> Outcome {
     let mut client = Client { lines: BufReader::new(read).lines(), write, next_id: 0 };
     let mut o = Out::new();
     let usable = report(&mut o, &mut client, &notes, &context).await;
+    // A report that ended early has not shown them; from here on the log
+    // writes them (a line the server writes as it exits).
+    context.show_stdout(&mut o);
     drop(client);
     let _ = bridge.await;
     Outcome { usable, write_failure: o.finish() }
@@ -84,9 +87,10 @@ impl Context {
         Context { remote, discover: config.timeouts.discover, tail, stdout }
     }
 
-    /// The lines of the command's stdout that the bridge dropped, if any.
+    /// The lines of the command's stdout that the bridge dropped, if any
+    /// and not shown yet. The log of `check` leaves them to the report.
     fn show_stdout(&self, o: &mut Out) {
-        if let Some((first, count)) = self.stdout.seen() {
+        if let Some((first, count)) = self.stdout.report() {
             print::stdout_lines(o, &first, count);
         }
     }
@@ -164,10 +168,14 @@ impl Client {
                 first = context.stdout.first() => {
                     return match tokio::time::timeout(WAIT_NOTICE, &mut answer).await {
                         Ok(answer) => answer,
-                        Err(_) => Err(format!(
-                            "{first}\n  No answer came in {} s after that line, so check stopped waiting.",
-                            WAIT_NOTICE.as_secs()
-                        )),
+                        Err(_) => {
+                            // The error quotes the line: it shows there.
+                            context.stdout.report();
+                            Err(format!(
+                                "{first}\n  No answer came in {} s after that line, so check stopped waiting.",
+                                WAIT_NOTICE.as_secs()
+                            ))
+                        }
                     };
                 }
             }
@@ -218,6 +226,7 @@ async fn report(o: &mut Out, client: &mut Client, notes: &Mutex<Vec<(String, Not
         }
         Err(problem) => {
             out!(o, "VS Code cannot use this server: {problem}");
+            context.show_stdout(o);
             context.show_stderr(o);
             return false;
         }

@@ -67,10 +67,15 @@ pub(crate) use out;
 pub fn server(o: &mut Out, result: &Value, remote: bool) {
     let info = &result["serverInfo"];
     let text = |value: &Value| shown(value.as_str().unwrap_or("?"), NAME).to_string();
-    let (name, version) = (text(&info["name"]), text(&info["version"]));
+    // A server without a version (Python's MCPServer sends "") is shown
+    // without one: VS Code gets the "" as the server sent it.
+    let name = match info["version"].as_str() {
+        Some("") => text(&info["name"]),
+        _ => format!("{} {}", text(&info["name"]), text(&info["version"])),
+    };
     match info.get("title").and_then(Value::as_str) {
-        Some(title) => out!(o, "Server: {} ({name} {version})", shown(title, NAME)),
-        None => out!(o, "Server: {name} {version}"),
+        Some(title) => out!(o, "Server: {} ({name})", shown(title, NAME)),
+        None => out!(o, "Server: {name}"),
     }
     out!(o, "Protocol: {} toward VS Code, 2026-07-28 toward the server", text(&result["protocolVersion"]));
     if let Some(capabilities) = result.get("capabilities").and_then(Value::as_object) {

@@ -82,16 +82,15 @@ where
 /// The logger of `check`: the same lines as [`init`], and beside them,
 /// at any level, the last lines of the upstream command's stderr, for the
 /// report of a server that fails, and the lines of its stdout that are no
-/// JSON-RPC message.
+/// JSON-RPC message, which the report shows instead of the log.
 #[must_use = "the guard writes the last lines when it drops"]
 pub fn init_check(tag: &'static str, default_level: Level) -> (pipe::Guard, Tail, Stdout) {
     let (writer, guard) = pipe::start();
     let tail = Tail::default();
     let stdout = Stdout::default();
-    let lines = lines(tag, writer).with_filter(filter(default_level));
+    let lines = lines(tag, writer).with_filter(stdout.log_filter(filter(default_level)));
     let stderr = tail.clone().with_filter(Targets::new().with_target(tail::TARGET, tracing::Level::TRACE));
-    let noise = stdout.clone().with_filter(Targets::new().with_target(stdout::TARGET, tracing::Level::TRACE));
-    tracing_subscriber::registry().with(lines).with(stderr).with(noise).init();
+    tracing_subscriber::registry().with(lines).with(stderr).init();
     (guard, tail, stdout)
 }
 

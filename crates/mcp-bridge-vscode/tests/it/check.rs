@@ -93,6 +93,20 @@ fn check_shows_the_servers_texts_through_the_gate() {
     assert_eq!(report.lines().filter(|line| line.contains("VS Code can use this server.")).count(), 3, "{report}");
 }
 
+/// A server without a version (Python's `MCPServer` sends `"version": ""`)
+/// is named without one: no trailing space after its name.
+#[test]
+fn check_names_a_server_without_a_version_without_a_trailing_space() {
+    for (info, expected) in [
+        (json!({"name": "weather", "version": ""}), "Server: weather"),
+        (json!({"name": "weather", "version": "", "title": "Weather"}), "Server: Weather (weather)"),
+    ] {
+        let (code, report) = check(&fake_upstream(&["--server-info", &info.to_string()]));
+        assert_eq!(code, Some(0), "{report}");
+        assert_eq!(report.lines().next(), Some(expected), "{report}");
+    }
+}
+
 #[test]
 fn check_warns_of_endless_paging_and_still_finishes() {
     // The server answers every page with the same cursor.

@@ -106,8 +106,8 @@ pub(crate) fn line_reader(input: &[u8], max: usize, chunks: &[usize]) -> Checked
 }
 
 /// Fuzz glue: two bytes of limit (below 1024, so that lines over the limit
-/// are common, on both sides of [`EDGE_BYTES`]), a count and the sizes of
-/// the reads, then the input.
+/// are common, on both sides of the 256 bytes kept at each end of a long
+/// line, `EDGE_BYTES`), a count and the sizes of the reads, then the input.
 pub fn line_reader_bytes(data: &[u8]) -> Checked {
     let mut bytes = Bytes::new(data);
     let max = usize::from(bytes.u16() % 1024);

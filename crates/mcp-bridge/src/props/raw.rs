@@ -16,7 +16,7 @@ use crate::Quirks;
 use serde_json::Value;
 
 /// The glue of the `raw_path` fuzz target: the method (1 byte), the
-/// quirks (1 byte, whose bit 8 gives the request the cursor [`CURSOR`] and
+/// quirks (1 byte, whose bit 8 gives the request the cursor `"next"` and
 /// whose bit 16 makes the upstream remote, with its icon rule), then the
 /// upstream line.
 pub fn raw_path_bytes(data: &[u8]) -> Checked {

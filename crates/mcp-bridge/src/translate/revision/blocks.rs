@@ -1,7 +1,7 @@
 //! The content blocks of a result for an older revision: a structured
 //! result it cannot carry, the kinds of block it lacks, and the notes.
 
-use super::{strip, strip_value, Since, ANNOTATIONS, RESOURCE_LINK};
+use super::table::{strip, strip_value, Since, ANNOTATIONS, RESOURCE_LINK};
 use crate::gate::text;
 use crate::profile::Revision::{self, V2025_03_26, V2025_06_18};
 use crate::translate::note::Note;

@@ -11,54 +11,20 @@
 
 mod blocks;
 mod question;
+mod table;
 #[cfg(test)]
 mod tests;
 
 use super::note::Note;
 use crate::method::Method;
-use crate::profile::Revision::{self, V2025_03_26, V2025_06_18, V2025_11_25};
-use blocks::{block, block_members, conversion_notes, structured_content};
+use crate::profile::Revision::{self, V2025_06_18};
+use blocks::{block, conversion_notes, structured_content};
 pub(crate) use question::{carries_form, carries_sampling, question};
 use serde_json::{Map, Value};
-
-/// A member, and the first revision that defines it.
-type Since = (&'static str, Revision);
-
-const IMPLEMENTATION: [Since; 4] =
-    [("title", V2025_06_18), ("icons", V2025_11_25), ("description", V2025_11_25), ("websiteUrl", V2025_11_25)];
-const SERVER_CAPABILITIES: [Since; 1] = [("completions", V2025_03_26)];
-const TOOL: [Since; 5] = [
-    ("title", V2025_06_18),
-    ("icons", V2025_11_25),
-    ("outputSchema", V2025_06_18),
-    ("annotations", V2025_03_26),
-    ("execution", V2025_11_25),
-];
-const PROMPT: [Since; 2] = [("title", V2025_06_18), ("icons", V2025_11_25)];
-const PROMPT_ARGUMENT: [Since; 1] = [("title", V2025_06_18)];
-const RESOURCE: [Since; 2] = [("title", V2025_06_18), ("icons", V2025_11_25)];
-const RESOURCE_LINK: [Since; 1] = [("icons", V2025_11_25)];
-const ANNOTATIONS: [Since; 1] = [("lastModified", V2025_06_18)];
-const PROGRESS: [Since; 1] = [("message", V2025_03_26)];
-const ELICITATION: [Since; 1] = [("mode", V2025_11_25)];
-const SAMPLING: [Since; 2] = [("tools", V2025_11_25), ("toolChoice", V2025_11_25)];
-const ELICITATION_CAPABILITY: [Since; 1] = [("url", V2025_11_25)];
-const SAMPLING_CAPABILITY: [Since; 2] = [("tools", V2025_11_25), ("context", V2025_11_25)];
-
-/// Removes the members of `object` that `revision` lacks.
-fn strip(object: &mut Map<String, Value>, members: &[Since], revision: Revision) {
-    for (name, since) in members {
-        if revision < *since {
-            object.shift_remove(*name);
-        }
-    }
-}
-
-fn strip_value(value: &mut Value, members: &[Since], revision: Revision) {
-    if let Value::Object(object) = value {
-        strip(object, members, revision);
-    }
-}
+use table::{
+    strip, strip_value, ANNOTATIONS, ELICITATION_CAPABILITY, IMPLEMENTATION, PROGRESS, PROMPT, PROMPT_ARGUMENT,
+    RESOURCE, SAMPLING_CAPABILITY, SERVER_CAPABILITIES, TOOL,
+};
 
 /// The initialize result: the capabilities and the server information.
 pub(crate) fn initialize(result: &mut Map<String, Value>, revision: Revision) {

@@ -1,7 +1,8 @@
 //! The questions of the bridge to a client of an older revision: which
 //! ones it can carry, and their params in its terms.
 
-use super::{block_members, strip, ELICITATION, SAMPLING};
+use super::blocks::block_members;
+use super::table::{strip, ELICITATION, SAMPLING};
 use crate::profile::Revision::{self, V2025_03_26, V2025_11_25};
 use serde_json::{Map, Value};
 

@@ -1,7 +1,7 @@
 //! The tables of the older revisions, rule by rule.
 
 use super::*;
-use crate::profile::Revision::V2024_11_05;
+use crate::profile::Revision::{V2024_11_05, V2025_03_26, V2025_11_25};
 use serde_json::json;
 
 fn object(value: Value) -> Map<String, Value> {
