@@ -28,7 +28,7 @@ pub(crate) async fn frame(shared: &Arc<Shared>, frame: &Frame) {
 }
 
 /// One message of the client, or the error of a line that is not one.
-async fn message(shared: &Arc<Shared>, decoded: Decoded) {
+pub(crate) async fn message(shared: &Arc<Shared>, decoded: Decoded) {
     match decoded {
         Decoded::Message(Message::Request { id, method, params }) => request(shared, id, &method, params).await,
         Decoded::Message(Message::Notification { method, params }) => {

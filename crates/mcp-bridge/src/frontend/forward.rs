@@ -7,6 +7,7 @@ use crate::dialect::Dialect;
 use crate::input::checks::check_object;
 use crate::jsonrpc::{self, Id};
 use crate::method::Method;
+use crate::output::Output;
 use crate::profile::Revision;
 use crate::raw;
 use crate::translate;
@@ -33,9 +34,10 @@ pub(crate) async fn start(shared: &Arc<Shared>, ready: &Ready, id: Id, method: M
     let span = tracing::info_span!("request", id = %id.shown(), method = %method.name());
     let tracker = shared.tracker.clone();
     let task = async move {
+        let out = shared.out.for_request(&id);
         let request = forwarded(params, &shared.config.profile);
         let cursor = request.params.get("cursor").cloned();
-        let progress = request.progress_token.map(|t| progress_sink(&shared, t, token.clone(), dialect.revision));
+        let progress = request.progress_token.map(|t| progress_sink(&out, t, token.clone(), dialect.revision));
         let call = Call {
             method: UpstreamMethod::Forwarded(method),
             params: &request.params,
@@ -53,6 +55,7 @@ pub(crate) async fn start(shared: &Arc<Shared>, ready: &Ready, id: Id, method: M
             Ok(result) if is_input_required(&result) => {
                 let rounds = Request {
                     shared: &shared,
+                    out: &out,
                     client: &client,
                     method,
                     params: request.params,
@@ -143,8 +146,8 @@ async fn first_round(
 /// Progress of the upstream server goes to the client with the client's
 /// token, keyed by this request: never by token, because a client can send
 /// the same token (the Copilot harness sends 0) on every request.
-fn progress_sink(shared: &Shared, client_token: Value, cancel: CancellationToken, revision: Revision) -> ProgressSink {
-    let out = shared.out.clone();
+fn progress_sink(out: &Output, client_token: Value, cancel: CancellationToken, revision: Revision) -> ProgressSink {
+    let out = out.clone();
     Arc::new(move |upstream: Value| {
         if cancel.is_cancelled() {
             return;

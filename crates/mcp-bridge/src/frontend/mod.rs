@@ -2,9 +2,11 @@
 //! machine that does not know which transport is behind the upstream
 //! client (behaviour spec, "Lifecycle and initialize (M1)").
 //!
-//! The reader loop reads the client's lines and handles each message at
-//! once; every forwarded request and the initialize run in their own task
-//! with their own cancellation token. Only the writer task writes stdout.
+//! A [`Connection`] is one client, fed line by line by its link (stdio
+//! here, an HTTP session in the face) and writing to the [`Output`] the
+//! link gives it. It handles each message at once; every forwarded
+//! request and the initialize run in their own task with their own
+//! cancellation token.
 
 mod asks;
 mod config;
@@ -23,8 +25,10 @@ pub(crate) use config::MAX_LINE_BYTES;
 pub use config::{Config, NoteSink, Timeouts};
 pub(crate) use state::Phase;
 
+use crate::framing::{Decoded, Frame};
 use crate::jsonrpc::Cause;
 use crate::pipe::LineReader;
+use crate::profile::Revision;
 use state::Shared;
 use std::sync::Arc;
 use std::time::Duration;
@@ -50,40 +54,86 @@ where
 {
     let _floor = timer_floor();
     let (out, writer) = Output::start(output);
-    let shared = Arc::new(Shared::new(config, out));
-    let mut reader = LineReader::new(input, shared.config.max_line_bytes);
+    let connection = Connection::open(config, out);
+    let mut reader = LineReader::new(input, connection.shared.config.max_line_bytes);
     let mut linger: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;
     let exit = loop {
         tokio::select! {
             frame = reader.next_frame() => match frame {
-                Ok(Some(frame)) => dispatch::frame(&shared, &frame).await,
-                Ok(None) => break end_of_input(&shared),
+                Ok(Some(frame)) => connection.receive(&frame).await,
+                Ok(None) => break connection.exit_at_end_of_input(),
                 Err(err) => {
                     tracing::warn!(error = %err, "cannot read the input of the client");
                     break Exit::EndOfInput;
                 }
             },
-            _ = shared.upstream_lost.cancelled(), if linger.is_none() => {
+            _ = connection.upstream_lost(), if linger.is_none() => {
                 // Later requests still get their error for a moment, then
                 // the bridge exits so that the client sees the stop.
-                linger = Some(Box::pin(tokio::time::sleep(shared.config.timeouts.shutdown_grace)));
+                linger = Some(Box::pin(tokio::time::sleep(connection.shared.config.timeouts.shutdown_grace)));
             }
             _ = async { if let Some(l) = linger.as_mut() { l.await } }, if linger.is_some() => break Exit::UpstreamLost,
         }
     };
-    shutdown(&shared, exit).await;
-    drop(shared);
+    connection.close(exit).await;
     let _ = writer.await;
     exit
 }
 
-/// The exit at the end of the input: 1 when the upstream command stopped
-/// before it, else 0, also after a child that only closed its connection
-/// (its command did not stop).
-fn end_of_input(shared: &Shared) -> Exit {
-    match shared.phase() {
-        Phase::Closing(Some(lost)) if lost.cause == Cause::UpstreamExited => Exit::UpstreamLost,
-        _ => Exit::EndOfInput,
+/// One client of the front end, whatever link carries its messages: the
+/// stdio of [`serve`], or a session of the HTTP face. The link hands it
+/// each line of the client and gives it the [`Output`] it writes to; the
+/// front end knows nothing else of the link.
+pub(crate) struct Connection {
+    shared: Arc<Shared>,
+}
+
+impl Connection {
+    /// A client in `awaiting_initialize`, writing to `out`.
+    pub(crate) fn open(config: Config, out: Output) -> Connection {
+        Connection { shared: Arc::new(Shared::new(config, out)) }
+    }
+
+    /// One line of the client: a message, or a batch where its revision
+    /// has them.
+    pub(crate) async fn receive(&self, frame: &Frame) {
+        dispatch::frame(&self.shared, frame).await;
+    }
+
+    /// One message of the client that its link decoded already (an HTTP
+    /// body, or one element of its batch).
+    pub(crate) async fn receive_decoded(&self, message: Decoded) {
+        dispatch::message(&self.shared, message).await;
+    }
+
+    /// Resolves when the upstream server is lost in `ready`.
+    pub(crate) async fn upstream_lost(&self) {
+        self.shared.upstream_lost.cancelled().await;
+    }
+
+    /// The revision the client negotiated, once it is `ready`.
+    pub(crate) fn revision(&self) -> Option<Revision> {
+        match self.shared.phase() {
+            Phase::Ready(ready) => Some(ready.dialect.revision),
+            _ => None,
+        }
+    }
+
+    /// The exit at the end of the input: 1 when the upstream command
+    /// stopped before it, else 0, also after a child that only closed its
+    /// connection (its command did not stop).
+    pub(crate) fn exit_at_end_of_input(&self) -> Exit {
+        match self.shared.phase() {
+            Phase::Closing(Some(lost)) if lost.cause == Cause::UpstreamExited => Exit::UpstreamLost,
+            _ => Exit::EndOfInput,
+        }
+    }
+
+    /// The end: the listener cancels each stream, requests in flight are
+    /// canceled without a response, the front end waits for the listener
+    /// and the requests at most the grace, then closes the upstream.
+    pub(crate) async fn close(&self, exit: Exit) {
+        shutdown(&self.shared, exit).await;
     }
 }
 

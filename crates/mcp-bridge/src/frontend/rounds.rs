@@ -11,6 +11,7 @@ use crate::input::questions::{self, continue_form, Answer, Expect, Question, CON
 use crate::input::schema;
 use crate::jsonrpc::{self, code, reason, Cause};
 use crate::method::Method;
+use crate::output::Output;
 use crate::translate::result::is_input_required;
 use crate::translate::revision;
 use crate::upstream::{Call, CallError, Client, ProgressSink, Slot, UpstreamMethod};
@@ -34,6 +35,9 @@ struct UrlStep {
 /// What one request needs for its rounds.
 pub(crate) struct Request<'a> {
     pub shared: &'a Shared,
+    /// Where what relates to the request goes: its stream, where the
+    /// client's link has one per request.
+    pub out: &'a Output,
     pub client: &'a Client,
     pub method: Method,
     pub params: Map<String, Value>,
@@ -119,7 +123,7 @@ async fn complete_steps(request: &Request<'_>, steps: &mut [UrlStep], asked: &[S
     for step in steps.iter_mut().filter(|s| s.accepted && !s.complete && !asked.contains(&s.url)) {
         step.complete = true;
         let params = json!({"elicitationId": step.id});
-        request.shared.out.send(&jsonrpc::notification("notifications/elicitation/complete", params)).await;
+        request.out.send(&jsonrpc::notification("notifications/elicitation/complete", params)).await;
     }
 }
 
@@ -155,7 +159,7 @@ async fn answer_round(
         };
         let mut params = question.params;
         revision::question(question.method, &mut params, request.declared.revision);
-        let (id, rx) = request.shared.asks.ask(&request.shared.out, question.method, params).await;
+        let (id, rx) = request.shared.asks.ask(request.out, question.method, params).await;
         pending.push(Pending::Asked { key: input.key.clone(), id, expect: question.expect, step, rx });
     }
     let ids: Vec<String> = pending
@@ -183,22 +187,22 @@ async fn answer_round(
                     Phase::Closing(None) => reason::INPUT_ENDED,
                     _ => reason::CLIENT_CANCELED,
                 };
-                request.shared.asks.withdraw(&request.shared.out, &ids, why).await;
+                request.shared.asks.withdraw(request.out, &ids, why).await;
                 return Err(CallError::Canceled);
             }
             error = request.client.lost() => {
-                request.shared.asks.withdraw(&request.shared.out, &ids, reason::UPSTREAM_STOPPED).await;
+                request.shared.asks.withdraw(request.out, &ids, reason::UPSTREAM_STOPPED).await;
                 return Err(CallError::Bridge(error));
             }
             _ = &mut deadline => {
-                request.shared.asks.withdraw(&request.shared.out, &ids, reason::NO_ANSWER).await;
+                request.shared.asks.withdraw(request.out, &ids, reason::NO_ANSWER).await;
                 return Err(Cause::InputTimeout.into());
             }
         };
         let value = match questions::response(&key, &expect, answer) {
             Ok(value) => value,
             Err(failure) => {
-                request.shared.asks.withdraw(&request.shared.out, &ids, reason::CLIENT_CANCELED).await;
+                request.shared.asks.withdraw(request.out, &ids, reason::CLIENT_CANCELED).await;
                 return Err(match failure {
                     Ok(client_error) => CallError::Verbatim(client_error),
                     Err(error) => CallError::Bridge(error),
