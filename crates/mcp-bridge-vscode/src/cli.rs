@@ -16,7 +16,40 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     #[command(flatten)]
+    pub listen: ListenArgs,
+    #[command(flatten)]
     pub bridge: BridgeArgs,
+}
+
+/// The options of the HTTP face.
+#[derive(Debug, Clone, Args)]
+pub struct ListenArgs {
+    /// Serve clients over HTTP instead of stdio, at HOST:PORT: Streamable
+    /// HTTP at /mcp, HTTP+SSE at /sse. PORT 0 takes a free port; the line
+    /// on stderr names it. A HOST that is not loopback needs
+    /// --auth-token-env.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub listen: Option<String>,
+    /// The environment variable that holds the token every client must
+    /// send as `Authorization: Bearer <token>` (never logged).
+    #[arg(long, value_name = "VAR", requires = "listen")]
+    pub auth_token_env: Option<String>,
+    /// The URL clients reach the bridge at (behind a proxy): its host and
+    /// origin are let in.
+    #[arg(long, value_name = "URL", requires = "listen")]
+    pub public_url: Option<String>,
+    /// An origin whose pages may send requests (repeatable).
+    #[arg(long, value_name = "ORIGIN", requires = "listen")]
+    pub allow_origin: Vec<String>,
+    /// The most sessions at one time.
+    #[arg(long, default_value_t = 256, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_sessions: u32,
+    /// A session that nobody uses for this long ends, in seconds.
+    #[arg(long, default_value_t = 1800, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub session_idle: u64,
+    /// For tests: the idle time of a session, in ms.
+    #[arg(long, hide = true, value_name = "MS")]
+    pub test_session_idle_ms: Option<u64>,
 }
 
 /// What `--help` says after the options: what a user looks for when the

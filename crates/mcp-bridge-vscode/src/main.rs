@@ -5,6 +5,7 @@ mod check;
 mod cli;
 mod demo;
 mod hint;
+mod listen;
 mod log;
 mod profile;
 mod trim;
@@ -30,6 +31,31 @@ fn main() -> ExitCode {
         Err(err) => err.exit(),
     };
     match cli.command {
+        None if cli.listen.listen.is_some() => {
+            let _log = log::init(profile::NAME, tracing::Level::INFO);
+            let (address, options) = match listen::options(&cli.listen) {
+                Ok(parsed) => parsed,
+                Err(message) => return usage_error(&message),
+            };
+            let config = match config(&cli.bridge, (profile::NAME, true)) {
+                Ok(config) => config,
+                Err(message) => return usage_error(&message),
+            };
+            // Many sessions: every core serves them.
+            let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+                Ok(runtime) => runtime,
+                Err(err) => {
+                    tracing::error!(error = %err, "cannot start the runtime");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let served = runtime.block_on(listen::serve(address, config, options, profile::NAME));
+            runtime.shutdown_timeout(Duration::from_millis(100));
+            match served {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(message) => usage_error(&message),
+            }
+        }
         None => {
             let _log = log::init(profile::NAME, tracing::Level::INFO);
             with_config(&cli.bridge, (profile::NAME, true), |config| async move {

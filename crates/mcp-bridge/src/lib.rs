@@ -53,6 +53,7 @@ pub mod cli_support;
 mod dialect;
 #[cfg(feature = "embed")]
 pub mod embed;
+mod face;
 mod framing;
 mod frontend;
 mod gate;
@@ -76,6 +77,7 @@ pub mod props;
 #[cfg(test)]
 mod tests;
 
+pub use face::{serve_http, FaceOptions};
 pub use frontend::{serve, Config, Exit, NoteSink, Timeouts};
 pub use jsonrpc::{BridgeError, Cause};
 pub use listener::ListenTimings;

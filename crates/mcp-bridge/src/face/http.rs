@@ -1,0 +1,221 @@
+//! The HTTP vocabulary of the face: the body type, fixed responses, the
+//! bounded read of a body, the headers it reads, and the SSE streams it
+//! writes (`text/event-stream`: each message an `event: message` whose
+//! `data` is its JSON).
+
+use super::refusal::Refusal;
+use crate::output::Event;
+use crate::pipe::Line;
+use bytes::{Bytes, BytesMut};
+use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full, LengthLimitError, Limited, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::header::{HeaderMap, HeaderValue, ACCEPT, CACHE_CONTROL, CONTENT_TYPE};
+use hyper::{Response, StatusCode};
+use serde_json::Value;
+use std::convert::Infallible;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// The body of every response of the face.
+pub(crate) type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+/// The header of a session's id.
+pub(crate) const SESSION_ID: &str = "mcp-session-id";
+/// The header of the revision a client speaks.
+pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+
+/// How often a long stream says that it is alive (an SSE comment), so that
+/// an idle connection is not cut by a proxy, and a client that is gone is
+/// found.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// A response with a status and no body.
+pub(crate) fn empty(status: StatusCode) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::new()).boxed_unsync());
+    *response.status_mut() = status;
+    response
+}
+
+/// A JSON response.
+pub(crate) fn json(status: StatusCode, body: Vec<u8>) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(body)).boxed_unsync());
+    *response.status_mut() = status;
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// The response of a refusal: its status, and its error as the body.
+pub(crate) fn refused(refusal: Refusal) -> Response<Body> {
+    let status = StatusCode::from_u16(refusal.status()).unwrap_or(StatusCode::BAD_REQUEST);
+    let mut response = json(status, crate::jsonrpc::json_line(&refusal.body()));
+    if refusal == Refusal::Unauthorized {
+        response.headers_mut().insert(hyper::header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    }
+    if refusal == Refusal::MethodNotAllowed {
+        response.headers_mut().insert(hyper::header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+    }
+    response
+}
+
+/// A header as text; `None` when absent or not visible ASCII.
+pub(crate) fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Whether the `Accept` header lists `media` (or a wildcard for it).
+pub(crate) fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
+    headers.get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(|range| {
+        let range = range.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        range == media || range == "*/*" || range == format!("{kind}/*")
+    })
+}
+
+/// Whether the body is JSON by its `Content-Type`.
+pub(crate) fn is_json(headers: &HeaderMap) -> bool {
+    header(headers, CONTENT_TYPE.as_str())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// Reads a body of at most `max` bytes; `Err` with the refusal for a
+/// longer one, or `None` when the connection failed on the way.
+pub(crate) async fn read_body(body: Incoming, max: usize) -> Result<Option<Bytes>, Refusal> {
+    match Limited::new(body, max).collect().await {
+        Ok(collected) => Ok(Some(collected.to_bytes())),
+        Err(err) if err.downcast_ref::<LengthLimitError>().is_some() => Err(Refusal::BodyTooLong),
+        Err(err) => {
+            tracing::debug!(error = %err, "the body of a request did not come whole");
+            Ok(None)
+        }
+    }
+}
+
+/// One message as an SSE event. A JSON text that spans lines (a raw
+/// result of a server that wrote it so) takes one `data:` line each.
+pub(crate) fn event(line: Line) -> Bytes {
+    let text: Vec<u8> = match line {
+        Line::Text(text) => text,
+        Line::Pieces(pieces) => pieces.concat(),
+    };
+    let mut out = BytesMut::with_capacity(text.len() + 24);
+    out.extend_from_slice(b"event: message\n");
+    for part in text.split(|b| *b == b'\n') {
+        out.extend_from_slice(b"data: ");
+        out.extend_from_slice(part.strip_suffix(b"\r").unwrap_or(part));
+        out.extend_from_slice(b"\n");
+    }
+    out.extend_from_slice(b"\n");
+    out.freeze()
+}
+
+/// An SSE response whose events are `first` (bytes written as they are),
+/// then each event of `rx` until it ends or `stop` fires. `keep_alive`:
+/// a long stream (a GET) that writes a comment while it is quiet.
+pub(crate) fn sse(
+    first: Vec<Bytes>,
+    rx: mpsc::Receiver<Event>,
+    stop: CancellationToken,
+    keep_alive: bool,
+    on_end: impl FnOnce(mpsc::Receiver<Event>) + Send + 'static,
+) -> Response<Body> {
+    let state = Stream { first: first.into_iter(), rx: Some(rx), stop, keep_alive, on_end: Some(Box::new(on_end)) };
+    let stream = futures_util::stream::unfold(state, |mut state| async move {
+        let bytes = state.next().await?;
+        Some((Ok::<_, Infallible>(Frame::data(bytes)), state))
+    });
+    let mut response = Response::new(BodyExt::boxed_unsync(StreamBody::new(stream)));
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Proxies such as nginx would hold the events back otherwise.
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+type OnEnd = Box<dyn FnOnce(mpsc::Receiver<Event>) + Send>;
+
+/// The state of one SSE body. When it ends or drops (the client went
+/// away), its receiver goes to `on_end`: a GET gives the session's stream
+/// back for the next GET.
+struct Stream {
+    first: std::vec::IntoIter<Bytes>,
+    rx: Option<mpsc::Receiver<Event>>,
+    stop: CancellationToken,
+    keep_alive: bool,
+    on_end: Option<OnEnd>,
+}
+
+impl Stream {
+    async fn next(&mut self) -> Option<Bytes> {
+        if let Some(first) = self.first.next() {
+            return Some(first);
+        }
+        let rx = self.rx.as_mut()?;
+        let quiet = tokio::time::sleep(KEEP_ALIVE);
+        tokio::select! {
+            received = rx.recv() => match received {
+                Some(Event::Message(line) | Event::Response(line)) => Some(event(line)),
+                None => self.end(),
+            },
+            _ = quiet, if self.keep_alive => Some(Bytes::from_static(b": keep-alive\n\n")),
+            _ = self.stop.cancelled() => self.end(),
+        }
+    }
+
+    fn end(&mut self) -> Option<Bytes> {
+        if let (Some(rx), Some(on_end)) = (self.rx.take(), self.on_end.take()) {
+            on_end(rx);
+        }
+        None
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+/// The JSON of a line, for a JSON response.
+pub(crate) fn line_bytes(line: Line) -> Vec<u8> {
+    match line {
+        Line::Text(text) => text,
+        Line::Pieces(pieces) => pieces.concat(),
+    }
+}
+
+/// An error response of JSON-RPC, as the body of a response.
+pub(crate) fn error_body(id: Option<&crate::jsonrpc::Id>, error: Value) -> Vec<u8> {
+    crate::jsonrpc::json_line(&crate::jsonrpc::error_response(id, error))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_is_one_data_line_per_line_of_its_json() {
+        assert_eq!(
+            event(Line::Text(b"{\"a\":1}".to_vec())),
+            Bytes::from_static(b"event: message\ndata: {\"a\":1}\n\n")
+        );
+        let pieces = Line::Pieces(vec![Bytes::from_static(b"{\"a\":\r\n"), Bytes::from_static(b"1}")]);
+        assert_eq!(event(pieces), Bytes::from_static(b"event: message\ndata: {\"a\":\ndata: 1}\n\n"));
+    }
+
+    #[test]
+    fn accept_lists_a_media_type_or_its_wildcard() {
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT, HeaderValue::from_static("application/json, text/event-stream;q=0.9"));
+        assert!(accepts(&headers, "application/json") && accepts(&headers, "text/event-stream"));
+        assert!(!accepts(&headers, "text/html"));
+        headers.insert(ACCEPT, HeaderValue::from_static("text/*"));
+        assert!(accepts(&headers, "text/event-stream") && !accepts(&headers, "application/json"));
+        headers.insert(ACCEPT, HeaderValue::from_static("*/*"));
+        assert!(accepts(&headers, "application/json"));
+        headers.clear();
+        assert!(!accepts(&headers, "application/json"));
+    }
+}

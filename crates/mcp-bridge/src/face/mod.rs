@@ -1,0 +1,211 @@
+//! The HTTP face: the bridge as an HTTP server for the clients that cannot
+//! start a process (issue "An HTTP face"), in front of the same upstreams
+//! as stdio. Streamable HTTP at `/mcp` for clients of 2025-03-26 to
+//! 2025-11-25 (`streamable`), HTTP+SSE at `/sse` for those of 2024-11-05
+//! (`legacy`). Each session is one client with a front end of its own
+//! (`sessions`): the behaviour spec applies to it as to a stdio client,
+//! and its upstream connection is its own, so that one session's fault
+//! never reaches another (docs/decisions.md).
+//!
+//! Every request passes the door first (`gate`: Host, Origin, the bearer
+//! token); every refusal is a row of `refusal`; every count and size is
+//! bounded: connections, sessions, the body (the line limit), the headers,
+//! the streams (one GET per session, a queue per stream that closes on a
+//! slow reader).
+
+mod gate;
+mod http;
+mod legacy;
+mod refusal;
+mod sessions;
+mod shared;
+mod streamable;
+
+use crate::frontend::Config;
+use gate::Door;
+use http::Body;
+use hyper::header::{AUTHORIZATION, HOST, ORIGIN};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use refusal::Refusal;
+use sessions::Sessions;
+use shared::Face;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// The time a client has to send the headers of a request.
+const HEADER_READ: Duration = Duration::from_secs(10);
+/// The largest head of a request (its line and headers).
+const MAX_HEAD_BYTES: usize = 64 * 1024;
+/// The most headers of one request.
+const MAX_HEADERS: usize = 64;
+
+/// How the face listens, and whom it lets in.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct FaceOptions {
+    /// The URL the clients reach the face at, when it is not the address
+    /// it listens on (behind a proxy or a load balancer): its host passes
+    /// the `Host` check and its origin the `Origin` check.
+    pub public_url: Option<url::Url>,
+    /// More origins whose pages may send requests (a web client's).
+    pub allow_origins: Vec<String>,
+    /// The token every request must bring as `Authorization: Bearer`.
+    pub bearer_token: Option<String>,
+    /// The most sessions at one time.
+    pub max_sessions: usize,
+    /// A session that nobody uses for this long ends.
+    pub session_idle: Duration,
+}
+
+impl FaceOptions {
+    /// No public URL, no other origin, no token, 256 sessions that end
+    /// after 30 min without use.
+    pub fn new() -> FaceOptions {
+        FaceOptions {
+            public_url: None,
+            allow_origins: Vec::new(),
+            bearer_token: None,
+            max_sessions: 256,
+            session_idle: Duration::from_secs(30 * 60),
+        }
+    }
+}
+
+impl Default for FaceOptions {
+    fn default() -> Self {
+        FaceOptions::new()
+    }
+}
+
+impl std::fmt::Debug for FaceOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The token is a secret: only whether there is one.
+        f.debug_struct("FaceOptions")
+            .field("public_url", &self.public_url.as_ref().map(|u| u.origin().ascii_serialization()))
+            .field("allow_origins", &self.allow_origins)
+            .field("bearer_token", &self.bearer_token.as_ref().map(|_| "<set>"))
+            .field("max_sessions", &self.max_sessions)
+            .field("session_idle", &self.session_idle)
+            .finish()
+    }
+}
+
+/// Serves the HTTP face on `listener` until `stop` fires: each session
+/// gets a front end with `config`. At the end every session ends (its
+/// requests canceled, its upstream closed) and the open connections get
+/// the shutdown grace to finish.
+pub async fn serve_http(
+    listener: TcpListener,
+    config: Config,
+    options: FaceOptions,
+    stop: CancellationToken,
+) -> std::io::Result<()> {
+    let grace = config.timeouts.shutdown_grace;
+    let face = Arc::new(Face {
+        door: Door::new(options.public_url.as_ref(), &options.allow_origins, options.bearer_token.as_deref()),
+        max_body: config.max_line_bytes,
+        log_place: config.profile.log_place.clone(),
+        request_id_prefix: config.profile.request_id_prefix.clone(),
+        sessions: Sessions::new(config, options.max_sessions.max(1), options.session_idle),
+    });
+    let connections = Arc::new(Semaphore::new(max_connections(options.max_sessions)));
+    let tasks = TaskTracker::new();
+    tasks.spawn(face.sessions.clone().expire(stop.clone()));
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(err) => {
+                    // A client that left before its accept, or no descriptor
+                    // left for a moment: the face goes on.
+                    tracing::debug!(error = %err, "an accept failed");
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                }
+            },
+            _ = stop.cancelled() => break,
+        };
+        let Ok(permit) = connections.clone().try_acquire_owned() else {
+            tracing::warn!("refused a connection: the face has the most connections it allows");
+            continue;
+        };
+        let Ok(local) = stream.local_addr() else { continue };
+        let (face, stop) = (face.clone(), stop.clone());
+        tasks.spawn(async move {
+            connection(face, stream, local, stop).await;
+            drop(permit);
+            tracing::trace!(%peer, "a connection ended");
+        });
+    }
+    drop(listener);
+    face.sessions.end_all().await;
+    tasks.close();
+    if tokio::time::timeout(grace, tasks.wait()).await.is_err() {
+        tracing::debug!("connections still open at the end of the grace");
+    }
+    Ok(())
+}
+
+/// The connections at one time: a GET and a few POSTs per session.
+fn max_connections(max_sessions: usize) -> usize {
+    max_sessions.saturating_mul(4).clamp(64, 16_384)
+}
+
+/// One connection of a client, until it closes or the face stops.
+async fn connection(face: Arc<Face>, stream: tokio::net::TcpStream, local: SocketAddr, stop: CancellationToken) {
+    let service = service_fn(move |request| {
+        let face = face.clone();
+        async move { Ok::<_, Infallible>(route(&face, local, request).await) }
+    });
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ)
+        .max_buf_size(MAX_HEAD_BYTES)
+        .max_headers(MAX_HEADERS);
+    let served = builder.serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(served);
+    tokio::select! {
+        result = served.as_mut() => {
+            if let Err(err) = result {
+                tracing::debug!(error = %err, "a connection of a client failed");
+            }
+        }
+        _ = stop.cancelled() => {
+            served.as_mut().graceful_shutdown();
+            let _ = served.await;
+        }
+    }
+}
+
+/// The door, then the path.
+async fn route(face: &Arc<Face>, local: SocketAddr, request: Request<hyper::body::Incoming>) -> Response<Body> {
+    let headers = request.headers();
+    let checked = face.door.check(
+        local,
+        http::header(headers, HOST.as_str()),
+        http::header(headers, ORIGIN.as_str()),
+        http::header(headers, AUTHORIZATION.as_str()),
+    );
+    if let Err(refusal) = checked {
+        return http::refused(refusal);
+    }
+    match (request.method(), request.uri().path()) {
+        (&Method::POST, "/mcp") => streamable::post(face, request).await,
+        (&Method::GET, "/mcp") => streamable::get(face, request).await,
+        (&Method::DELETE, "/mcp") => streamable::delete(face, request).await,
+        (&Method::GET, "/sse") => legacy::open(face, request).await,
+        (&Method::POST, "/messages") => legacy::post(face, request).await,
+        (_, "/mcp" | "/sse" | "/messages") => http::refused(Refusal::MethodNotAllowed),
+        _ => http::refused(Refusal::NotFound),
+    }
+}

@@ -1,0 +1,214 @@
+//! The sessions of the face: each one client, with the front end of the
+//! behaviour spec of its own (`frontend::Connection`) and its streams
+//! (`output::Routes`). A session id is 32 bytes of the OS's CSPRNG in hex;
+//! the table is bounded, and a session that nobody uses for the idle time
+//! ends with its upstream work.
+
+use crate::framing::Decoded;
+use crate::frontend::{Config, Connection, Exit, Output};
+use crate::output::Routes;
+use crate::profile::Revision;
+use crate::sync::lock;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// How many messages of a session's stream wait while no GET reads it.
+const BACKLOG: usize = 256;
+
+/// One client of the face.
+pub(crate) struct Session {
+    pub id: String,
+    connection: Connection,
+    pub routes: Arc<Routes>,
+    /// The messages of one POST at a time, in the order the POSTs came.
+    order: tokio::sync::Mutex<()>,
+    /// When a request of the client last came or a stream of it last
+    /// ended, and how many of its requests and streams are open now.
+    seen: Mutex<Instant>,
+    open: AtomicUsize,
+    /// Fires when the session ends; its streams end with it.
+    pub ended: CancellationToken,
+}
+
+impl Session {
+    fn new(id: String, config: Config, legacy: bool) -> Session {
+        let routes = Routes::new(BACKLOG, legacy);
+        let connection = Connection::open(config, Output::routed(routes.clone()));
+        Session {
+            id,
+            connection,
+            routes,
+            order: tokio::sync::Mutex::const_new(()),
+            seen: Mutex::new(Instant::now()),
+            open: AtomicUsize::new(0),
+            ended: CancellationToken::new(),
+        }
+    }
+
+    /// Hands the messages of one request of the client to the front end,
+    /// in order, one POST after the other.
+    pub(crate) async fn deliver(&self, messages: Vec<Decoded>) {
+        let _order = self.order.lock().await;
+        for message in messages {
+            self.connection.receive_decoded(message).await;
+        }
+    }
+
+    /// The revision the client negotiated, once it is ready.
+    pub(crate) fn revision(&self) -> Option<Revision> {
+        self.connection.revision()
+    }
+
+    /// Marks a request or a stream of the client open until the guard
+    /// drops: an open session does not expire.
+    pub(crate) fn busy(self: &Arc<Self>) -> Busy {
+        self.open.fetch_add(1, Ordering::AcqRel);
+        *lock(&self.seen) = Instant::now();
+        Busy(self.clone())
+    }
+
+    fn idle_since(&self) -> Option<Instant> {
+        (self.open.load(Ordering::Acquire) == 0).then(|| *lock(&self.seen))
+    }
+
+    /// Ends the session: its streams close, its requests in flight are
+    /// canceled without a response, its upstream work stops.
+    async fn close(&self) {
+        self.ended.cancel();
+        self.connection.close(Exit::EndOfInput).await;
+        self.routes.close();
+    }
+}
+
+/// A request or a stream of a session in progress.
+pub(crate) struct Busy(Arc<Session>);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        *lock(&self.0.seen) = Instant::now();
+        self.0.open.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The table of sessions.
+pub(crate) struct Sessions {
+    config: Config,
+    max: usize,
+    idle: Duration,
+    table: Mutex<HashMap<String, Arc<Session>>>,
+}
+
+impl Sessions {
+    pub(crate) fn new(config: Config, max: usize, idle: Duration) -> Arc<Sessions> {
+        Arc::new(Sessions { config, max, idle, table: Mutex::default() })
+    }
+
+    /// A new session, in the table, unless the table is full. `legacy`:
+    /// a session of the HTTP+SSE transport, whose responses go on its one
+    /// stream.
+    pub(crate) fn open(self: &Arc<Self>, legacy: bool) -> Option<Arc<Session>> {
+        let id = new_id()?;
+        let mut table = lock(&self.table);
+        if table.len() >= self.max {
+            return None;
+        }
+        let session = Arc::new(Session::new(id.clone(), self.config.clone(), legacy));
+        table.insert(id, session.clone());
+        drop(table);
+        self.watch_upstream(&session);
+        Some(session)
+    }
+
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
+        lock(&self.table).get(id).cloned()
+    }
+
+    /// Ends a session and takes it out of the table; `false` when there
+    /// was none of that id.
+    pub(crate) async fn end(&self, id: &str) -> bool {
+        let session = lock(&self.table).remove(id);
+        match session {
+            Some(session) => {
+                session.close().await;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Ends every session (the face stops).
+    pub(crate) async fn end_all(&self) {
+        let all: Vec<Arc<Session>> = lock(&self.table).drain().map(|(_, s)| s).collect();
+        futures_util::future::join_all(all.iter().map(|s| s.close())).await;
+    }
+
+    /// Ends each session idle for longer than the idle time, every
+    /// fraction of it, until `stop`.
+    pub(crate) async fn expire(self: Arc<Self>, stop: CancellationToken) {
+        let every = (self.idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(30));
+        let mut ticks = tokio::time::interval(every);
+        loop {
+            tokio::select! {
+                _ = ticks.tick() => {}
+                _ = stop.cancelled() => return,
+            }
+            let now = Instant::now();
+            let idle: Vec<String> = lock(&self.table)
+                .values()
+                .filter(|s| s.idle_since().is_some_and(|since| now.duration_since(since) >= self.idle))
+                .map(|s| s.id.clone())
+                .collect();
+            for id in idle {
+                tracing::info!("a session ended after the idle time");
+                self.end(&id).await;
+            }
+        }
+    }
+
+    /// A session whose upstream is lost ends after the grace, so that its
+    /// client gets 404 and initializes a new one.
+    fn watch_upstream(self: &Arc<Self>, session: &Arc<Session>) {
+        let (sessions, session) = (Arc::downgrade(self), Arc::downgrade(session));
+        let grace = self.config.timeouts.shutdown_grace;
+        tokio::spawn(async move {
+            let Some(watched) = session.upgrade() else { return };
+            let ended = watched.ended.clone();
+            tokio::select! {
+                _ = watched.connection.upstream_lost() => {}
+                _ = ended.cancelled() => return,
+            }
+            drop(watched);
+            tokio::time::sleep(grace).await;
+            if let (Some(sessions), Some(session)) = (sessions.upgrade(), session.upgrade()) {
+                sessions.end(&session.id).await;
+            }
+        });
+    }
+}
+
+/// A new session id: 32 bytes of the OS's CSPRNG, in hex (visible ASCII,
+/// as the transport asks); `None` when the OS gives no random bytes.
+fn new_id() -> Option<String> {
+    let mut bytes = [0u8; 32];
+    if let Err(err) = getrandom::fill(&mut bytes) {
+        tracing::error!(error = %err, "the OS gave no random bytes for a session id");
+        return None;
+    }
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_id_is_64_hex_digits_and_new_each_time() {
+        let (a, b) = (new_id(), new_id());
+        assert_eq!(a.as_ref().map(String::len), Some(64));
+        assert!(a.as_ref().is_some_and(|id| id.bytes().all(|c| c.is_ascii_hexdigit())));
+        assert_ne!(a, b);
+    }
+}

@@ -1,0 +1,16 @@
+//! What every request of the face reads.
+
+use super::gate::Door;
+use super::sessions::Sessions;
+use std::sync::Arc;
+
+pub(crate) struct Face {
+    pub sessions: Arc<Sessions>,
+    pub door: Door,
+    /// The longest body: the line limit.
+    pub max_body: usize,
+    /// Where the messages of the error table send the reader.
+    pub log_place: String,
+    /// The prefix of the ids of the bridge's own requests to a client.
+    pub request_id_prefix: String,
+}

@@ -1,0 +1,210 @@
+//! Streamable HTTP at `/mcp`, for clients of 2025-03-26 to 2025-11-25
+//! (the transport page of 2025-11-25): a POST carries one message of the
+//! client (or, for 2025-03-26, a batch); its requests are answered on the
+//! POST's own stream, an SSE stream that also carries what relates to
+//! them (progress, questions), or as JSON for `initialize`; a GET opens the
+//! session's stream of the rest; a DELETE ends the session.
+
+use super::http::{self, Body, PROTOCOL_VERSION, SESSION_ID};
+use super::refusal::Refusal;
+use super::sessions::Session;
+use super::shared::Face;
+use crate::framing::{self, Decoded, Frame};
+use crate::jsonrpc::{Id, IdKey, Message};
+use crate::output::Event;
+use crate::profile::Revision;
+use hyper::body::Incoming;
+use hyper::header::HeaderValue;
+use hyper::{Request, Response, StatusCode};
+use std::sync::Arc;
+
+/// A POST to `/mcp`.
+pub(super) async fn post(face: &Arc<Face>, request: Request<Incoming>) -> Response<Body> {
+    let headers = request.headers();
+    if !http::accepts(headers, "application/json") || !http::accepts(headers, "text/event-stream") {
+        return http::refused(Refusal::NotAcceptable);
+    }
+    if !http::is_json(headers) {
+        return http::refused(Refusal::UnsupportedMediaType);
+    }
+    let session_id = http::header(headers, SESSION_ID).map(str::to_owned);
+    let version = http::header(headers, PROTOCOL_VERSION).map(str::to_owned);
+    let body = match http::read_body(request.into_body(), face.max_body).await {
+        Ok(Some(body)) => body,
+        Ok(None) => return http::empty(StatusCode::BAD_REQUEST),
+        Err(refusal) => return http::refused(refusal),
+    };
+    let frame = Frame::Line(body.to_vec());
+    let Some(session_id) = session_id else {
+        return first(face, &frame).await;
+    };
+    let Some(session) = face.sessions.get(&session_id) else {
+        return http::refused(Refusal::UnknownSession);
+    };
+    if let Err(refusal) = version_of(&session, version.as_deref()) {
+        return http::refused(refusal);
+    }
+    let _busy = session.busy();
+    let takes_batches = session.revision().is_some_and(Revision::takes_batches);
+    let messages = match framing::decode_batch(&frame, framing::MAX_DEPTH) {
+        Some(_) if !takes_batches => return http::refused(Refusal::NoBatches),
+        Some(elements) => Messages { batch: true, all: elements },
+        None => match framing::decode(&frame, face.max_body, framing::MAX_DEPTH) {
+            Some(decoded) => Messages { batch: false, all: vec![decoded] },
+            None => return http::refused(Refusal::NoBatches),
+        },
+    };
+    answer(face, &session, messages).await
+}
+
+/// The messages of one POST.
+struct Messages {
+    batch: bool,
+    all: Vec<Decoded>,
+}
+
+/// A POST without a session: an `initialize` opens one; anything else is
+/// refused.
+async fn first(face: &Arc<Face>, frame: &Frame) -> Response<Body> {
+    let decoded = framing::decode(frame, face.max_body, framing::MAX_DEPTH);
+    let id = match &decoded {
+        Some(Decoded::Message(Message::Request { id, method, .. })) if method == "initialize" => id.clone(),
+        Some(Decoded::Bad { id, error }) => {
+            let error = error.to_value_for(&face.log_place);
+            return http::json(StatusCode::BAD_REQUEST, http::error_body(id.as_ref(), error));
+        }
+        _ => return http::refused(Refusal::NotInitialize),
+    };
+    let Some(session) = face.sessions.open(false) else {
+        return http::refused(Refusal::TooManySessions);
+    };
+    // The client that goes away during initialize leaves no session.
+    let mut pending = Pending(Some((face.clone(), session.id.clone())));
+    let mut rx = session.routes.open(&[id.key()], false);
+    session.deliver(decoded.into_iter().collect()).await;
+    let response = loop {
+        match rx.recv().await {
+            Some(Event::Response(line)) => break Some(http::line_bytes(line)),
+            Some(Event::Message(_)) => {}
+            None => break None,
+        }
+    };
+    let Some(response) = response else {
+        return http::empty(StatusCode::NO_CONTENT);
+    };
+    let initialized = session.revision().is_some();
+    let mut reply = http::json(StatusCode::OK, response);
+    if initialized {
+        pending.0 = None;
+        if let Ok(value) = HeaderValue::from_str(&session.id) {
+            reply.headers_mut().insert(SESSION_ID, value);
+        }
+        tracing::info!("a session began");
+    }
+    reply
+}
+
+/// Ends a session whose initialize did not complete.
+struct Pending(Option<(Arc<Face>, String)>);
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if let Some((face, id)) = self.0.take() {
+            tokio::spawn(async move {
+                face.sessions.end(&id).await;
+            });
+        }
+    }
+}
+
+/// The answer of a POST with a session: 202 for notifications and
+/// responses only; else an SSE stream of the requests' messages and
+/// responses, which ends with the last response.
+async fn answer(face: &Arc<Face>, session: &Arc<Session>, messages: Messages) -> Response<Body> {
+    let mut ids: Vec<IdKey> = Vec::new();
+    let mut first = Vec::new();
+    let mut deliver = Vec::with_capacity(messages.all.len());
+    for message in messages.all {
+        match message {
+            Decoded::Message(Message::Request { ref id, .. }) => {
+                ids.push(id.key());
+                deliver.push(message);
+            }
+            // A single message that is not valid gets its error as the
+            // answer of the POST; an element of a batch, on its stream.
+            Decoded::Bad { id, error } if !is_bridge_id(face, id.as_ref()) => {
+                let body = http::error_body(id.as_ref(), error.to_value_for(&face.log_place));
+                if !messages.batch {
+                    return http::json(StatusCode::BAD_REQUEST, body);
+                }
+                first.push(http::event(crate::pipe::Line::Text(body)));
+            }
+            other => deliver.push(other),
+        }
+    }
+    if ids.is_empty() && first.is_empty() {
+        session.deliver(deliver).await;
+        return http::empty(StatusCode::ACCEPTED);
+    }
+    // The stream is registered before the front end sees its requests,
+    // some of which it answers at once.
+    let rx = session.routes.open(&ids, true);
+    session.deliver(deliver).await;
+    let busy = session.busy();
+    http::sse(first, rx, session.ended.clone(), false, move |_| drop(busy))
+}
+
+fn is_bridge_id(face: &Face, id: Option<&Id>) -> bool {
+    id.and_then(Id::as_str).is_some_and(|s| s.starts_with(&face.request_id_prefix))
+}
+
+/// The `MCP-Protocol-Version` of a request of a session: when present, the
+/// revision the session negotiated (before it is ready, any it serves).
+fn version_of(session: &Session, header: Option<&str>) -> Result<(), Refusal> {
+    let Some(header) = header else { return Ok(()) };
+    match (Revision::parse(header), session.revision()) {
+        (Some(asked), Some(negotiated)) if asked == negotiated => Ok(()),
+        (Some(_), None) => Ok(()),
+        _ => Err(Refusal::WrongProtocolVersion),
+    }
+}
+
+/// A GET of `/mcp`: the session's stream, one reader at a time.
+pub(super) async fn get(face: &Arc<Face>, request: Request<Incoming>) -> Response<Body> {
+    let headers = request.headers();
+    if !http::accepts(headers, "text/event-stream") {
+        return http::refused(Refusal::NotAcceptable);
+    }
+    let session = match http::header(headers, SESSION_ID) {
+        None => return http::refused(Refusal::SessionRequired),
+        Some(id) => match face.sessions.get(id) {
+            Some(session) => session,
+            None => return http::refused(Refusal::UnknownSession),
+        },
+    };
+    if let Err(refusal) = version_of(&session, http::header(headers, PROTOCOL_VERSION)) {
+        return http::refused(refusal);
+    }
+    let Some(rx) = session.routes.take_session() else {
+        return http::refused(Refusal::StreamOpen);
+    };
+    let busy = session.busy();
+    let routes = session.routes.clone();
+    http::sse(Vec::new(), rx, session.ended.clone(), true, move |rx| {
+        routes.give_back(rx);
+        drop(busy);
+    })
+}
+
+/// A DELETE of `/mcp`: the end of the session.
+pub(super) async fn delete(face: &Arc<Face>, request: Request<Incoming>) -> Response<Body> {
+    let Some(id) = http::header(request.headers(), SESSION_ID) else {
+        return http::refused(Refusal::SessionRequired);
+    };
+    if face.sessions.end(id).await {
+        tracing::info!("a session ended at the client's request");
+        http::empty(StatusCode::OK)
+    } else {
+        http::refused(Refusal::UnknownSession)
+    }
+}
