@@ -7,6 +7,17 @@
 //! request that the bridge knows, with the members of the newest
 //! revisions. A few lines of each revision are pinned as golden fixtures
 //! (tests/it/revisions/<revision>.jsonl; `UPDATE_FIXTURES=1` rewrites them).
+//!
+//! The child modules: `content` (every kind of content block in each
+//! revision), `questions` (every kind of input request), `demo` (every
+//! tool of the bundled demo server, through the bridge and in the
+//! embedded mode), over `client` (a client of one revision that checks
+//! every line both ways).
+
+mod client;
+mod content;
+mod demo;
+mod questions;
 
 use crate::support::driver::{call_tool, Driver};
 use crate::support::fake::{fake_upstream, input_required};
@@ -37,7 +48,9 @@ fn upstream() -> Vec<String> {
     let prompt = json!({"description": "d", "messages": [
         {"role": "user", "content": {"type": "resource_link", "uri": "file:///a.txt", "name": "a", "title": "A", "icons": icons}},
         {"role": "assistant", "content": {"type": "audio", "data": "AA", "mimeType": "audio/wav"}},
-        {"role": "user", "content": {"type": "text", "text": "t", "annotations": {"audience": ["user"], "lastModified": "2025-01-01T00:00:00Z"}}}
+        {"role": "user", "content": {"type": "text", "text": "t", "annotations": {"audience": ["user"], "lastModified": "2025-01-01T00:00:00Z"}}},
+        {"role": "user", "content": {"type": "image", "data": "AA", "mimeType": "image/png"}},
+        {"role": "user", "content": {"type": "resource", "resource": {"uri": "file:///c.bin", "blob": "AAE="}}}
     ]});
     let resources = json!({"resources": [{"uri": "file:///a.txt", "name": "a", "title": "A", "icons": icons,
         "mimeType": "text/plain", "size": 2, "annotations": {"audience": ["user"], "priority": 0.5, "lastModified": "2025-01-01T00:00:00Z"}}]});
@@ -69,7 +82,8 @@ fn upstream() -> Vec<String> {
     fake_upstream(&refs)
 }
 
-/// A call result with every kind of content block and structured output.
+/// A call result with every kind of content block (an embedded resource
+/// with a text and one with a blob) and structured output.
 fn rich_call() -> Value {
     let icons: Value = serde_json::from_str(ICONS).unwrap_or_default();
     json!({"content": [
@@ -77,7 +91,9 @@ fn rich_call() -> Value {
         {"type": "image", "data": "AA", "mimeType": "image/png"},
         {"type": "audio", "data": "AA", "mimeType": "audio/wav", "annotations": {"priority": 1, "lastModified": "2025-01-01T00:00:00Z"}},
         {"type": "resource_link", "uri": "file:///a.txt", "name": "a", "title": "A", "icons": icons},
-        {"type": "resource", "resource": {"uri": "file:///b.txt", "mimeType": "text/plain", "text": "b"}}
+        {"type": "resource", "resource": {"uri": "file:///b.txt", "mimeType": "text/plain", "text": "b"}},
+        {"type": "resource", "resource": {"uri": "file:///c.bin", "mimeType": "application/octet-stream", "blob": "AAE="},
+         "annotations": {"audience": ["assistant"], "lastModified": "2025-01-01T00:00:00Z"}}
     ], "structuredContent": {"sum": 5}, "isError": false})
 }
 
@@ -289,43 +305,6 @@ fn a_revision_the_bridge_does_not_serve_gets_2025_11_25() {
             json!({"protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}),
         );
         assert_eq!(bridge.recv()["result"]["protocolVersion"], "2025-11-25", "{asked}");
-    }
-}
-
-/// "The same in the embedded mode": the demo server serves old clients on
-/// the legacy path of `mcp_bridge::embed`, each in its revision: its
-/// initialize result, its tools and a call are valid under that revision.
-#[test]
-fn the_embedded_mode_answers_each_client_in_its_revision() {
-    for revision in REVISIONS {
-        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"));
-        command.arg("demo-server");
-        let mut demo = Driver::spawn(command);
-        let mut asked = HashMap::new();
-        for (id, method) in [(0, "initialize"), (1, "tools/list"), (2, "tools/call")] {
-            asked.insert(id.to_string(), method.to_owned());
-        }
-        demo.send_request(
-            json!(0),
-            "initialize",
-            json!({"protocolVersion": revision, "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}),
-        );
-        let init = demo.recv();
-        assert_eq!(init["result"]["protocolVersion"], revision, "{init}");
-        check_line(revision, &init, &asked);
-        demo.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        demo.send_request(json!(1), "tools/list", json!({}));
-        demo.send_request(json!(2), "tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3}}));
-        // The demo server's list changes come beside the responses.
-        let mut call = Value::Null;
-        while call.is_null() {
-            let line = demo.recv();
-            check_line(revision, &line, &asked);
-            if line["id"] == 2 {
-                call = line;
-            }
-        }
-        assert_eq!(call["result"]["content"][0]["text"], "{\"sum\":5}", "{revision}: {call}");
     }
 }
 
