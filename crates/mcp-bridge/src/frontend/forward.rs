@@ -46,6 +46,7 @@ pub(crate) async fn start(shared: &Arc<Shared>, ready: &Ready, id: Id, method: M
             progress: progress.clone(),
             cancel: &token,
             slot: &slot,
+            relay: false,
         };
         let Some(first) = first_round(&shared, &client, (&id, seq), (method, cursor.as_ref()), call, &dialect).await
         else {

@@ -84,6 +84,7 @@ async fn run(
         progress: None,
         cancel: token,
         slot: &slot,
+        relay: false,
     };
     let discover = match client.call(call).await {
         Ok(result) if result.is_object() => result,

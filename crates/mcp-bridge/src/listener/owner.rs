@@ -173,6 +173,7 @@ impl Owner {
             let end = policy::retry_lost(|| {
                 client.listen(Listen {
                     notifications: notifications.clone(),
+                    relayed: None,
                     sink: sink.clone(),
                     ack_timeout,
                     stop: &stop,

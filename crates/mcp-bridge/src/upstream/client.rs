@@ -79,6 +79,10 @@ pub(crate) struct Call<'a> {
     pub cancel: &'a CancellationToken,
     /// The place of the request among those in flight, kept for all its rounds.
     pub slot: &'a Slot,
+    /// The params hold a 2026-07-28 client's own `_meta` (a client of the
+    /// face that speaks the upstream's revision): they go as they came,
+    /// but the progress token.
+    pub relay: bool,
 }
 
 /// A place among the [`MAX_IN_FLIGHT`] requests in flight. The reader of
@@ -180,6 +184,11 @@ impl Client {
             Ok(_) => Ok(Slot { inner: self.inner.clone(), released: AtomicBool::new(false) }),
             Err(_) => Err(BridgeError::new(Cause::TooManyRequests)),
         }
+    }
+
+    /// Whether the connection is lost.
+    pub(crate) fn is_lost(&self) -> bool {
+        self.inner.inbox.is_lost()
     }
 
     /// Resolves when the connection is lost, with its error.
@@ -321,6 +330,9 @@ impl Client {
         };
         let fixed = &self.inner.fixed_meta;
         let transport = &self.inner.transport;
+        if call.relay {
+            return transport.send(Outgoing::of(Some(id), call.method, &request::relayed(&parts))).await;
+        }
         if let Some(text) = request::line(&parts, fixed) {
             return transport
                 .send(Outgoing { id: Some(id), method: call.method, params: Some(call.params), text })

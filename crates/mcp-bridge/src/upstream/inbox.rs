@@ -72,6 +72,11 @@ impl Inbox {
         lock(&self.table).remove(id);
     }
 
+    /// Whether the connection is lost.
+    pub(super) fn is_lost(&self) -> bool {
+        self.lost.borrow().is_some()
+    }
+
     /// Resolves when the connection is lost, with its error.
     pub(super) async fn lost(&self) -> BridgeError {
         let mut rx = self.lost.subscribe();

@@ -37,9 +37,15 @@ impl Client {
         }
         let mut acked = self.inbox().open_stream(id, listen.sink);
         let registration = Registration { client: self, id };
-        let mut params = Map::new();
-        params.insert("_meta".into(), Value::Object(self.base_meta()));
-        params.insert("notifications".into(), listen.notifications);
+        let params = match listen.relayed {
+            Some(params) => params,
+            None => {
+                let mut params = Map::new();
+                params.insert("_meta".into(), Value::Object(self.base_meta()));
+                params.insert("notifications".into(), listen.notifications);
+                params
+            }
+        };
         let message = jsonrpc::request(&Id::number(id), UpstreamMethod::Listen.name(), Value::Object(params));
         let deadline = tokio::time::sleep(listen.ack_timeout);
         tokio::pin!(deadline);

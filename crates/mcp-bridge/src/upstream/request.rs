@@ -87,6 +87,19 @@ pub(super) fn message(parts: &Parts<'_>, fixed: &FixedMeta) -> Value {
     jsonrpc::request(&Id::number(parts.id), parts.method.name(), Value::Object(params))
 }
 
+/// A request of a 2026-07-28 client of the face, relayed: its params
+/// with its own `_meta` as they came, but the progress token, which is the
+/// request's id upstream (the inbox routes progress by it).
+pub(super) fn relayed(parts: &Parts<'_>) -> Value {
+    let mut params = parts.params.clone();
+    if parts.progress {
+        if let Some(Value::Object(meta)) = params.get_mut("_meta") {
+            meta.insert("progressToken".into(), Value::from(parts.id));
+        }
+    }
+    jsonrpc::request(&Id::number(parts.id), parts.method.name(), Value::Object(params))
+}
+
 /// The line of [`message`] (without its `\n`), or `None` when only the
 /// message gives it: the client's `_meta` holds a key that the upstream
 /// client writes (the map then keeps that key's place), or the fixed text

@@ -11,7 +11,7 @@
 //! of the stream.
 
 use crate::jsonrpc::{reason, BridgeError};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -95,6 +95,10 @@ impl StreamStop {
 pub(crate) struct Listen<'a> {
     /// The `notifications` filter of the request.
     pub notifications: Value,
+    /// The whole params of a 2026-07-28 client's own request, relayed as
+    /// they came (its `_meta` and filter), in place of the client's `_meta`
+    /// and `notifications`.
+    pub relayed: Option<Map<String, Value>>,
     pub sink: StreamSink,
     /// The time limit of the acknowledgment.
     pub ack_timeout: Duration,

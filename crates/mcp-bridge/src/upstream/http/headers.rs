@@ -31,6 +31,18 @@ pub(crate) fn encode_value(text: &str) -> String {
     }
 }
 
+/// The text of a header value: a Base64 sentinel decoded, any other value
+/// as it is; `None` for a sentinel that is not Base64 of UTF-8.
+pub(crate) fn decode_value(value: &str) -> Option<String> {
+    match value.strip_prefix(SENTINEL_PREFIX).and_then(|v| v.strip_suffix(SENTINEL_SUFFIX)) {
+        Some(encoded) => {
+            let bytes = base64::engine::general_purpose::STANDARD.decode(encoded).ok()?;
+            String::from_utf8(bytes).ok()
+        }
+        None => Some(value.to_owned()),
+    }
+}
+
 /// The source of `Mcp-Name`: `params.name` of `tools/call` and
 /// `prompts/get`, `params.uri` of `resources/read`.
 pub(crate) fn name_of(method: UpstreamMethod, params: Option<&Map<String, Value>>) -> Option<String> {
@@ -170,6 +182,14 @@ mod tests {
     use serde_json::json;
 
     /// The encoding examples of the page, row by row.
+    #[test]
+    fn a_value_decodes_back_to_its_text() {
+        for text in ["get_weather", " padded ", "héllo", "=?base64?x?="] {
+            assert_eq!(decode_value(&encode_value(text)).as_deref(), Some(text), "{text}");
+        }
+        assert_eq!(decode_value("=?base64?!!?="), None);
+    }
+
     #[test]
     fn values_are_plain_or_the_base64_sentinel_as_the_page_shows() {
         for (value, header) in [
