@@ -16,6 +16,8 @@
 mod gate;
 mod http;
 mod legacy;
+mod modern;
+mod pool;
 mod refusal;
 mod sessions;
 mod shared;
@@ -115,7 +117,9 @@ pub async fn serve_http(
         max_body: config.max_line_bytes,
         log_place: config.profile.log_place.clone(),
         request_id_prefix: config.profile.request_id_prefix.clone(),
-        sessions: Sessions::new(config, options.max_sessions.max(1), options.session_idle),
+        sessions: Sessions::new(config.clone(), options.max_sessions.max(1), options.session_idle),
+        modern: pool::Upstream::default(),
+        config,
     });
     let connections = Arc::new(Semaphore::new(max_connections(options.max_sessions)));
     let tasks = TaskTracker::new();
@@ -148,6 +152,7 @@ pub async fn serve_http(
     }
     drop(listener);
     face.sessions.end_all().await;
+    face.modern.close(grace).await;
     tasks.close();
     if tokio::time::timeout(grace, tasks.wait()).await.is_err() {
         tracing::debug!("connections still open at the end of the grace");

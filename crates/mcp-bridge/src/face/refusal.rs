@@ -56,7 +56,8 @@ refusals! {
     TooManySessions => "too_many_sessions", 503, -32603, "The bridge has the largest number of sessions that it allows. Try again later.";
     StreamOpen => "stream_open", 409, -32600, "The session has an open GET stream already. Close it before you open another.";
     NoBatches => "no_batches", 400, -32600, "The revision of the session does not have JSON-RPC batches. Send one message in each request.";
-    NotInitialize => "not_initialize", 400, -32600, "A request without a session ID must be initialize.";
+    NotInitialize => "not_initialize", 400, -32600, "A request without a session ID must be initialize, or a request of revision 2026-07-28.";
+    HeaderMismatch => "header_mismatch", 400, -32020, "The MCP-Protocol-Version, Mcp-Method or Mcp-Name header is missing or does not match the body of the request.";
 }
 
 impl Refusal {

@@ -1,10 +1,15 @@
 //! What every request of the face reads.
 
 use super::gate::Door;
+use super::pool::Upstream;
 use super::sessions::Sessions;
+use crate::frontend::Config;
 use std::sync::Arc;
 
 pub(crate) struct Face {
+    pub config: Config,
+    /// The upstream connection of the clients of 2026-07-28.
+    pub modern: Upstream,
     pub sessions: Arc<Sessions>,
     pub door: Door,
     /// The longest body: the line limit.

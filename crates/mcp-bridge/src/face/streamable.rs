@@ -6,6 +6,7 @@
 //! session's stream of the rest; a DELETE ends the session.
 
 use super::http::{self, Body, PROTOCOL_VERSION, SESSION_ID};
+use super::modern;
 use super::refusal::Refusal;
 use super::sessions::Session;
 use super::shared::Face;
@@ -14,13 +15,14 @@ use crate::jsonrpc::{Id, IdKey, Message};
 use crate::output::Event;
 use crate::profile::Revision;
 use hyper::body::Incoming;
-use hyper::header::HeaderValue;
+use hyper::header::{HeaderMap, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use std::sync::Arc;
 
 /// A POST to `/mcp`.
 pub(super) async fn post(face: &Arc<Face>, request: Request<Incoming>) -> Response<Body> {
-    let headers = request.headers();
+    let (parts, body) = request.into_parts();
+    let headers = &parts.headers;
     if !http::accepts(headers, "application/json") || !http::accepts(headers, "text/event-stream") {
         return http::refused(Refusal::NotAcceptable);
     }
@@ -29,14 +31,14 @@ pub(super) async fn post(face: &Arc<Face>, request: Request<Incoming>) -> Respon
     }
     let session_id = http::header(headers, SESSION_ID).map(str::to_owned);
     let version = http::header(headers, PROTOCOL_VERSION).map(str::to_owned);
-    let body = match http::read_body(request.into_body(), face.max_body).await {
+    let body = match http::read_body(body, face.max_body).await {
         Ok(Some(body)) => body,
         Ok(None) => return http::empty(StatusCode::BAD_REQUEST),
         Err(refusal) => return http::refused(refusal),
     };
     let frame = Frame::Line(body.to_vec());
     let Some(session_id) = session_id else {
-        return first(face, &frame).await;
+        return first(face, headers, &frame).await;
     };
     let Some(session) = face.sessions.get(&session_id) else {
         return http::refused(Refusal::UnknownSession);
@@ -65,11 +67,16 @@ struct Messages {
 
 /// A POST without a session: an `initialize` opens one; anything else is
 /// refused.
-async fn first(face: &Arc<Face>, frame: &Frame) -> Response<Body> {
+async fn first(face: &Arc<Face>, headers: &HeaderMap, frame: &Frame) -> Response<Body> {
     let decoded = framing::decode(frame, face.max_body, framing::MAX_DEPTH);
-    let id = match &decoded {
-        Some(Decoded::Message(Message::Request { id, method, .. })) if method == "initialize" => id.clone(),
-        Some(Decoded::Bad { id, error }) => {
+    let id = match decoded {
+        Some(Decoded::Message(Message::Request { id, method, params }))
+            if modern::is_modern(&method, params.as_ref()) =>
+        {
+            return modern::post(face, headers, id, &method, params).await;
+        }
+        Some(Decoded::Message(Message::Request { ref id, ref method, .. })) if method == "initialize" => id.clone(),
+        Some(Decoded::Bad { ref id, ref error }) => {
             let error = error.to_value_for(&face.log_place);
             return http::json(StatusCode::BAD_REQUEST, http::error_body(id.as_ref(), error));
         }
