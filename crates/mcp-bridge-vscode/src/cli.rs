@@ -27,13 +27,19 @@ pub struct ListenArgs {
     /// Serve clients over HTTP instead of stdio, at HOST:PORT: Streamable
     /// HTTP at /mcp, HTTP+SSE at /sse. PORT 0 takes a free port; the line
     /// on stderr names it. A HOST that is not loopback needs
-    /// --auth-token-env.
+    /// --auth-token-env or --pass-authorization.
     #[arg(long, value_name = "HOST:PORT")]
     pub listen: Option<String>,
     /// The environment variable that holds the token every client must
     /// send as `Authorization: Bearer <token>` (never logged).
     #[arg(long, value_name = "VAR", requires = "listen")]
     pub auth_token_env: Option<String>,
+    /// Each client's Authorization goes to the upstream server at a URL
+    /// unchanged, instead of the bridge's own sign-in; the server's 401 and
+    /// 403 reach the client, whose OAuth then signs in at the server's
+    /// authorization server (the bridge as an operator's front).
+    #[arg(long, requires = "listen", conflicts_with = "auth_token_env")]
+    pub pass_authorization: bool,
     /// The URL clients reach the bridge at (behind a proxy): its host and
     /// origin are let in.
     #[arg(long, value_name = "URL", requires = "listen")]

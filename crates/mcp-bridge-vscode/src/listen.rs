@@ -28,10 +28,12 @@ pub fn options(args: &ListenArgs) -> Result<(SocketAddr, FaceOptions), String> {
         }
         options.bearer_token = Some(token);
     }
-    if !address.ip().is_loopback() && options.bearer_token.is_none() {
+    options.pass_authorization = args.pass_authorization;
+    if !address.ip().is_loopback() && options.bearer_token.is_none() && !options.pass_authorization {
         return Err(format!(
             "--listen {} is not a loopback address: anyone who reaches it could use the server. \
-             Give --auth-token-env VAR (clients send Authorization: Bearer <value of VAR>), or listen on 127.0.0.1",
+             Give --auth-token-env VAR (clients send Authorization: Bearer <value of VAR>), or \
+             --pass-authorization with a server at a URL, or listen on 127.0.0.1",
             hint::word(given)
         ));
     }

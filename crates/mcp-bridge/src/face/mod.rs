@@ -17,6 +17,7 @@ mod gate;
 mod http;
 mod legacy;
 mod modern;
+mod passing;
 mod pool;
 mod refusal;
 mod sessions;
@@ -62,6 +63,10 @@ pub struct FaceOptions {
     pub allow_origins: Vec<String>,
     /// The token every request must bring as `Authorization: Bearer`.
     pub bearer_token: Option<String>,
+    /// Each client's `Authorization` goes to the upstream at a URL
+    /// unchanged, instead of a sign-in of the bridge; the upstream's
+    /// refusals become the client's (`passing`).
+    pub pass_authorization: bool,
     /// The most sessions at one time.
     pub max_sessions: usize,
     /// A session that nobody uses for this long ends.
@@ -76,6 +81,7 @@ impl FaceOptions {
             public_url: None,
             allow_origins: Vec::new(),
             bearer_token: None,
+            pass_authorization: false,
             max_sessions: 256,
             session_idle: Duration::from_secs(30 * 60),
         }
@@ -95,6 +101,7 @@ impl std::fmt::Debug for FaceOptions {
             .field("public_url", &self.public_url.as_ref().map(|u| u.origin().ascii_serialization()))
             .field("allow_origins", &self.allow_origins)
             .field("bearer_token", &self.bearer_token.as_ref().map(|_| "<set>"))
+            .field("pass_authorization", &self.pass_authorization)
             .field("max_sessions", &self.max_sessions)
             .field("session_idle", &self.session_idle)
             .finish()
@@ -112,13 +119,16 @@ pub async fn serve_http(
     stop: CancellationToken,
 ) -> std::io::Result<()> {
     let grace = config.timeouts.shutdown_grace;
+    let passing = options.pass_authorization && passing::http_options(&config.upstream).is_some();
     let face = Arc::new(Face {
         door: Door::new(options.public_url.as_ref(), &options.allow_origins, options.bearer_token.as_deref()),
         max_body: config.max_line_bytes,
         log_place: config.profile.log_place.clone(),
         request_id_prefix: config.profile.request_id_prefix.clone(),
-        sessions: Sessions::new(config.clone(), options.max_sessions.max(1), options.session_idle),
-        modern: pool::Upstream::default(),
+        sessions: Sessions::new(config.clone(), options.max_sessions.max(1), options.session_idle, passing),
+        modern: pool::Upstream::new(passing),
+        passing,
+        public_url: options.public_url.clone(),
         config,
     });
     let connections = Arc::new(Semaphore::new(max_connections(options.max_sessions)));
@@ -205,11 +215,19 @@ async fn route(face: &Arc<Face>, local: SocketAddr, request: Request<hyper::body
         return http::refused(refusal);
     }
     match (request.method(), request.uri().path()) {
-        (&Method::POST, "/mcp") => streamable::post(face, request).await,
+        (&Method::POST, "/mcp") => streamable::post(face, local, request).await,
         (&Method::GET, "/mcp") => streamable::get(face, request).await,
         (&Method::DELETE, "/mcp") => streamable::delete(face, request).await,
         (&Method::GET, "/sse") => legacy::open(face, request).await,
         (&Method::POST, "/messages") => legacy::post(face, request).await,
+        (&Method::GET, path) if face.passing && passing::METADATA_PATHS.contains(&path) => {
+            let resource = passing::resource(face.public_url.as_ref(), local);
+            let from_challenge = face.modern.last_challenge();
+            match passing::http_options(&face.config.upstream) {
+                Some(upstream) => passing::metadata(upstream, from_challenge.as_deref(), &resource).await,
+                None => http::refused(Refusal::NotFound),
+            }
+        }
         (_, "/mcp" | "/sse" | "/messages") => http::refused(Refusal::MethodNotAllowed),
         _ => http::refused(Refusal::NotFound),
     }

@@ -13,6 +13,7 @@
 //! "Server Validation"): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`.
 
 use super::http::{self, Body, PROTOCOL_VERSION};
+use super::passing;
 use super::refusal::Refusal;
 use super::shared::Face;
 use crate::jsonrpc::{self, BridgeError, Cause, Id};
@@ -20,13 +21,15 @@ use crate::method::Method;
 use crate::output::Event;
 use crate::pipe::Line;
 use crate::upstream::http::headers::decode_value;
+use crate::upstream::http::passed::Refused;
 use crate::upstream::{
-    Call, CallError, Client, Listen, StreamEnd, StreamEvent, StreamStop, UpstreamMethod, LISTEN_METHOD,
+    Call, CallError, Client, Listen, Relay, StreamEnd, StreamEvent, StreamStop, UpstreamMethod, LISTEN_METHOD,
     SUBSCRIPTION_ID_KEY,
 };
-use hyper::header::HeaderMap;
+use hyper::header::{HeaderMap, AUTHORIZATION};
 use hyper::{Response, StatusCode};
 use serde_json::{json, Map, Value};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -46,7 +49,7 @@ pub(super) fn is_modern(method: &str, params: Option<&Value>) -> bool {
 /// A request of a 2026-07-28 client.
 pub(super) async fn post(
     face: &Arc<Face>,
-    headers: &HeaderMap,
+    (headers, local): (&HeaderMap, SocketAddr),
     id: Id,
     method: &str,
     params: Option<Value>,
@@ -63,31 +66,79 @@ pub(super) async fn post(
     };
     let upstream_method = match (method, Method::parse(method)) {
         ("server/discover", _) => UpstreamMethod::Discover,
-        (LISTEN_METHOD, _) => return listen(face, client, id, params),
+        (LISTEN_METHOD, _) => {
+            let authorization = face.passing.then(|| http::header(headers, AUTHORIZATION.as_str()).map(str::to_owned));
+            return listen(face, client, id, (params, authorization.flatten()));
+        }
         (_, Some(forwarded)) => UpstreamMethod::Forwarded(forwarded),
         // The transport page: an unknown method is 404 with -32601.
         (_, None) => return error(StatusCode::NOT_FOUND, &id, Cause::MethodNotFound.into(), face),
     };
+    // The client's own authorization goes upstream only when the face
+    // passes it: else it is the face's token, which stays here.
+    let authorization =
+        face.passing.then(|| http::header(headers, AUTHORIZATION.as_str()).map(str::to_owned)).flatten();
+    let resource = passing::resource(face.public_url.as_ref(), local);
     if upstream_method == UpstreamMethod::Discover {
         let token = CancellationToken::new();
         let _cancel = token.clone().drop_guard();
-        let line = call(face, &client, upstream_method, &id, params, &token, None).await;
-        return match line {
-            Some(line) => http::json(StatusCode::OK, line),
-            None => http::empty(StatusCode::NO_CONTENT),
+        let relay = Relay { authorization: authorization.as_deref() };
+        return match call(face, &client, (upstream_method, relay), &id, params, &token, None).await {
+            Outcome::Line(line) => http::json(StatusCode::OK, line),
+            Outcome::Refused(status) => refused(face, status, &resource),
+            Outcome::Canceled => http::empty(StatusCode::NO_CONTENT),
         };
     }
-    let (tx, rx) = mpsc::channel(STREAM_QUEUE);
+    let (tx, mut rx) = mpsc::channel(STREAM_QUEUE);
     let token = CancellationToken::new();
-    let (face, task_token) = (face.clone(), token.clone());
+    let refusal: Arc<std::sync::Mutex<Option<u16>>> = Arc::default();
+    let (task_face, task_token, task_refusal) = (face.clone(), token.clone(), refusal.clone());
     tokio::spawn(async move {
         let progress = Some(tx.clone());
-        if let Some(line) = call(&face, &client, upstream_method, &id, params, &task_token, progress).await {
-            let _ = tx.send(Event::Response(Line::Text(line))).await;
-        }
+        let relay = Relay { authorization: authorization.as_deref() };
+        let outcome = call(&task_face, &client, (upstream_method, relay), &id, params, &task_token, progress).await;
+        let line = match outcome {
+            Outcome::Line(line) => line,
+            Outcome::Refused(status) => {
+                *crate::sync::lock(&task_refusal) = Some(status);
+                Vec::new()
+            }
+            Outcome::Canceled => return,
+        };
+        let _ = tx.send(Event::Response(Line::Text(line))).await;
     });
+    let mut first = Vec::new();
+    if face.passing {
+        // The status waits for the first event: the upstream's refusal of
+        // the client's authorization is the client's refusal.
+        match rx.recv().await {
+            Some(Event::Response(_)) if crate::sync::lock(&refusal).is_some() => {
+                let status = crate::sync::lock(&refusal).unwrap_or(401);
+                return refused(face, status, &resource);
+            }
+            Some(Event::Response(line) | Event::Message(line)) => first.push(http::event(line)),
+            None => {}
+        }
+    }
     // The client that closes its stream cancels the request.
-    http::sse(Vec::new(), rx, CancellationToken::new(), true, move |_| token.cancel())
+    http::sse(first, rx, CancellationToken::new(), true, move |_| token.cancel())
+}
+
+/// How a relayed call ended.
+enum Outcome {
+    /// The response line for the client.
+    Line(Vec<u8>),
+    /// The upstream refused the client's authorization (`--pass-authorization`).
+    Refused(u16),
+    Canceled,
+}
+
+/// The client's refusal after the upstream's, with the upstream's last
+/// challenge.
+fn refused(face: &Face, status: u16, resource: &str) -> Response<Body> {
+    let mut refused = face.modern.last_refusal().unwrap_or(Refused { status, challenge: Default::default() });
+    refused.status = status;
+    passing::refused(&refused, resource)
 }
 
 /// One relayed call: the response line for the client, `None` when it was
@@ -95,15 +146,15 @@ pub(super) async fn post(
 async fn call(
     face: &Face,
     client: &Client,
-    method: UpstreamMethod,
+    (method, relay): (UpstreamMethod, Relay<'_>),
     id: &Id,
     params: Map<String, Value>,
     cancel: &CancellationToken,
     stream: Option<mpsc::Sender<Event>>,
-) -> Option<Vec<u8>> {
+) -> Outcome {
     let slot = match client.reserve() {
         Ok(slot) => slot,
-        Err(err) => return Some(error_line(id, &err, face)),
+        Err(err) => return Outcome::Line(error_line(id, &err, face)),
     };
     let token = params.get("_meta").and_then(|m| m.get("progressToken")).cloned();
     let progress = token.zip(stream).map(|(token, stream)| progress_sink(token, stream));
@@ -115,14 +166,22 @@ async fn call(
         _ => face.config.timeouts.discover,
     };
     let empty = Map::new();
-    let call = Call { method, params: &params, meta: &empty, timeout, progress, cancel, slot: &slot, relay: true };
+    let call =
+        Call { method, params: &params, meta: &empty, timeout, progress, cancel, slot: &slot, relay: Some(relay) };
+    let refusal = |status: Option<u16>| status.filter(|s| face.passing && matches!(s, 401 | 403));
     match client.call(call).await {
-        Ok(result) => Some(jsonrpc::result_line(id, &result)),
-        Err(CallError::Upstream { error, .. } | CallError::Verbatim(error)) => {
-            Some(jsonrpc::json_line(&jsonrpc::error_response(Some(id), error)))
+        Ok(result) => Outcome::Line(jsonrpc::result_line(id, &result)),
+        Err(CallError::Upstream { status, .. }) if refusal(status).is_some() => {
+            Outcome::Refused(refusal(status).unwrap_or(401))
         }
-        Err(CallError::Bridge(err)) => Some(error_line(id, &err, face)),
-        Err(CallError::Canceled) => None,
+        Err(CallError::Bridge(err)) if refusal(err.status).is_some() => {
+            Outcome::Refused(refusal(err.status).unwrap_or(401))
+        }
+        Err(CallError::Upstream { error, .. } | CallError::Verbatim(error)) => {
+            Outcome::Line(jsonrpc::json_line(&jsonrpc::error_response(Some(id), error)))
+        }
+        Err(CallError::Bridge(err)) => Outcome::Line(error_line(id, &err, face)),
+        Err(CallError::Canceled) => Outcome::Canceled,
     }
 }
 
@@ -145,7 +204,12 @@ fn progress_sink(token: Value, stream: mpsc::Sender<Event>) -> crate::upstream::
 
 /// `subscriptions/listen`: the upstream's stream, relayed event by event
 /// with the client's id as the subscription id, until either side ends it.
-fn listen(face: &Arc<Face>, client: Client, id: Id, params: Map<String, Value>) -> Response<Body> {
+fn listen(
+    face: &Arc<Face>,
+    client: Client,
+    id: Id,
+    (params, authorization): (Map<String, Value>, Option<String>),
+) -> Response<Body> {
     let (tx, rx) = mpsc::channel(STREAM_QUEUE);
     let stop = StreamStop::default();
     let ack_timeout = face.config.timeouts.listen.ack_timeout;
@@ -167,7 +231,14 @@ fn listen(face: &Arc<Face>, client: Client, id: Id, params: Map<String, Value>) 
         })
     });
     tokio::spawn(async move {
-        let listen = Listen { notifications: Value::Null, relayed: Some(params), sink, ack_timeout, stop: &task_stop };
+        let listen = Listen {
+            notifications: Value::Null,
+            relayed: Some(params),
+            authorization: authorization.as_deref(),
+            sink,
+            ack_timeout,
+            stop: &task_stop,
+        };
         let end = client.listen(listen).await;
         let line = match end {
             StreamEnd::Canceled => return,

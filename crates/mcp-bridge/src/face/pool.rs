@@ -3,17 +3,37 @@
 
 use crate::frontend::Config;
 use crate::jsonrpc::BridgeError;
-use crate::upstream::{self, Client, Consent, Hooks, Identity, LogLevel};
+use crate::upstream::http::passed::{Passed, Refused};
+use crate::upstream::{self, Client, Consent, Hooks, Identity, LogLevel, UpstreamSpec};
 use serde_json::json;
 use std::sync::Arc;
 
 /// The shared connection, when it is made.
-#[derive(Default)]
-pub(super) struct Upstream(tokio::sync::Mutex<Option<Client>>);
+pub(super) struct Upstream {
+    client: tokio::sync::Mutex<Option<Client>>,
+    /// With `--pass-authorization`: what the upstream said of the
+    /// clients' authorization (each request carries its client's own).
+    passed: Option<Arc<Passed>>,
+}
 
 impl Upstream {
+    pub(super) fn new(passing: bool) -> Upstream {
+        Upstream { client: tokio::sync::Mutex::default(), passed: passing.then(Arc::default) }
+    }
+
+    /// The URL of the protected resource metadata of the upstream's last
+    /// challenge, when it gave one.
+    pub(super) fn last_challenge(&self) -> Option<String> {
+        self.passed.as_ref()?.refused_since(0)?.challenge.resource_metadata
+    }
+
+    /// The scope and error of the upstream's last refusal.
+    pub(super) fn last_refusal(&self) -> Option<Refused> {
+        self.passed.as_ref()?.refused_since(0)
+    }
+
     pub(super) async fn client(&self, config: &Config) -> Result<Client, BridgeError> {
-        let mut slot = self.0.lock().await;
+        let mut slot = self.client.lock().await;
         if let Some(client) = slot.as_ref().filter(|c| !c.is_lost()) {
             return Ok(client.clone());
         }
@@ -25,14 +45,22 @@ impl Upstream {
             log_level: LogLevel::default(),
             consent: Arc::new(|_| Box::pin(async { Consent::CannotAsk })),
         };
-        let connection = upstream::connect(&config.upstream, identity, hooks, config.max_line_bytes)?;
+        let spec = match (&config.upstream, &self.passed) {
+            (UpstreamSpec::Http(options), Some(passed)) => {
+                let mut options = options.clone();
+                options.passed = Some(passed.clone());
+                UpstreamSpec::Http(options)
+            }
+            (spec, _) => spec.clone(),
+        };
+        let connection = upstream::connect(&spec, identity, hooks, config.max_line_bytes)?;
         *slot = Some(connection.client.clone());
         Ok(connection.client)
     }
 
     /// Closes the connection (the face stops).
     pub(super) async fn close(&self, grace: std::time::Duration) {
-        if let Some(client) = self.0.lock().await.take() {
+        if let Some(client) = self.client.lock().await.take() {
             client.shutdown(grace).await;
         }
     }

@@ -9,6 +9,8 @@ use crate::frontend::{Config, Connection, Exit, Output};
 use crate::output::Routes;
 use crate::profile::Revision;
 use crate::sync::lock;
+use crate::upstream::http::passed::Passed;
+use crate::upstream::UpstreamSpec;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -21,6 +23,9 @@ const BACKLOG: usize = 256;
 /// One client of the face.
 pub(crate) struct Session {
     pub id: String,
+    /// With `--pass-authorization`: the client's authorization for its
+    /// upstream, and what the upstream said of it.
+    pub passed: Option<Arc<Passed>>,
     connection: Connection,
     pub routes: Arc<Routes>,
     /// The messages of one POST at a time, in the order the POSTs came.
@@ -34,11 +39,12 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    fn new(id: String, config: Config, legacy: bool) -> Session {
+    fn new(id: String, config: Config, legacy: bool, passed: Option<Arc<Passed>>) -> Session {
         let routes = Routes::new(BACKLOG, legacy);
         let connection = Connection::open(config, Output::routed(routes.clone()));
         Session {
             id,
+            passed,
             connection,
             routes,
             order: tokio::sync::Mutex::const_new(()),
@@ -98,12 +104,15 @@ pub(crate) struct Sessions {
     config: Config,
     max: usize,
     idle: Duration,
+    passing: bool,
     table: Mutex<HashMap<String, Arc<Session>>>,
 }
 
 impl Sessions {
-    pub(crate) fn new(config: Config, max: usize, idle: Duration) -> Arc<Sessions> {
-        Arc::new(Sessions { config, max, idle, table: Mutex::default() })
+    /// `passing`: each session's upstream at a URL takes its client's own
+    /// authorization.
+    pub(crate) fn new(config: Config, max: usize, idle: Duration, passing: bool) -> Arc<Sessions> {
+        Arc::new(Sessions { config, max, idle, passing, table: Mutex::default() })
     }
 
     /// A new session, in the table, unless the table is full. `legacy`:
@@ -115,7 +124,14 @@ impl Sessions {
         if table.len() >= self.max {
             return None;
         }
-        let session = Arc::new(Session::new(id.clone(), self.config.clone(), legacy));
+        let mut config = self.config.clone();
+        let mut passed = None;
+        if let (true, UpstreamSpec::Http(options)) = (self.passing, &mut config.upstream) {
+            let cell = Arc::new(Passed::default());
+            options.passed = Some(cell.clone());
+            passed = Some(cell);
+        }
+        let session = Arc::new(Session::new(id.clone(), config, legacy, passed));
         table.insert(id, session.clone());
         drop(table);
         self.watch_upstream(&session);

@@ -18,4 +18,7 @@ pub(crate) struct Face {
     pub log_place: String,
     /// The prefix of the ids of the bridge's own requests to a client.
     pub request_id_prefix: String,
+    /// Each client's `Authorization` goes upstream (`passing`).
+    pub passing: bool,
+    pub public_url: Option<url::Url>,
 }

@@ -7,6 +7,7 @@
 
 use super::http::{self, Body, PROTOCOL_VERSION, SESSION_ID};
 use super::modern;
+use super::passing;
 use super::refusal::Refusal;
 use super::sessions::Session;
 use super::shared::Face;
@@ -14,13 +15,15 @@ use crate::framing::{self, Decoded, Frame};
 use crate::jsonrpc::{Id, IdKey, Message};
 use crate::output::Event;
 use crate::profile::Revision;
+use crate::upstream::http::passed::{Passed, Refused};
 use hyper::body::Incoming;
-use hyper::header::{HeaderMap, HeaderValue};
+use hyper::header::{HeaderMap, HeaderValue, AUTHORIZATION};
 use hyper::{Request, Response, StatusCode};
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 /// A POST to `/mcp`.
-pub(super) async fn post(face: &Arc<Face>, request: Request<Incoming>) -> Response<Body> {
+pub(super) async fn post(face: &Arc<Face>, local: SocketAddr, request: Request<Incoming>) -> Response<Body> {
     let (parts, body) = request.into_parts();
     let headers = &parts.headers;
     if !http::accepts(headers, "application/json") || !http::accepts(headers, "text/event-stream") {
@@ -38,7 +41,7 @@ pub(super) async fn post(face: &Arc<Face>, request: Request<Incoming>) -> Respon
     };
     let frame = Frame::Line(body.to_vec());
     let Some(session_id) = session_id else {
-        return first(face, headers, &frame).await;
+        return first(face, (headers, local), &frame).await;
     };
     let Some(session) = face.sessions.get(&session_id) else {
         return http::refused(Refusal::UnknownSession);
@@ -47,6 +50,7 @@ pub(super) async fn post(face: &Arc<Face>, request: Request<Incoming>) -> Respon
         return http::refused(refusal);
     }
     let _busy = session.busy();
+    let passed = pass(&session, headers);
     let takes_batches = session.revision().is_some_and(Revision::takes_batches);
     let messages = match framing::decode_batch(&frame, framing::MAX_DEPTH) {
         Some(_) if !takes_batches => return http::refused(Refusal::NoBatches),
@@ -56,7 +60,27 @@ pub(super) async fn post(face: &Arc<Face>, request: Request<Incoming>) -> Respon
             None => return http::refused(Refusal::NoBatches),
         },
     };
-    answer(face, &session, messages).await
+    match answer(face, &session, messages, passed).await {
+        Answer::Response(response) => response,
+        Answer::Refused(refused) => passing::refused(&refused, &passing::resource(face.public_url.as_ref(), local)),
+    }
+}
+
+/// With `--pass-authorization`: the client's `Authorization` goes to the
+/// session's upstream from now on; the count of the upstream's refusals so
+/// far, to see one that this POST brings.
+fn pass(session: &Session, headers: &HeaderMap) -> Option<(Arc<Passed>, u64)> {
+    let passed = session.passed.clone()?;
+    passed.set(http::header(headers, AUTHORIZATION.as_str()));
+    let since = passed.refusals();
+    Some((passed, since))
+}
+
+/// What a POST gets: its response, or the upstream's refusal of the
+/// client's authorization.
+enum Answer {
+    Response(Response<Body>),
+    Refused(Refused),
 }
 
 /// The messages of one POST.
@@ -67,13 +91,13 @@ struct Messages {
 
 /// A POST without a session: an `initialize` opens one; anything else is
 /// refused.
-async fn first(face: &Arc<Face>, headers: &HeaderMap, frame: &Frame) -> Response<Body> {
+async fn first(face: &Arc<Face>, (headers, local): (&HeaderMap, SocketAddr), frame: &Frame) -> Response<Body> {
     let decoded = framing::decode(frame, face.max_body, framing::MAX_DEPTH);
     let id = match decoded {
         Some(Decoded::Message(Message::Request { id, method, params }))
             if modern::is_modern(&method, params.as_ref()) =>
         {
-            return modern::post(face, headers, id, &method, params).await;
+            return modern::post(face, (headers, local), id, &method, params).await;
         }
         Some(Decoded::Message(Message::Request { ref id, ref method, .. })) if method == "initialize" => id.clone(),
         Some(Decoded::Bad { ref id, ref error }) => {
@@ -87,6 +111,7 @@ async fn first(face: &Arc<Face>, headers: &HeaderMap, frame: &Frame) -> Response
     };
     // The client that goes away during initialize leaves no session.
     let mut pending = Pending(Some((face.clone(), session.id.clone())));
+    let passed = pass(&session, headers);
     let mut rx = session.routes.open(&[id.key()], false);
     session.deliver(decoded.into_iter().collect()).await;
     let response = loop {
@@ -96,6 +121,9 @@ async fn first(face: &Arc<Face>, headers: &HeaderMap, frame: &Frame) -> Response
             None => break None,
         }
     };
+    if let Some(refused) = passed.and_then(|(passed, since)| passed.refused_since(since)) {
+        return passing::refused(&refused, &passing::resource(face.public_url.as_ref(), local));
+    }
     let Some(response) = response else {
         return http::empty(StatusCode::NO_CONTENT);
     };
@@ -127,7 +155,12 @@ impl Drop for Pending {
 /// The answer of a POST with a session: 202 for notifications and
 /// responses only; else an SSE stream of the requests' messages and
 /// responses, which ends with the last response.
-async fn answer(face: &Arc<Face>, session: &Arc<Session>, messages: Messages) -> Response<Body> {
+async fn answer(
+    face: &Arc<Face>,
+    session: &Arc<Session>,
+    messages: Messages,
+    passed: Option<(Arc<Passed>, u64)>,
+) -> Answer {
     let mut ids: Vec<IdKey> = Vec::new();
     let mut first = Vec::new();
     let mut deliver = Vec::with_capacity(messages.all.len());
@@ -142,7 +175,7 @@ async fn answer(face: &Arc<Face>, session: &Arc<Session>, messages: Messages) ->
             Decoded::Bad { id, error } if !is_bridge_id(face, id.as_ref()) => {
                 let body = http::error_body(id.as_ref(), error.to_value_for(&face.log_place));
                 if !messages.batch {
-                    return http::json(StatusCode::BAD_REQUEST, body);
+                    return Answer::Response(http::json(StatusCode::BAD_REQUEST, body));
                 }
                 first.push(http::event(crate::pipe::Line::Text(body)));
             }
@@ -151,14 +184,28 @@ async fn answer(face: &Arc<Face>, session: &Arc<Session>, messages: Messages) ->
     }
     if ids.is_empty() && first.is_empty() {
         session.deliver(deliver).await;
-        return http::empty(StatusCode::ACCEPTED);
+        return Answer::Response(http::empty(StatusCode::ACCEPTED));
     }
     // The stream is registered before the front end sees its requests,
     // some of which it answers at once.
-    let rx = session.routes.open(&ids, true);
+    let mut rx = session.routes.open(&ids, true);
     session.deliver(deliver).await;
+    if let Some((passed, since)) = passed.filter(|_| !ids.is_empty()) {
+        // The status waits for the first event: a response that the
+        // upstream's refusal made is that refusal for the client; anything
+        // else (progress, a question, a result) means the upstream took
+        // the authorization.
+        match rx.recv().await {
+            Some(Event::Response(line)) => match passed.refused_since(since) {
+                Some(refused) if !messages.batch => return Answer::Refused(refused),
+                _ => first.push(http::event(line)),
+            },
+            Some(Event::Message(line)) => first.push(http::event(line)),
+            None => {}
+        }
+    }
     let busy = session.busy();
-    http::sse(first, rx, session.ended.clone(), false, move |_| drop(busy))
+    Answer::Response(http::sse(first, rx, session.ended.clone(), false, move |_| drop(busy)))
 }
 
 fn is_bridge_id(face: &Face, id: Option<&Id>) -> bool {

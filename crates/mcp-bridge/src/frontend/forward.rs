@@ -46,7 +46,7 @@ pub(crate) async fn start(shared: &Arc<Shared>, ready: &Ready, id: Id, method: M
             progress: progress.clone(),
             cancel: &token,
             slot: &slot,
-            relay: false,
+            relay: None,
         };
         let Some(first) = first_round(&shared, &client, (&id, seq), (method, cursor.as_ref()), call, &dialect).await
         else {

@@ -84,7 +84,7 @@ async fn run(
         progress: None,
         cancel: token,
         slot: &slot,
-        relay: false,
+        relay: None,
     };
     let discover = match client.call(call).await {
         Ok(result) if result.is_object() => result,

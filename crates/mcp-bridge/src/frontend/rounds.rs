@@ -94,7 +94,7 @@ async fn rounds(request: &Request<'_>, first: Value, steps: &mut Vec<UrlStep>) -
             progress: request.progress.clone(),
             cancel: request.cancel,
             slot: request.slot,
-            relay: false,
+            relay: None,
         };
         result = match request.client.call(call).await {
             Err(CallError::Upstream { error, .. }) if round.request_state.is_some() && is_invalid_params(&error) => {

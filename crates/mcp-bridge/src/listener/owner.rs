@@ -174,6 +174,7 @@ impl Owner {
                 client.listen(Listen {
                     notifications: notifications.clone(),
                     relayed: None,
+                    authorization: None,
                     sink: sink.clone(),
                     ack_timeout,
                     stop: &stop,

@@ -82,7 +82,15 @@ pub(crate) struct Call<'a> {
     /// The params hold a 2026-07-28 client's own `_meta` (a client of the
     /// face that speaks the upstream's revision): they go as they came,
     /// but the progress token.
-    pub relay: bool,
+    pub relay: Option<Relay<'a>>,
+}
+
+/// A request of a 2026-07-28 client, relayed.
+#[derive(Clone, Copy)]
+pub(crate) struct Relay<'a> {
+    /// Its own `Authorization`, when it goes to the upstream (the face
+    /// with `--pass-authorization`).
+    pub authorization: Option<&'a str>,
 }
 
 /// A place among the [`MAX_IN_FLIGHT`] requests in flight. The reader of
@@ -330,12 +338,21 @@ impl Client {
         };
         let fixed = &self.inner.fixed_meta;
         let transport = &self.inner.transport;
-        if call.relay {
-            return transport.send(Outgoing::of(Some(id), call.method, &request::relayed(&parts))).await;
+        if let Some(relay) = call.relay {
+            let message = request::relayed(&parts);
+            let mut outgoing = Outgoing::of(Some(id), call.method, &message);
+            outgoing.authorization = relay.authorization;
+            return transport.send(outgoing).await;
         }
         if let Some(text) = request::line(&parts, fixed) {
             return transport
-                .send(Outgoing { id: Some(id), method: call.method, params: Some(call.params), text })
+                .send(Outgoing {
+                    id: Some(id),
+                    method: call.method,
+                    params: Some(call.params),
+                    text,
+                    authorization: None,
+                })
                 .await;
         }
         transport.send(Outgoing::of(Some(id), call.method, &request::message(&parts, fixed))).await

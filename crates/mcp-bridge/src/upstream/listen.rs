@@ -52,7 +52,7 @@ impl Client {
         // The stop and the time limit also cover the write.
         tokio::select! {
             biased;
-            sent = self.transport().send(Outgoing::of(Some(id), UpstreamMethod::Listen, &message)) => if let Err(err) = sent {
+            sent = self.transport().send(Outgoing { authorization: listen.authorization, ..Outgoing::of(Some(id), UpstreamMethod::Listen, &message) }) => if let Err(err) = sent {
                 return ended(Reply::Failed(err));
             },
             _ = listen.stop.stopped() => return StreamEnd::Canceled,

@@ -36,7 +36,7 @@ mod transport;
 pub(crate) use auth::SignIn;
 #[cfg(feature = "embed")]
 pub(crate) use client::MAX_IN_FLIGHT;
-pub(crate) use client::{Call, CallError, Client, Payload, Slot};
+pub(crate) use client::{Call, CallError, Client, Payload, Relay, Slot};
 pub(crate) use connect::{connect, Connection};
 pub use connect::{MemoryLink, UpstreamSpec};
 pub(crate) use hooks::{Hooks, Identity, LogLevel, LogSink};

@@ -45,12 +45,14 @@ pub(super) struct Outgoing<'a> {
     /// The JSON text, without a `\n`: the line of a pipe, the body of a
     /// POST.
     pub text: Vec<u8>,
+    /// The client's own `Authorization` of a relayed request, for HTTP.
+    pub authorization: Option<&'a str>,
 }
 
 impl<'a> Outgoing<'a> {
     /// A message built as a `Value`.
     pub(super) fn of(id: Option<u64>, method: UpstreamMethod, message: &'a Value) -> Outgoing<'a> {
         let params = message.get("params").and_then(Value::as_object);
-        Outgoing { id, method, params, text: jsonrpc::json_line(message) }
+        Outgoing { id, method, params, text: jsonrpc::json_line(message), authorization: None }
     }
 }

@@ -99,6 +99,8 @@ pub(crate) struct Listen<'a> {
     /// they came (its `_meta` and filter), in place of the client's `_meta`
     /// and `notifications`.
     pub relayed: Option<Map<String, Value>>,
+    /// The relayed client's own `Authorization` (`--pass-authorization`).
+    pub authorization: Option<&'a str>,
     pub sink: StreamSink,
     /// The time limit of the acknowledgment.
     pub ack_timeout: Duration,

@@ -199,7 +199,7 @@ fn strings(value: Option<&Value>) -> Option<Vec<String>> {
 /// GETs a JSON document; `None` when it is not there or not JSON, so that
 /// the next URI is tried. A response over the size limit, or one that
 /// stalls, ends the sign-in.
-async fn get_json(http: &Fetcher, url: &Url) -> Result<Option<Value>, BridgeError> {
+pub(crate) async fn get_json(http: &Fetcher, url: &Url) -> Result<Option<Value>, BridgeError> {
     let request = http.request(reqwest::Method::GET, url.clone()).map(|r| r.header("Accept", "application/json"));
     let fetched = match http.send(request).await {
         Ok(fetched) => fetched,

@@ -43,7 +43,7 @@ mod store;
 mod token;
 mod vault;
 
-pub(crate) use fetch::MakeClient;
+pub(crate) use fetch::{Fetcher, MakeClient};
 pub(crate) use handle::SignIn;
 pub use options::{AuthOptions, SignInMode};
 pub use register::ClientOptions;

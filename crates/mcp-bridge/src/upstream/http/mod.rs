@@ -16,6 +16,7 @@
 
 pub(crate) mod body;
 pub(crate) mod headers;
+pub(crate) mod passed;
 mod tools;
 
 use super::auth;
@@ -122,6 +123,9 @@ pub struct HttpOptions {
     /// How the bridge signs in when the server asks; `None` leaves a 401
     /// to fail its request.
     pub auth: Option<auth::AuthOptions>,
+    /// The client's own authorization goes to the server instead of a
+    /// sign-in of the bridge (the face with `--pass-authorization`).
+    pub(crate) passed: Option<Arc<passed::Passed>>,
 }
 
 impl HttpOptions {
@@ -134,7 +138,27 @@ impl HttpOptions {
         if !matches!(url.scheme(), "http" | "https") || !url.has_host() {
             return Err("the URL is not an http or https URL with a host".into());
         }
-        Ok(HttpOptions { url, headers: Vec::new(), ca: None, max_response_bytes: MAX_RESPONSE_BYTES, auth: None })
+        Ok(HttpOptions {
+            url,
+            headers: Vec::new(),
+            ca: None,
+            max_response_bytes: MAX_RESPONSE_BYTES,
+            auth: None,
+            passed: None,
+        })
+    }
+
+    /// The URL of the server (its path and query can hold keys: never for
+    /// a log line).
+    pub(crate) fn url(&self) -> &Url {
+        &self.url
+    }
+
+    /// The maker of the HTTP clients of the server's side requests (its
+    /// metadata, a sign-in), with `--ca-file`.
+    pub(crate) fn make_client(&self) -> auth::MakeClient {
+        let ca = self.ca.clone();
+        Arc::new(move |redirects, resolver| client(ca.as_ref(), redirects, resolver))
     }
 }
 
@@ -144,12 +168,19 @@ impl HttpOptions {
 struct Post<'a> {
     method: UpstreamMethod,
     params: Option<&'a Map<String, Value>>,
+    /// The client's own `Authorization` for this request.
+    authorization: Option<&'a str>,
     body: Bytes,
 }
 
 impl<'a> From<Outgoing<'a>> for Post<'a> {
     fn from(message: Outgoing<'a>) -> Post<'a> {
-        Post { method: message.method, params: message.params, body: Bytes::from(message.text) }
+        Post {
+            method: message.method,
+            params: message.params,
+            authorization: message.authorization,
+            body: Bytes::from(message.text),
+        }
     }
 }
 
@@ -175,6 +206,8 @@ pub(super) struct Http {
     /// The buffer of a big body, for the next one (`framing::KeptBuffer`).
     kept: KeptBuffer,
     auth: Option<Arc<auth::Auth>>,
+    /// The client's own authorization, when it goes instead of a sign-in.
+    passed: Option<Arc<passed::Passed>>,
     /// Where the body of each response goes.
     inbox: Arc<Inbox>,
 }
@@ -215,8 +248,7 @@ impl Http {
                 attempt.follow()
             }
         });
-        let ca = options.ca.clone();
-        let make: auth::MakeClient = Arc::new(move |redirects, resolver| client(ca.as_ref(), redirects, resolver));
+        let make = options.make_client();
         let client = make(redirects, None).map_err(|err| {
             tracing::error!(error = %err.without_url(), "cannot make the HTTP client for the upstream server");
             BridgeError::new(Cause::ConnectFailed)
@@ -226,10 +258,16 @@ impl Http {
             headers.append(header.name.clone(), header.value.clone());
         }
         tracing::info!(origin = %origin(&options.url), "the upstream server is at a URL");
-        let auth = options.auth.clone().map(|a| Arc::new(auth::Auth::new(a, &options.url, make, consent)));
+        // The client's authorization, or the bridge's sign-in: never both.
+        let passed = options.passed.clone();
+        let auth = match passed {
+            Some(_) => None,
+            None => options.auth.clone().map(|a| Arc::new(auth::Auth::new(a, &options.url, make, consent))),
+        };
         let (url, basic) = split_user_info(&options.url);
         Ok(Http {
             auth,
+            passed,
             client,
             url,
             basic,
@@ -298,6 +336,11 @@ impl Http {
                 BridgeError::new(Cause::TransportFailed).with_detail(transport_detail(&err))
             })?;
             let status = response.status().as_u16();
+            if let Some(passed) = self.passed.as_ref().filter(|_| request && matches!(status, 401 | 403)) {
+                tracing::info!(status, "the upstream server refused the client's authorization");
+                passed.refuse(passed::Refused { status, challenge: challenge_of(&response) });
+                return Ok(response);
+            }
             let Some(auth) = self.auth.as_ref().filter(|_| request && matches!(status, 401 | 403)) else {
                 return Ok(response);
             };
@@ -371,10 +414,16 @@ impl Http {
             .header(ACCEPT, "application/json, text/event-stream")
             .header("MCP-Protocol-Version", PROTOCOL_VERSION)
             .header("Mcp-Method", method.name());
-        match (token, &self.basic) {
-            (Some(token), _) => request = request.bearer_auth(token),
-            (None, Some((user, password))) => request = request.basic_auth(user, password.as_ref()),
-            (None, None) => {}
+        let passed = message.authorization.and_then(|a| HeaderValue::from_str(a).ok());
+        let passed = passed.or_else(|| self.passed.as_ref().and_then(|p| p.header()));
+        match (passed, token, &self.basic) {
+            (Some(mut authorization), _, _) => {
+                authorization.set_sensitive(true);
+                request = request.header(reqwest::header::AUTHORIZATION, authorization);
+            }
+            (None, Some(token), _) => request = request.bearer_auth(token),
+            (None, None, Some((user, password))) => request = request.basic_auth(user, password.as_ref()),
+            (None, None, None) => {}
         }
         if let Some(name) = headers::name_of(method, params) {
             request = request.header("Mcp-Name", name);
