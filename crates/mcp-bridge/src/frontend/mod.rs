@@ -76,6 +76,9 @@ where
         }
     };
     connection.close(exit).await;
+    // The writer ends when the last handle of its queue is gone: the
+    // connection's (which its tasks shared) goes now.
+    drop(connection);
     let _ = writer.await;
     exit
 }
