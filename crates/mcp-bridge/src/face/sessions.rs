@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 /// How many messages of a session's stream wait while no GET reads it.
 const BACKLOG: usize = 256;
@@ -106,13 +107,15 @@ pub(crate) struct Sessions {
     idle: Duration,
     passing: bool,
     table: Mutex<HashMap<String, Arc<Session>>>,
+    /// The sessions that end in a task of their own (`end_soon`).
+    closing: TaskTracker,
 }
 
 impl Sessions {
     /// `passing`: each session's upstream at a URL takes its client's own
     /// authorization.
     pub(crate) fn new(config: Config, max: usize, idle: Duration, passing: bool) -> Arc<Sessions> {
-        Arc::new(Sessions { config, max, idle, passing, table: Mutex::default() })
+        Arc::new(Sessions { config, max, idle, passing, table: Mutex::default(), closing: TaskTracker::new() })
     }
 
     /// A new session, in the table, unless the table is full. `legacy`:
@@ -155,10 +158,21 @@ impl Sessions {
         }
     }
 
+    /// Takes a session out of the table now, and ends it in a task of its
+    /// own: the client that asked (a DELETE) need not wait for the
+    /// upstream to stop. `false` when there was none of that id.
+    pub(crate) fn end_soon(self: &Arc<Self>, id: &str) -> bool {
+        let Some(session) = lock(&self.table).remove(id) else { return false };
+        self.closing.spawn(async move { session.close().await });
+        true
+    }
+
     /// Ends every session (the face stops).
     pub(crate) async fn end_all(&self) {
         let all: Vec<Arc<Session>> = lock(&self.table).drain().map(|(_, s)| s).collect();
         futures_util::future::join_all(all.iter().map(|s| s.close())).await;
+        self.closing.close();
+        self.closing.wait().await;
     }
 
     /// Ends each session idle for longer than the idle time, every

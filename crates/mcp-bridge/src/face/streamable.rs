@@ -255,7 +255,7 @@ pub(super) async fn delete(face: &Arc<Face>, request: Request<Incoming>) -> Resp
     let Some(id) = http::header(request.headers(), SESSION_ID) else {
         return http::refused(Refusal::SessionRequired);
     };
-    if face.sessions.end(id).await {
+    if face.sessions.end_soon(id) {
         tracing::info!("a session ended at the client's request");
         http::empty(StatusCode::OK)
     } else {
