@@ -92,18 +92,36 @@ pub(crate) fn decode(frame: &Frame, max_line_bytes: usize, max_depth: usize) -> 
 pub(crate) fn decode_batch(frame: &Frame, max_depth: usize) -> Option<Vec<Decoded>> {
     let Frame::Line(line) = frame else { return None };
     let start = line.iter().position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))?;
-    if line.get(start) != Some(&b'[') || exceeds_depth(line, max_depth + 1) {
+    if line.get(start) != Some(&b'[') {
         return None;
     }
+    // A line deeper than the parser's limit is one too deep line.
     let Ok(serde_json::Value::Array(elements)) = serde_json::from_slice(line) else { return None };
     if elements.is_empty() {
         return None;
     }
-    let decoded = elements.into_iter().map(|element| match Message::classify(element) {
-        Message::Invalid { id } => Decoded::Bad { id, error: BridgeError::new(Cause::InvalidRequestShape) },
-        message => Decoded::Message(message),
+    let decoded = elements.into_iter().map(|element| {
+        if depth(&element) > max_depth {
+            let id = element.get("id").cloned().and_then(Id::from_value);
+            let error = BridgeError::new(Cause::TooDeep).with_detail(format!("limit: {max_depth} levels"));
+            return Decoded::Bad { id, error };
+        }
+        match Message::classify(element) {
+            Message::Invalid { id } => Decoded::Bad { id, error: BridgeError::new(Cause::InvalidRequestShape) },
+            message => Decoded::Message(message),
+        }
     });
     Some(decoded.collect())
+}
+
+/// The levels of nesting of a value, as the pre-scan counts them: each
+/// array and object is one. The parser bounds the recursion.
+fn depth(value: &serde_json::Value) -> usize {
+    match value {
+        serde_json::Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        serde_json::Value::Object(members) => 1 + members.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
 }
 
 /// A blank line holds only JSON whitespace (RFC 8259: space, tab, line
@@ -177,8 +195,16 @@ mod tests {
         assert_eq!(batch("[]"), None);
         assert_eq!(batch(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
         assert_eq!(batch("[1,"), None);
-        // Three levels in each element: within the limit of 3.
+        // Three levels in each element: within the limit of 3; a deeper
+        // element gets its own error, with its id, beside the others.
         assert!(batch(r#"[{"a":{"b":{}}}]"#).is_some());
-        assert_eq!(batch(r#"[{"a":{"b":{"c":{}}}}]"#), None);
+        let got = batch(
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"p","params":{"a":{"b":{}}}}]"#,
+        );
+        let Some([Decoded::Message(Message::Request { .. }), Decoded::Bad { id: Some(id), error }]) = got.as_deref()
+        else {
+            panic!("{got:?}");
+        };
+        assert_eq!((id.as_value(), error.cause), (&serde_json::json!(2), Cause::TooDeep));
     }
 }

@@ -108,11 +108,14 @@ async fn notification(shared: &Shared, method: &str, params: Option<&Value>) {
     match method {
         "notifications/cancelled" => {
             let request_id = params.and_then(|p| p.get("requestId")).cloned().and_then(Id::from_value);
+            let canceled = request_id.as_ref().map_or(0, |id| shared.inflight.cancel(id));
             match request_id {
-                Some(id) if shared.inflight.cancel(&id) => {
+                Some(id) if canceled > 0 => {
                     tracing::debug!(id = %id.shown(), "the client canceled a request");
                     // It gets no response: a batch that holds it goes on.
-                    shared.out.unanswered(&id).await;
+                    for _ in 0..canceled {
+                        shared.out.unanswered(&id).await;
+                    }
                 }
                 Some(id) => tracing::debug!(id = %id.shown(), "a cancellation for no request in flight"),
                 None => tracing::debug!("a cancellation without requestId cancels nothing"),

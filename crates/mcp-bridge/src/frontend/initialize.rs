@@ -59,6 +59,9 @@ async fn run(
     let params = valid_params(params.as_ref()).ok_or((None, Cause::InvalidParams.into()))?;
     let requested = params.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
     let revision = Dialect::negotiate(requested, &shared.config.profile);
+    // From here the client may send batches, if its revision has them:
+    // its next lines can come before the initialize result.
+    shared.set_batches(revision.takes_batches());
     // The upstream server learns only what the client's revision can declare.
     let mut capabilities = client_capabilities(params.get("capabilities").unwrap_or(&Value::Null));
     revision::client_capabilities(&mut capabilities, revision);

@@ -173,6 +173,7 @@ async fn shutdown(shared: &Shared, exit: Exit) {
     }
     shared.stop_listener();
     shared.inflight.cancel_all();
+    shared.out.unanswered_all().await;
     shared.tracker.close();
     let grace = shared.config.timeouts.shutdown_grace;
     if tokio::time::timeout(grace, shared.tracker.wait()).await.is_err() {

@@ -47,12 +47,14 @@ pub(crate) struct Ready {
     pub dialect: Dialect,
 }
 
-/// The requests of the client in flight, each with its token. A sequence
-/// number tells a request from a later one that reused its id.
+/// The requests of the client in flight, each with its token. A client
+/// may reuse an id while a request of it is in flight (a batch that
+/// repeats one): each request keeps its own entry, told apart by a
+/// sequence number, and each gets its response.
 #[derive(Default)]
 pub(crate) struct Inflight {
     next: AtomicU64,
-    entries: Mutex<HashMap<IdKey, (u64, CancellationToken)>>,
+    entries: Mutex<HashMap<IdKey, Vec<(u64, CancellationToken)>>>,
 }
 
 impl Inflight {
@@ -60,7 +62,7 @@ impl Inflight {
     pub(crate) fn insert(&self, id: &Id) -> (CancellationToken, u64) {
         let seq = self.next.fetch_add(1, Ordering::Relaxed);
         let token = CancellationToken::new();
-        lock(&self.entries).insert(id.key(), (seq, token.clone()));
+        lock(&self.entries).entry(id.key()).or_default().push((seq, token.clone()));
         (token, seq)
     }
 
@@ -69,25 +71,28 @@ impl Inflight {
     pub(crate) fn finish(&self, id: &Id, seq: u64) -> bool {
         let key = id.key();
         let mut entries = lock(&self.entries);
-        match entries.get(&key) {
-            Some((s, token)) if *s == seq && !token.is_cancelled() => {
-                entries.remove(&key);
-                true
-            }
-            _ => false,
+        let Some(requests) = entries.get_mut(&key) else { return false };
+        let Some(index) = requests.iter().position(|(s, token)| *s == seq && !token.is_cancelled()) else {
+            return false;
+        };
+        requests.swap_remove(index);
+        if requests.is_empty() {
+            entries.remove(&key);
         }
+        true
     }
 
-    /// Cancels the request with this id, when it is in flight.
-    pub(crate) fn cancel(&self, id: &Id) -> bool {
-        let entry = lock(&self.entries).remove(&id.key());
-        entry.map(|(_, token)| token.cancel()).is_some()
+    /// Cancels the requests with this id that are in flight; how many.
+    pub(crate) fn cancel(&self, id: &Id) -> usize {
+        let requests = lock(&self.entries).remove(&id.key()).unwrap_or_default();
+        requests.iter().for_each(|(_, token)| token.cancel());
+        requests.len()
     }
 
     /// Cancels every request in flight.
     pub(crate) fn cancel_all(&self) {
-        for (_, (_, token)) in lock(&self.entries).drain() {
-            token.cancel();
+        for (_, requests) in lock(&self.entries).drain() {
+            requests.iter().for_each(|(_, token)| token.cancel());
         }
     }
 }
@@ -169,6 +174,11 @@ impl Shared {
         true
     }
 
+    /// Whether the negotiated revision has batches.
+    pub(crate) fn set_batches(&self, batches: bool) {
+        self.batches.store(batches, Ordering::Release);
+    }
+
     /// Whether a line of the client may be a batch.
     pub(crate) fn takes_batches(&self) -> bool {
         self.batches.load(Ordering::Acquire)
@@ -182,10 +192,8 @@ impl Shared {
     }
 
     /// Step 7 of the first initialize: the state becomes `ready` with the
-    /// upstream client; from then on the client's revision says whether it
-    /// may send batches.
+    /// upstream client.
     pub(crate) fn set_ready(&self, ready: Ready) {
-        self.batches.store(ready.dialect.revision.takes_batches(), Ordering::Release);
         *lock(&self.upstream) = Some(ready.client.clone());
         self.set_phase(Phase::Ready(Arc::new(ready)));
     }

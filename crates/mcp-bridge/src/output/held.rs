@@ -98,6 +98,21 @@ impl Held {
         gathered.done()
     }
 
+    /// Every place still open gets no response (the end of the input: the
+    /// requests in flight were canceled): the arrays of the batches that
+    /// hold an answer already.
+    pub(super) fn abandon_all(&self) -> Vec<Vec<u8>> {
+        let places: Vec<Place> = lock(&self.by_id).drain().flat_map(|(_, places)| places).collect();
+        self.count.store(0, Ordering::Release);
+        let mut arrays = Vec::new();
+        for place in places {
+            let mut gathered = lock(&place.batch);
+            gathered.waiting -= 1;
+            arrays.extend(gathered.done());
+        }
+        arrays
+    }
+
     /// Puts the response of `key` (`None`: it has none) into its batch.
     /// `Err` gives the response back when no batch holds `key`; `Ok` has
     /// the batch's array when this completed it.

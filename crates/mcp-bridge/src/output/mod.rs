@@ -153,6 +153,16 @@ impl Output {
         }
     }
 
+    /// The input ended and every request in flight was canceled: each
+    /// batch goes out with the responses it has.
+    pub(crate) async fn unanswered_all(&self) {
+        if let Sink::Stream(_) = self.sink {
+            for array in self.held.abandon_all() {
+                self.send_line(array).await;
+            }
+        }
+    }
+
     /// A batch of the client: the responses of the requests it holds go
     /// out as one array, once it is sealed and the last one came. Only a
     /// link of one stream gathers them; another link answers each on the

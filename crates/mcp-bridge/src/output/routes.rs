@@ -12,7 +12,7 @@
 use crate::jsonrpc::IdKey;
 use crate::pipe::Line;
 use crate::sync::lock;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
@@ -40,7 +40,7 @@ struct Stream {
 pub(crate) struct Routes {
     /// The stream of each request in flight that has one, by id. A stream
     /// ends (its sender drops) once none of its requests is left.
-    requests: Mutex<HashMap<IdKey, Arc<Stream>>>,
+    requests: Mutex<HashMap<IdKey, VecDeque<Arc<Stream>>>>,
     /// The session's stream: its sender, and its receiver while no GET
     /// reads it.
     session: mpsc::Sender<Event>,
@@ -67,7 +67,9 @@ impl Routes {
         let stream = Arc::new(Stream { tx, related });
         let mut requests = lock(&self.requests);
         for id in ids {
-            requests.insert(id.clone(), stream.clone());
+            // A client that repeats an id in flight gets each response on
+            // the stream of its own request, in turn.
+            requests.entry(id.clone()).or_default().push_back(stream.clone());
         }
         rx
     }
@@ -85,7 +87,7 @@ impl Routes {
     /// The response of request `id`: on its stream, which ends with its
     /// last request; `Err` gives it back when the request has no stream.
     pub(crate) fn respond(&self, id: &IdKey, line: Line) -> Result<(), Line> {
-        let Some(stream) = lock(&self.requests).remove(id) else {
+        let Some(stream) = self.take(id) else {
             if self.one_stream {
                 if self.session.try_send(Event::Response(line)).is_err() {
                     tracing::warn!("dropped a response: the session's stream is full");
@@ -103,13 +105,26 @@ impl Routes {
     /// Request `id` ends without a response (canceled): its stream stops
     /// waiting for it.
     pub(crate) fn forget(&self, id: &IdKey) {
-        lock(&self.requests).remove(id);
+        self.take(id);
+    }
+
+    /// The stream of the first request of `id` in flight, which leaves the
+    /// table.
+    fn take(&self, id: &IdKey) -> Option<Arc<Stream>> {
+        let mut requests = lock(&self.requests);
+        let streams = requests.get_mut(id)?;
+        let stream = streams.pop_front();
+        if streams.is_empty() {
+            requests.remove(id);
+        }
+        stream
     }
 
     /// A message that relates to request `id` (`None`: to none): on the
     /// request's stream when it takes such messages, else on the session's.
     pub(crate) fn send(&self, id: Option<&IdKey>, line: Line) {
-        let stream = id.and_then(|id| lock(&self.requests).get(id).cloned()).filter(|s| s.related);
+        let stream =
+            id.and_then(|id| lock(&self.requests).get(id).and_then(|s| s.front().cloned())).filter(|s| s.related);
         match stream {
             Some(stream) => {
                 if stream.tx.try_send(Event::Message(line)).is_err() {
@@ -135,7 +150,9 @@ impl Routes {
     /// requests go on without it (their responses have no stream left).
     fn close_slow(&self, stream: &Arc<Stream>) {
         tracing::warn!("closed a stream of the client: its reader is too slow");
-        lock(&self.requests).retain(|_, s| !Arc::ptr_eq(s, stream));
+        let mut requests = lock(&self.requests);
+        requests.values_mut().for_each(|streams| streams.retain(|s| !Arc::ptr_eq(s, stream)));
+        requests.retain(|_, streams| !streams.is_empty());
     }
 }
 
