@@ -35,6 +35,15 @@ use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Notify;
 
+/// The key of a request in the table as rmcp reads its id: a number by
+/// its value (rmcp answers `-0` as `0`), a string by its JSON text.
+fn key_of(id: &jsonrpc::Id) -> IdKey {
+    match id.as_value() {
+        Value::Number(n) => n.as_str().parse::<i128>().map_or_else(|_| id.key(), |n| n.to_string()),
+        _ => id.key(),
+    }
+}
+
 /// The requests of the client that rmcp has not answered.
 #[derive(Default)]
 struct Flight {
@@ -94,13 +103,24 @@ where
             }
             Some(Decoded::Message(Message::Request { id, method, params })) => {
                 lifecycle.see(&method, params.as_ref());
-                // Listen streams too: every entry of the table is bounded.
-                if lock(&flight.requests).len() >= MAX_IN_FLIGHT {
-                    let error = BridgeError::new(Cause::TooManyRequests).to_value();
-                    out.send(&jsonrpc::error_response(Some(&id), error)).await;
+                let refusal = {
+                    let mut requests = lock(&flight.requests);
+                    if requests.contains_key(&key_of(&id)) {
+                        // An id in flight already (MCP: never reused in a
+                        // session) would share its place and its answer.
+                        Some(Cause::InvalidRequestShape)
+                    } else if requests.len() >= MAX_IN_FLIGHT {
+                        // Listen streams too: every entry of the table is bounded.
+                        Some(Cause::TooManyRequests)
+                    } else {
+                        requests.insert(key_of(&id), (id.as_value().clone(), method == "subscriptions/listen"));
+                        None
+                    }
+                };
+                if let Some(cause) = refusal {
+                    out.send(&jsonrpc::error_response(Some(&id), BridgeError::new(cause).to_value())).await;
                     continue;
                 }
-                lock(&flight.requests).insert(id.key(), (id.as_value().clone(), method == "subscriptions/listen"));
             }
             Some(Decoded::Message(_)) if !lifecycle.started => {
                 tracing::debug!("dropped a notification or a response before the first request");
@@ -111,7 +131,7 @@ where
                 // free now.
                 let canceled = params.and_then(|p| p.get("requestId").cloned()).and_then(jsonrpc::Id::from_value);
                 if let Some(id) = canceled {
-                    lock(&flight.requests).remove(&id.key());
+                    lock(&flight.requests).remove(&key_of(&id));
                 }
             }
             Some(Decoded::Message(_)) => {}
@@ -220,7 +240,7 @@ async fn relay_answers<R: AsyncRead + Unpin>(from_server: R, out: Output, flight
             continue;
         }
         if let Some(Message::Response { id, .. }) = response {
-            let known = lock(&flight.requests).remove(&id.key()).is_some();
+            let known = lock(&flight.requests).remove(&key_of(&id)).is_some();
             flight.answered.notify_waiters();
             if !known {
                 tracing::debug!(id = %id.shown(), "dropped an answer of the server to a request no longer in flight");
