@@ -49,8 +49,11 @@ pub(crate) fn question(method: &str, params: &mut Value, revision: Revision) {
     match method {
         "elicitation/create" => {
             strip(params, &ELICITATION, revision);
+            // 2025-06-18's form takes these members only; the bridge holds
+            // the answer to the server's whole schema in any case.
+            params.retain(|key, _| matches!(key.as_str(), "message" | "requestedSchema" | "_meta"));
             if let Some(Value::Object(schema)) = params.get_mut("requestedSchema") {
-                schema.shift_remove("$schema");
+                schema.retain(|key, _| matches!(key.as_str(), "type" | "properties" | "required"));
                 if let Some(Value::Object(properties)) = schema.get_mut("properties") {
                     properties.values_mut().for_each(form_property);
                 }
@@ -75,20 +78,42 @@ pub(crate) fn question(method: &str, params: &mut Value, revision: Revision) {
     }
 }
 
-/// A property of a form as 2025-06-18 has it: no `default` but on a
-/// boolean, and a titled single-select (`oneOf` of `const` and `title`) as
-/// an `enum` with `enumNames`, which takes the same answers.
+/// A property of a form as 2025-06-18 has it (its `PrimitiveSchemaDefinition`):
+/// a titled single-select (`oneOf` of string `const` and `title`) becomes
+/// an `enum` with `enumNames`, which takes the same answers; then each kind
+/// keeps only the members that revision gives it (no `default` but on a
+/// boolean, no `pattern`, a `format` of its four). The bridge holds the
+/// answer to the server's own property in any case.
 fn form_property(property: &mut Value) {
     let Value::Object(property) = property else { return };
-    if property.get("type").and_then(Value::as_str) != Some("boolean") {
-        property.shift_remove("default");
+    if let Some(Value::Array(choices)) = property.get("oneOf") {
+        let text = |choice: &Value, key: &str| choice.get(key).filter(|v| v.is_string()).cloned();
+        let consts: Option<Vec<Value>> = choices.iter().map(|c| text(c, "const")).collect();
+        let titles: Option<Vec<Value>> = choices.iter().map(|c| text(c, "title")).collect();
+        if let (Some(consts), Some(titles)) = (consts, titles) {
+            property.insert("enum".into(), Value::Array(consts));
+            property.insert("enumNames".into(), Value::Array(titles));
+        }
     }
-    let Some(Value::Array(choices)) = property.get("oneOf") else { return };
-    let consts: Option<Vec<Value>> = choices.iter().map(|c| c.get("const").cloned()).collect();
-    let titles: Option<Vec<Value>> = choices.iter().map(|c| c.get("title").cloned()).collect();
-    if let (Some(consts), Some(titles)) = (consts, titles) {
-        property.shift_remove("oneOf");
-        property.insert("enum".into(), Value::Array(consts));
-        property.insert("enumNames".into(), Value::Array(titles));
-    }
+    let strings =
+        |key: &str| property.get(key).and_then(Value::as_array).is_some_and(|a| a.iter().all(Value::is_string));
+    let kept: &[&str] = match property.get("type").and_then(Value::as_str) {
+        Some("string") if strings("enum") => {
+            if !strings("enumNames") {
+                property.shift_remove("enumNames");
+            }
+            &["type", "title", "description", "enum", "enumNames"]
+        }
+        Some("string") => {
+            let format = property.get("format").and_then(Value::as_str);
+            if !format.is_some_and(|f| matches!(f, "date" | "date-time" | "email" | "uri")) {
+                property.shift_remove("format");
+            }
+            &["type", "title", "description", "minLength", "maxLength", "format"]
+        }
+        Some("number" | "integer") => &["type", "title", "description", "minimum", "maximum"],
+        Some("boolean") => &["type", "title", "description", "default"],
+        _ => return,
+    };
+    property.retain(|key, _| kept.contains(&key.as_str()));
 }

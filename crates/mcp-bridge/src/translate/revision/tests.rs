@@ -323,3 +323,30 @@ fn a_sampling_questions_blocks_lose_last_modified_before_2025_06_18() {
         assert_eq!(second.get("lastModified").is_some(), kept, "{revision}: {got}");
     }
 }
+
+/// A 2025-06-18 form keeps only what its `PrimitiveSchemaDefinition` and
+/// its params define: no `pattern`, no `enum` on a number, no `oneOf`
+/// that is not a titled single-select of strings, no member of the params
+/// or the `requestedSchema` that the revision lacks.
+#[test]
+fn a_2025_06_18_form_keeps_only_its_revisions_members() {
+    let mut params = json!({"mode": "form", "message": "m", "url": "https://x", "_meta": {"k": 1},
+    "requestedSchema": {"type": "object", "additionalProperties": false, "required": ["a"], "properties": {
+        "a": {"type": "string", "pattern": "^x", "format": "hostname", "minLength": 1},
+        "b": {"type": "number", "enum": [1, 2], "minimum": 0},
+        "c": {"type": "string", "oneOf": [{"const": 5, "title": "Five"}]},
+        "d": {"type": "string", "oneOf": [{"const": "x"}]},
+        "e": {"type": "string", "format": "email", "default": "a@b.c"}
+    }}});
+    question("elicitation/create", &mut params, V2025_06_18);
+    assert_eq!(
+        params,
+        json!({"message": "m", "_meta": {"k": 1}, "requestedSchema": {"type": "object", "required": ["a"], "properties": {
+            "a": {"type": "string", "minLength": 1},
+            "b": {"type": "number", "minimum": 0},
+            "c": {"type": "string"},
+            "d": {"type": "string"},
+            "e": {"type": "string", "format": "email"}
+        }}})
+    );
+}
