@@ -37,7 +37,7 @@ impl Door {
                 if public.port().is_none() {
                     hosts.push(bare(host));
                 }
-                allowed.push(public.origin().ascii_serialization().to_ascii_lowercase());
+                allowed.extend(normal_origin(&public.origin().ascii_serialization()));
             }
         }
         allowed.extend(origins.iter().filter_map(|o| normal_origin(o)));
@@ -53,6 +53,18 @@ impl Door {
         host: Option<&str>,
         origin: Option<&str>,
         authorization: Option<&str>,
+    ) -> Result<(), Refusal> {
+        self.check_place(local, host, origin)?;
+        self.check_token(authorization)
+    }
+
+    /// The `Host` and the `Origin` only: a browser's preflight (`OPTIONS`)
+    /// carries no credentials.
+    pub(crate) fn check_place(
+        &self,
+        local: SocketAddr,
+        host: Option<&str>,
+        origin: Option<&str>,
     ) -> Result<(), Refusal> {
         let own = self.own_hosts(local);
         let named = host.and_then(host_authority);
@@ -72,6 +84,10 @@ impl Door {
                 return Err(Refusal::ForeignOrigin);
             }
         }
+        Ok(())
+    }
+
+    fn check_token(&self, authorization: Option<&str>) -> Result<(), Refusal> {
         if let Some(token) = &self.token {
             let presented = authorization.and_then(bearer).map(digest);
             if !presented.is_some_and(|p| bool::from(p.ct_eq(token))) {
@@ -180,6 +196,8 @@ mod tests {
         let public = url::Url::parse("https://mcp.example.com/mcp").ok();
         let door = Door::new(public.as_ref(), &[], None);
         assert!(door.check(local(), Some("mcp.example.com"), None, None).is_ok(), "https's default port");
+        let origin = Some("https://mcp.example.com");
+        assert!(door.check(local(), Some("mcp.example.com"), origin, None).is_ok(), "the public URL's origin");
         assert!(door.check(local(), Some("mcp.example.com:443"), None, None).is_ok());
         assert!(door.check(local(), Some("mcp.example.com:80"), None, None).is_err());
         assert!(door.check(local(), Some("other.example.com"), None, None).is_err());

@@ -52,9 +52,13 @@ pub(crate) fn refused(refusal: Refusal) -> Response<Body> {
     if refusal == Refusal::Unauthorized {
         response.headers_mut().insert(hyper::header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     }
-    if refusal == Refusal::MethodNotAllowed {
-        response.headers_mut().insert(hyper::header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
-    }
+    response
+}
+
+/// 405, with the methods the path takes (RFC 9110, 15.5.6).
+pub(crate) fn not_allowed(allow: &'static str) -> Response<Body> {
+    let mut response = refused(Refusal::MethodNotAllowed);
+    response.headers_mut().insert(hyper::header::ALLOW, HeaderValue::from_static(allow));
     response
 }
 
@@ -186,9 +190,17 @@ pub(crate) fn line_bytes(line: Line) -> Vec<u8> {
     }
 }
 
-/// An error response of JSON-RPC, as the body of a response.
+/// An error response of JSON-RPC, as the body of a response; without an
+/// id when it answers no request that could be told (the transport pages:
+/// "a JSON-RPC error response that has no id").
 pub(crate) fn error_body(id: Option<&crate::jsonrpc::Id>, error: Value) -> Vec<u8> {
-    crate::jsonrpc::json_line(&crate::jsonrpc::error_response(id, error))
+    let mut response = crate::jsonrpc::error_response(id, error);
+    if id.is_none() {
+        if let Some(object) = response.as_object_mut() {
+            object.shift_remove("id");
+        }
+    }
+    crate::jsonrpc::json_line(&response)
 }
 
 #[cfg(test)]

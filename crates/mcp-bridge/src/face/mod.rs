@@ -13,6 +13,7 @@
 //! the streams (one GET per session, a queue per stream that closes on a
 //! slow reader).
 
+mod cors;
 mod gate;
 mod http;
 mod legacy;
@@ -202,18 +203,54 @@ async fn connection(face: Arc<Face>, stream: tokio::net::TcpStream, local: Socke
     }
 }
 
-/// The door, then the path.
+/// The door, then the path. A page that the door lets in (its `Origin`
+/// the face's own or allowed) gets the answers of CORS (`cors`).
 async fn route(face: &Arc<Face>, local: SocketAddr, request: Request<hyper::body::Incoming>) -> Response<Body> {
     let headers = request.headers();
-    let checked = face.door.check(
-        local,
-        http::header(headers, HOST.as_str()),
-        http::header(headers, ORIGIN.as_str()),
-        http::header(headers, AUTHORIZATION.as_str()),
-    );
-    if let Err(refusal) = checked {
-        return http::refused(refusal);
+    let (host, origin) = (http::header(headers, HOST.as_str()), http::header(headers, ORIGIN.as_str()));
+    let origin = origin.map(str::to_owned);
+    let path = request.uri().path().to_owned();
+    let allow = allowed_methods(face, &path);
+    if request.method() == Method::OPTIONS {
+        // A browser's preflight carries no credentials: only its place.
+        if let Err(refusal) = face.door.check_place(local, host, origin.as_deref()) {
+            return http::refused(refusal);
+        }
+        let requested = http::header(headers, "access-control-request-headers");
+        return match (origin.as_deref(), allow) {
+            (Some(origin), Some(allow)) => cors::preflight(origin, allow, requested),
+            (_, Some(allow)) => http::not_allowed(allow),
+            (_, None) => http::refused(Refusal::NotFound),
+        };
     }
+    let checked = face.door.check(local, host, origin.as_deref(), http::header(headers, AUTHORIZATION.as_str()));
+    let mut response = match checked {
+        Err(refusal) => http::refused(refusal),
+        Ok(()) => serve_path(face, local, request, allow).await,
+    };
+    if let (Some(origin), true) = (origin, checked.is_ok()) {
+        cors::allow_origin(&mut response, &origin);
+    }
+    response
+}
+
+/// The methods a path takes; `None` for a path the face does not serve.
+fn allowed_methods(face: &Face, path: &str) -> Option<&'static str> {
+    match path {
+        "/mcp" => Some("GET, POST, DELETE"),
+        "/sse" => Some("GET"),
+        "/messages" => Some("POST"),
+        path if face.passing && passing::METADATA_PATHS.contains(&path) => Some("GET"),
+        _ => None,
+    }
+}
+
+async fn serve_path(
+    face: &Arc<Face>,
+    local: SocketAddr,
+    request: Request<hyper::body::Incoming>,
+    allow: Option<&'static str>,
+) -> Response<Body> {
     match (request.method(), request.uri().path()) {
         (&Method::POST, "/mcp") => streamable::post(face, local, request).await,
         (&Method::GET, "/mcp") => streamable::get(face, request).await,
@@ -228,7 +265,9 @@ async fn route(face: &Arc<Face>, local: SocketAddr, request: Request<hyper::body
                 None => http::refused(Refusal::NotFound),
             }
         }
-        (_, "/mcp" | "/sse" | "/messages") => http::refused(Refusal::MethodNotAllowed),
-        _ => http::refused(Refusal::NotFound),
+        _ => match allow {
+            Some(allow) => http::not_allowed(allow),
+            None => http::refused(Refusal::NotFound),
+        },
     }
 }

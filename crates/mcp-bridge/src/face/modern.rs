@@ -36,14 +36,20 @@ use tokio_util::sync::CancellationToken;
 
 /// The revision of the upstream, the one these clients speak.
 const REVISION: &str = "2026-07-28";
-/// The `_meta` key of a request's revision.
+/// The `_meta` keys of a request's revision and of the client's
+/// capabilities.
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+const CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
 /// The queue of one request's stream.
 const STREAM_QUEUE: usize = 64;
 
-/// Whether a request without a session is one of a 2026-07-28 client.
-pub(super) fn is_modern(method: &str, params: Option<&Value>) -> bool {
-    method == "server/discover" || params.and_then(|p| p.get("_meta")).is_some_and(|m| m.get(VERSION_KEY).is_some())
+/// Whether a request without a session is one of a 2026-07-28 client:
+/// `server/discover`, a request whose `_meta` names its revision, or one
+/// whose `MCP-Protocol-Version` is 2026-07-28.
+pub(super) fn is_modern(method: &str, params: Option<&Value>, headers: &HeaderMap) -> bool {
+    method == "server/discover"
+        || params.and_then(|p| p.get("_meta")).is_some_and(|m| m.get(VERSION_KEY).is_some())
+        || http::header(headers, PROTOCOL_VERSION) == Some(REVISION)
 }
 
 /// A request of a 2026-07-28 client.
@@ -57,38 +63,25 @@ pub(super) async fn post(
     let Some(Value::Object(params)) = params else {
         return error(StatusCode::BAD_REQUEST, &id, Cause::InvalidParams.into(), face);
     };
-    if let Err(body) = check_headers(headers, &id, method, &params) {
+    if let Err(body) = check(headers, &id, method, &params) {
         return http::json(StatusCode::BAD_REQUEST, body);
     }
     let client = match face.modern.client(&face.config).await {
         Ok(client) => client,
         Err(err) => return error(StatusCode::OK, &id, err, face),
     };
-    let upstream_method = match (method, Method::parse(method)) {
-        ("server/discover", _) => UpstreamMethod::Discover,
-        (LISTEN_METHOD, _) => {
-            let authorization = face.passing.then(|| http::header(headers, AUTHORIZATION.as_str()).map(str::to_owned));
-            return listen(face, client, id, (params, authorization.flatten()));
-        }
-        (_, Some(forwarded)) => UpstreamMethod::Forwarded(forwarded),
-        // The transport page: an unknown method is 404 with -32601.
-        (_, None) => return error(StatusCode::NOT_FOUND, &id, Cause::MethodNotFound.into(), face),
-    };
     // The client's own authorization goes upstream only when the face
     // passes it: else it is the face's token, which stays here.
     let authorization =
         face.passing.then(|| http::header(headers, AUTHORIZATION.as_str()).map(str::to_owned)).flatten();
-    let resource = passing::resource(face.public_url.as_ref(), local);
-    if upstream_method == UpstreamMethod::Discover {
-        let token = CancellationToken::new();
-        let _cancel = token.clone().drop_guard();
-        let relay = Relay { authorization: authorization.as_deref() };
-        return match call(face, &client, (upstream_method, relay), &id, params, &token, None).await {
-            Outcome::Line(line) => http::json(StatusCode::OK, line),
-            Outcome::Refused(status) => refused(face, status, &resource),
-            Outcome::Canceled => http::empty(StatusCode::NO_CONTENT),
-        };
-    }
+    let upstream_method = match (method, Method::parse(method)) {
+        ("server/discover", _) => UpstreamMethod::Discover,
+        (LISTEN_METHOD, _) => return listen(face, client, id, (params, authorization)),
+        (_, Some(forwarded)) => UpstreamMethod::Forwarded(forwarded),
+        // The transport page: an unknown method, or one of the earlier
+        // revisions (initialize, ping, ...), is 404 with -32601.
+        (_, None) => return error(StatusCode::NOT_FOUND, &id, Cause::MethodNotFound.into(), face),
+    };
     let (tx, mut rx) = mpsc::channel(STREAM_QUEUE);
     let token = CancellationToken::new();
     let refusal: Arc<std::sync::Mutex<Option<u16>>> = Arc::default();
@@ -107,21 +100,45 @@ pub(super) async fn post(
         };
         let _ = tx.send(Event::Response(Line::Text(line))).await;
     });
-    let mut first = Vec::new();
-    if face.passing {
-        // The status waits for the first event: the upstream's refusal of
-        // the client's authorization is the client's refusal.
-        match rx.recv().await {
-            Some(Event::Response(_)) if crate::sync::lock(&refusal).is_some() => {
-                let status = crate::sync::lock(&refusal).unwrap_or(401);
-                return refused(face, status, &resource);
+    // A client that goes away before the first event cancels the request.
+    let cancel_on_drop = token.clone().drop_guard();
+    // The status waits for the first event: a response first is the whole
+    // answer, as JSON with the status its error calls for (and the
+    // upstream's refusal of the client's authorization is the client's);
+    // progress first opens an SSE stream.
+    let first = match rx.recv().await {
+        Some(Event::Response(line)) => {
+            let _ = cancel_on_drop.disarm();
+            if let Some(status) = *crate::sync::lock(&refusal) {
+                return refused(face, status, &passing::resource(face.public_url.as_ref(), local));
             }
-            Some(Event::Response(line) | Event::Message(line)) => first.push(http::event(line)),
-            None => {}
+            let line = http::line_bytes(line);
+            return http::json(status_of(&line), line);
         }
-    }
+        Some(Event::Message(line)) => vec![http::event(line)],
+        None => return http::empty(StatusCode::NO_CONTENT),
+    };
+    let _ = cancel_on_drop.disarm();
     // The client that closes its stream cancels the request.
     http::sse(first, rx, CancellationToken::new(), true, move |_| token.cancel())
+}
+
+/// The HTTP status of a response that is the whole answer: the transport
+/// page's for the errors it names (404 for -32601; 400 for the request's
+/// own faults: its params, headers, revision, a capability it lacks), else
+/// 200.
+fn status_of(line: &[u8]) -> StatusCode {
+    let code = serde_json::from_slice::<Value>(line).ok().and_then(|v| v.get("error")?.get("code")?.as_i64());
+    match code {
+        Some(jsonrpc::code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            jsonrpc::code::INVALID_PARAMS
+            | jsonrpc::code::HEADER_MISMATCH
+            | jsonrpc::code::MISSING_CAPABILITY
+            | jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION,
+        ) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
 }
 
 /// How a relayed call ended.
@@ -254,16 +271,32 @@ fn listen(
     http::sse(Vec::new(), rx, CancellationToken::new(), true, move |_| stop.stop(jsonrpc::reason::CLIENT_CANCELED))
 }
 
-/// The headers against the body: the revision (one the face serves, the
-/// same as the body's), `Mcp-Method`, and `Mcp-Name` where the method has
-/// one (a Base64 sentinel decoded); `Err` has the body of the 400.
-fn check_headers(headers: &HeaderMap, id: &Id, method: &str, params: &Map<String, Value>) -> Result<(), Vec<u8>> {
-    let body_version = params.get("_meta").and_then(|m| m.get(VERSION_KEY)).and_then(Value::as_str);
-    let header_version = http::header(headers, PROTOCOL_VERSION);
-    if body_version.is_some_and(|v| v != REVISION) || header_version.is_some_and(|v| v != REVISION) {
+/// The request against the 2026-07-28 rules, in the order of the
+/// conformance suite's probes: the `_meta` of the body (its revision and
+/// the client's capabilities: else -32602), the `MCP-Protocol-Version`
+/// header against it (-32020), the revision (one the face serves: else
+/// -32022 with the supported ones and the requested one), then `Mcp-Method`
+/// and `Mcp-Name` (a Base64 sentinel decoded; -32020). `Err` has the body
+/// of the 400.
+fn check(headers: &HeaderMap, id: &Id, method: &str, params: &Map<String, Value>) -> Result<(), Vec<u8>> {
+    let meta = params.get("_meta").and_then(Value::as_object);
+    let body_version = meta.and_then(|m| m.get(VERSION_KEY)).and_then(Value::as_str);
+    let capabilities = meta.and_then(|m| m.get(CAPABILITIES_KEY)).is_some_and(Value::is_object);
+    let Some(body_version) = body_version.filter(|_| capabilities) else {
+        return Err(error_body_of(id, BridgeError::new(Cause::InvalidParams)));
+    };
+    let mismatch = || {
+        let refusal = Refusal::HeaderMismatch;
+        let error = json!({"code": refusal.code(), "message": refusal.message(), "data": {"cause": refusal.name()}});
+        http::error_body(Some(id), error)
+    };
+    if http::header(headers, PROTOCOL_VERSION) != Some(body_version) {
+        return Err(mismatch());
+    }
+    if body_version != REVISION {
         let error = json!({"code": jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION,
             "message": "The bridge speaks revision 2026-07-28 to a client that does not initialize.",
-            "data": {"supported": [REVISION]}});
+            "data": {"supported": [REVISION], "requested": body_version}});
         return Err(http::error_body(Some(id), error));
     }
     let name = match method {
@@ -272,19 +305,20 @@ fn check_headers(headers: &HeaderMap, id: &Id, method: &str, params: &Map<String
         _ => None,
     };
     let name_header = http::header(headers, "mcp-name").map(decode_value);
-    let matches = header_version.is_some()
-        && body_version.is_some()
-        && http::header(headers, "mcp-method") == Some(method)
+    let matches = http::header(headers, "mcp-method") == Some(method)
         && match name {
             Some(name) => name_header.flatten().as_deref() == Some(name),
             None => true,
         };
     if matches {
-        return Ok(());
+        Ok(())
+    } else {
+        Err(mismatch())
     }
-    let refusal = Refusal::HeaderMismatch;
-    let error = json!({"code": refusal.code(), "message": refusal.message(), "data": {"cause": refusal.name()}});
-    Err(http::error_body(Some(id), error))
+}
+
+fn error_body_of(id: &Id, error: BridgeError) -> Vec<u8> {
+    http::error_body(Some(id), error.to_value())
 }
 
 fn error_line(id: &Id, error: &BridgeError, face: &Face) -> Vec<u8> {

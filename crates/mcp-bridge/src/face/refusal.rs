@@ -61,11 +61,11 @@ refusals! {
 }
 
 impl Refusal {
-    /// The body: a JSON-RPC error response without an id.
+    /// The body: a JSON-RPC error response that has no id (the transport
+    /// pages' words; the schemas' `RequestId` is no null).
     pub(crate) fn body(self) -> Value {
         json!({
             "jsonrpc": "2.0",
-            "id": null,
             "error": {"code": self.code(), "message": self.message(), "data": {"cause": self.name()}}
         })
     }
@@ -87,7 +87,7 @@ mod tests {
             assert!((400..600).contains(&refusal.status()), "{refusal:?}");
             assert!(refusal.message().ends_with('.'), "{refusal:?}");
             assert_eq!(refusal.body()["error"]["data"]["cause"], refusal.name());
-            assert_eq!(refusal.body()["id"], Value::Null);
+            assert_eq!(refusal.body().get("id"), None);
         }
     }
 }

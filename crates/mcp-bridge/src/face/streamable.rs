@@ -57,7 +57,8 @@ pub(super) async fn post(face: &Arc<Face>, local: SocketAddr, request: Request<I
         Some(elements) => Messages { batch: true, all: elements },
         None => match framing::decode(&frame, face.max_body, framing::MAX_DEPTH) {
             Some(decoded) => Messages { batch: false, all: vec![decoded] },
-            None => return http::refused(Refusal::NoBatches),
+            // A blank body, which a line could be: no JSON at all.
+            None => return http::json(StatusCode::BAD_REQUEST, blank_body(face)),
         },
     };
     match answer(face, &session, messages, passed).await {
@@ -95,7 +96,7 @@ async fn first(face: &Arc<Face>, (headers, local): (&HeaderMap, SocketAddr), fra
     let decoded = framing::decode(frame, face.max_body, framing::MAX_DEPTH);
     let id = match decoded {
         Some(Decoded::Message(Message::Request { id, method, params }))
-            if modern::is_modern(&method, params.as_ref()) =>
+            if modern::is_modern(&method, params.as_ref(), headers) =>
         {
             return modern::post(face, (headers, local), id, &method, params).await;
         }
@@ -104,6 +105,7 @@ async fn first(face: &Arc<Face>, (headers, local): (&HeaderMap, SocketAddr), fra
             let error = error.to_value_for(&face.log_place);
             return http::json(StatusCode::BAD_REQUEST, http::error_body(id.as_ref(), error));
         }
+        None => return http::json(StatusCode::BAD_REQUEST, blank_body(face)),
         _ => return http::refused(Refusal::NotInitialize),
     };
     let Some(session) = face.sessions.open(false) else {
@@ -144,10 +146,10 @@ struct Pending(Option<(Arc<Face>, String)>);
 
 impl Drop for Pending {
     fn drop(&mut self) {
+        // Out of the table at once, so that its place is free for the
+        // client's next initialize; its upstream stops in a task.
         if let Some((face, id)) = self.0.take() {
-            tokio::spawn(async move {
-                face.sessions.end(&id).await;
-            });
+            face.sessions.end_soon(&id);
         }
     }
 }
@@ -206,6 +208,14 @@ async fn answer(
     }
     let busy = session.busy();
     Answer::Response(http::sse(first, rx, session.ended.clone(), false, move |_| drop(busy)))
+}
+
+/// The answer of a blank body: the parse error of the error table.
+fn blank_body(face: &Face) -> Vec<u8> {
+    http::error_body(
+        None,
+        crate::jsonrpc::BridgeError::new(crate::jsonrpc::Cause::ParseError).to_value_for(&face.log_place),
+    )
 }
 
 fn is_bridge_id(face: &Face, id: Option<&Id>) -> bool {

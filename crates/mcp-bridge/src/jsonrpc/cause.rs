@@ -19,6 +19,10 @@ pub(crate) mod code {
     pub(crate) const URL_ELICITATION_REQUIRED: i64 = -32042;
     /// `UnsupportedProtocolVersionError` of revision 2026-07-28.
     pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+    /// `HeaderMismatchError` of revision 2026-07-28 (Streamable HTTP).
+    pub(crate) const HEADER_MISMATCH: i64 = -32020;
+    /// `MissingRequiredClientCapabilityError` of revision 2026-07-28.
+    pub(crate) const MISSING_CAPABILITY: i64 = -32021;
 }
 
 macro_rules! causes {
