@@ -2,9 +2,9 @@
 //! `FaceOptions`, refuses a remote bind without auth, binds, says where it
 //! listens in one line, and stops at SIGINT or SIGTERM.
 
-use crate::cli::ListenArgs;
+use crate::cli::{BridgeArgs, ListenArgs};
 use crate::hint;
-use mcp_bridge::{Config, FaceOptions};
+use mcp_bridge::{Config, FaceOptions, UpstreamSpec};
 use std::net::SocketAddr;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -59,6 +59,30 @@ pub fn options(args: &ListenArgs) -> Result<(SocketAddr, FaceOptions), String> {
         None => Duration::from_secs(args.session_idle),
     };
     Ok((address, options))
+}
+
+/// `--pass-authorization` is for a server at a URL, and the face then
+/// sends it nothing of the operator's own: no user name and password in
+/// the URL, no `--header-env`, which every client, signed in or not,
+/// would use.
+pub fn check_passing(options: &FaceOptions, upstream: &UpstreamSpec, args: &BridgeArgs) -> Result<(), String> {
+    if !options.pass_authorization {
+        return Ok(());
+    }
+    let UpstreamSpec::Http(http) = upstream else {
+        return Err("--pass-authorization is for a server at a URL: a command gets no Authorization header".into());
+    };
+    if http.has_user_info() {
+        return Err("--pass-authorization sends each client's own Authorization: the URL must not hold a user name \
+                    or password, which would reach the server for clients that send none"
+            .into());
+    }
+    if !args.header_env.is_empty() {
+        return Err("--pass-authorization sends each client's own Authorization: --header-env would send the \
+                    operator's header for every client, signed in or not"
+            .into());
+    }
+    Ok(())
 }
 
 /// `HOST:PORT` with an IP address (IPv6 in brackets) or `localhost`.

@@ -41,10 +41,8 @@ fn main() -> ExitCode {
                 Ok(config) => config,
                 Err(message) => return usage_error(&message),
             };
-            if options.pass_authorization && !matches!(config.upstream, UpstreamSpec::Http(_)) {
-                return usage_error(
-                    "--pass-authorization is for a server at a URL: a command gets no Authorization header",
-                );
+            if let Err(message) = listen::check_passing(&options, &config.upstream, &cli.bridge) {
+                return usage_error(&message);
             }
             // Many sessions: every core serves them.
             let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {

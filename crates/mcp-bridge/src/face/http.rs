@@ -7,8 +7,8 @@ use super::refusal::Refusal;
 use crate::output::Event;
 use crate::pipe::Line;
 use bytes::{Bytes, BytesMut};
-use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full, LengthLimitError, Limited, StreamBody};
-use hyper::body::{Frame, Incoming};
+use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full, StreamBody};
+use hyper::body::Frame;
 use hyper::header::{HeaderMap, HeaderValue, ACCEPT, CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Response, StatusCode};
 use serde_json::Value;
@@ -49,6 +49,9 @@ pub(crate) fn json(status: StatusCode, body: Vec<u8>) -> Response<Body> {
 pub(crate) fn refused(refusal: Refusal) -> Response<Body> {
     let status = StatusCode::from_u16(refusal.status()).unwrap_or(StatusCode::BAD_REQUEST);
     let mut response = json(status, crate::jsonrpc::json_line(&refusal.body()));
+    // A refused client gets no other request on this connection: it
+    // cannot keep one for itself with requests it may not make.
+    response.headers_mut().insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
     if refusal == Refusal::Unauthorized {
         response.headers_mut().insert(hyper::header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     }
@@ -81,19 +84,6 @@ pub(crate) fn is_json(headers: &HeaderMap) -> bool {
     header(headers, CONTENT_TYPE.as_str())
         .and_then(|v| v.split(';').next())
         .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
-}
-
-/// Reads a body of at most `max` bytes; `Err` with the refusal for a
-/// longer one, or `None` when the connection failed on the way.
-pub(crate) async fn read_body(body: Incoming, max: usize) -> Result<Option<Bytes>, Refusal> {
-    match Limited::new(body, max).collect().await {
-        Ok(collected) => Ok(Some(collected.to_bytes())),
-        Err(err) if err.downcast_ref::<LengthLimitError>().is_some() => Err(Refusal::BodyTooLong),
-        Err(err) => {
-            tracing::debug!(error = %err, "the body of a request did not come whole");
-            Ok(None)
-        }
-    }
 }
 
 /// One message as an SSE event. A JSON text that spans lines (a raw

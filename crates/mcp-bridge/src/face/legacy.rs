@@ -4,10 +4,10 @@
 //! message of the bridge, responses too, comes on that stream. The session
 //! ends with its stream.
 
+use super::body;
 use super::http::{self, Body};
 use super::refusal::Refusal;
 use super::shared::Face;
-use crate::framing;
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
@@ -21,7 +21,7 @@ pub(super) async fn open(face: &Arc<Face>, request: Request<Incoming>) -> Respon
     let Some(session) = face.sessions.open(true) else {
         return http::refused(Refusal::TooManySessions);
     };
-    let Some(rx) = session.routes.take_session() else {
+    let Some((rx, _)) = session.routes.take_session() else {
         return http::refused(Refusal::StreamOpen);
     };
     tracing::info!("a session of HTTP+SSE began");
@@ -42,22 +42,25 @@ pub(super) async fn open(face: &Arc<Face>, request: Request<Incoming>) -> Respon
 /// answer comes on the session's stream.
 pub(super) async fn post(face: &Arc<Face>, request: Request<Incoming>) -> Response<Body> {
     let id = request.uri().query().and_then(session_id).map(str::to_owned);
-    let Some(session) = id.and_then(|id| face.sessions.get(&id)) else {
+    // A session of this transport only: an id of /mcp is unknown here.
+    let Some(session) = id.and_then(|id| face.sessions.get(&id)).filter(|s| s.legacy) else {
         return http::refused(Refusal::UnknownSession);
     };
     if !http::is_json(request.headers()) {
         return http::refused(Refusal::UnsupportedMediaType);
     }
     let _busy = session.busy();
-    let body = match http::read_body(request.into_body(), face.max_body).await {
-        Ok(Some(body)) => body,
-        Ok(None) => return http::empty(StatusCode::BAD_REQUEST),
-        Err(refusal) => return http::refused(refusal),
-    };
-    let frame = framing::Frame::Line(body.to_vec());
-    if let Some(decoded) = framing::decode(&frame, face.max_body, framing::MAX_DEPTH) {
-        session.deliver(vec![decoded]).await;
-    }
+    let (parts, body) = request.into_parts();
+    let read =
+        match body::read(&face.bodies, &parts.headers, body, body::limit(face.max_body, face.passing, &parts.headers))
+            .await
+        {
+            Ok(Some(read)) => read,
+            Ok(None) => return http::empty(StatusCode::BAD_REQUEST),
+            Err(refusal) => return http::refused(refusal),
+        };
+    let messages = body::decode(read, face.max_body, false).await;
+    session.deliver(messages.all).await;
     http::empty(StatusCode::ACCEPTED)
 }
 

@@ -13,6 +13,7 @@
 //! the streams (one GET per session, a queue per stream that closes on a
 //! slow reader).
 
+mod body;
 mod cors;
 mod gate;
 mod http;
@@ -47,6 +48,8 @@ use tokio_util::task::TaskTracker;
 
 /// The time a client has to send the headers of a request.
 const HEADER_READ: Duration = Duration::from_secs(10);
+/// The longest a write to a client may wait for it to read.
+const WRITE_LIMIT: Duration = Duration::from_secs(30);
 /// The largest head of a request (its line and headers).
 const MAX_HEAD_BYTES: usize = 64 * 1024;
 /// The most headers of one request.
@@ -124,6 +127,7 @@ pub async fn serve_http(
     let face = Arc::new(Face {
         door: Door::new(options.public_url.as_ref(), &options.allow_origins, options.bearer_token.as_deref()),
         max_body: config.max_line_bytes,
+        bodies: body::Budget::new(config.max_line_bytes),
         log_place: config.profile.log_place.clone(),
         request_id_prefix: config.profile.request_id_prefix.clone(),
         sessions: Sessions::new(config.clone(), options.max_sessions.max(1), options.session_idle, passing),
@@ -135,6 +139,7 @@ pub async fn serve_http(
     let connections = Arc::new(Semaphore::new(max_connections(options.max_sessions)));
     let tasks = TaskTracker::new();
     tasks.spawn(face.sessions.clone().expire(stop.clone()));
+    let mut refused = Refused::default();
     loop {
         let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -150,13 +155,13 @@ pub async fn serve_http(
             _ = stop.cancelled() => break,
         };
         let Ok(permit) = connections.clone().try_acquire_owned() else {
-            tracing::warn!("refused a connection: the face has the most connections it allows");
+            refused.count();
             continue;
         };
         let Ok(local) = stream.local_addr() else { continue };
         let (face, stop) = (face.clone(), stop.clone());
         tasks.spawn(async move {
-            connection(face, stream, local, stop).await;
+            connection(face, stream, (local, peer), stop).await;
             drop(permit);
             tracing::trace!(%peer, "a connection ended");
         });
@@ -171,16 +176,41 @@ pub async fn serve_http(
     Ok(())
 }
 
+/// The connections refused for want of a place, said at most once a
+/// second with their count: a flood of them is no flood of log lines.
+#[derive(Default)]
+struct Refused {
+    count: u64,
+    said: Option<std::time::Instant>,
+}
+
+impl Refused {
+    fn count(&mut self) {
+        self.count += 1;
+        if self.said.is_some_and(|said| said.elapsed() < Duration::from_secs(1)) {
+            return;
+        }
+        tracing::warn!(count = self.count, "refused connections: the face has the most connections it allows");
+        self.said = Some(std::time::Instant::now());
+        self.count = 0;
+    }
+}
+
 /// The connections at one time: a GET and a few POSTs per session.
 fn max_connections(max_sessions: usize) -> usize {
     max_sessions.saturating_mul(4).clamp(64, 16_384)
 }
 
 /// One connection of a client, until it closes or the face stops.
-async fn connection(face: Arc<Face>, stream: tokio::net::TcpStream, local: SocketAddr, stop: CancellationToken) {
+async fn connection(
+    face: Arc<Face>,
+    stream: tokio::net::TcpStream,
+    (local, peer): (SocketAddr, SocketAddr),
+    stop: CancellationToken,
+) {
     let service = service_fn(move |request| {
         let face = face.clone();
-        async move { Ok::<_, Infallible>(route(&face, local, request).await) }
+        async move { Ok::<_, Infallible>(route(&face, (local, peer), request).await) }
     });
     let mut builder = http1::Builder::new();
     builder
@@ -188,7 +218,12 @@ async fn connection(face: Arc<Face>, stream: tokio::net::TcpStream, local: Socke
         .header_read_timeout(HEADER_READ)
         .max_buf_size(MAX_HEAD_BYTES)
         .max_headers(MAX_HEADERS);
-    let served = builder.serve_connection(TokioIo::new(stream), service);
+    // A client that stops reading its answer holds no connection: a write
+    // that makes no progress for this long ends it (a long SSE stream
+    // writes a comment every 15 s).
+    let mut stream = tokio_io_timeout::TimeoutStream::new(stream);
+    stream.set_write_timeout(Some(WRITE_LIMIT));
+    let served = builder.serve_connection(TokioIo::new(Box::pin(stream)), service);
     tokio::pin!(served);
     tokio::select! {
         result = served.as_mut() => {
@@ -205,10 +240,25 @@ async fn connection(face: Arc<Face>, stream: tokio::net::TcpStream, local: Socke
 
 /// The door, then the path. A page that the door lets in (its `Origin`
 /// the face's own or allowed) gets the answers of CORS (`cors`).
-async fn route(face: &Arc<Face>, local: SocketAddr, request: Request<hyper::body::Incoming>) -> Response<Body> {
+async fn route(
+    face: &Arc<Face>,
+    (local, peer): (SocketAddr, SocketAddr),
+    request: Request<hyper::body::Incoming>,
+) -> Response<Body> {
     let headers = request.headers();
-    let (host, origin) = (http::header(headers, HOST.as_str()), http::header(headers, ORIGIN.as_str()));
-    let origin = origin.map(str::to_owned);
+    // One Host and one Origin: two are a request that means two things.
+    if headers.get_all(HOST).iter().count() > 1 || headers.get_all(ORIGIN).iter().count() > 1 {
+        return http::refused(Refusal::TwoHeaders);
+    }
+    // An absolute-form target names the host the request is for.
+    let authority = request.uri().authority().map(|a| a.as_str().to_owned());
+    let host = authority.as_deref().or_else(|| http::header(headers, HOST.as_str()));
+    let origin = match headers.get(ORIGIN).map(|v| v.to_str()) {
+        None => None,
+        Some(Ok(origin)) => Some(origin.to_owned()),
+        // Present but not text: present and not the face's.
+        Some(Err(_)) => return http::refused(Refusal::ForeignOrigin),
+    };
     let path = request.uri().path().to_owned();
     let allow = allowed_methods(face, &path);
     if request.method() == Method::OPTIONS {
@@ -226,7 +276,7 @@ async fn route(face: &Arc<Face>, local: SocketAddr, request: Request<hyper::body
     let checked = face.door.check(local, host, origin.as_deref(), http::header(headers, AUTHORIZATION.as_str()));
     let mut response = match checked {
         Err(refusal) => http::refused(refusal),
-        Ok(()) => serve_path(face, local, request, allow).await,
+        Ok(()) => serve_path(face, (local, peer), request, allow).await,
     };
     if let (Some(origin), true) = (origin, checked.is_ok()) {
         cors::allow_origin(&mut response, &origin);
@@ -247,12 +297,12 @@ fn allowed_methods(face: &Face, path: &str) -> Option<&'static str> {
 
 async fn serve_path(
     face: &Arc<Face>,
-    local: SocketAddr,
+    (local, peer): (SocketAddr, SocketAddr),
     request: Request<hyper::body::Incoming>,
     allow: Option<&'static str>,
 ) -> Response<Body> {
     match (request.method(), request.uri().path()) {
-        (&Method::POST, "/mcp") => streamable::post(face, local, request).await,
+        (&Method::POST, "/mcp") => streamable::post(face, (local, peer), request).await,
         (&Method::GET, "/mcp") => streamable::get(face, request).await,
         (&Method::DELETE, "/mcp") => streamable::delete(face, request).await,
         (&Method::GET, "/sse") => legacy::open(face, request).await,

@@ -14,6 +14,7 @@
 
 use super::http::{self, Body, PROTOCOL_VERSION};
 use super::passing;
+use super::pool::Share;
 use super::refusal::Refusal;
 use super::shared::Face;
 use crate::jsonrpc::{self, BridgeError, Cause, Id};
@@ -35,7 +36,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// The revision of the upstream, the one these clients speak.
-const REVISION: &str = "2026-07-28";
+pub(super) const REVISION: &str = "2026-07-28";
 /// The `_meta` keys of a request's revision and of the client's
 /// capabilities.
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -55,7 +56,7 @@ pub(super) fn is_modern(method: &str, params: Option<&Value>, headers: &HeaderMa
 /// A request of a 2026-07-28 client.
 pub(super) async fn post(
     face: &Arc<Face>,
-    (headers, local): (&HeaderMap, SocketAddr),
+    (headers, local, peer): (&HeaderMap, SocketAddr, SocketAddr),
     id: Id,
     method: &str,
     params: Option<Value>,
@@ -66,6 +67,11 @@ pub(super) async fn post(
     if let Err(body) = check(headers, &id, method, &params) {
         return http::json(StatusCode::BAD_REQUEST, body);
     }
+    // Each client's address gets its share of the shared connection's
+    // places, so that one cannot take them all.
+    let Some(share) = face.modern.share(peer.ip()) else {
+        return error(StatusCode::OK, &id, Cause::TooManyRequests.into(), face);
+    };
     let client = match face.modern.client(&face.config).await {
         Ok(client) => client,
         Err(err) => return error(StatusCode::OK, &id, err, face),
@@ -76,7 +82,7 @@ pub(super) async fn post(
         face.passing.then(|| http::header(headers, AUTHORIZATION.as_str()).map(str::to_owned)).flatten();
     let upstream_method = match (method, Method::parse(method)) {
         ("server/discover", _) => UpstreamMethod::Discover,
-        (LISTEN_METHOD, _) => return listen(face, client, id, (params, authorization)),
+        (LISTEN_METHOD, _) => return listen(face, client, (id, share), (params, authorization)),
         (_, Some(forwarded)) => UpstreamMethod::Forwarded(forwarded),
         // The transport page: an unknown method, or one of the earlier
         // revisions (initialize, ping, ...), is 404 with -32601.
@@ -87,6 +93,7 @@ pub(super) async fn post(
     let refusal: Arc<std::sync::Mutex<Option<u16>>> = Arc::default();
     let (task_face, task_token, task_refusal) = (face.clone(), token.clone(), refusal.clone());
     tokio::spawn(async move {
+        let _share = share;
         let progress = Some(tx.clone());
         let relay = Relay { authorization: authorization.as_deref() };
         let outcome = call(&task_face, &client, (upstream_method, relay), &id, params, &task_token, progress).await;
@@ -224,13 +231,14 @@ fn progress_sink(token: Value, stream: mpsc::Sender<Event>) -> crate::upstream::
 fn listen(
     face: &Arc<Face>,
     client: Client,
-    id: Id,
+    (id, share): (Id, Share),
     (params, authorization): (Map<String, Value>, Option<String>),
 ) -> Response<Body> {
     let (tx, rx) = mpsc::channel(STREAM_QUEUE);
     let stop = StreamStop::default();
     let ack_timeout = face.config.timeouts.listen.ack_timeout;
     let (face, task_stop, sink_tx, sink_id) = (face.clone(), stop.clone(), tx.clone(), id.clone());
+    let sink_stop = stop.clone();
     let sink: crate::upstream::StreamSink = Arc::new(move |event: StreamEvent| {
         let (method, mut params) = match event {
             StreamEvent::Acknowledged(params) => ("notifications/subscriptions/acknowledged".to_owned(), params),
@@ -241,13 +249,16 @@ fn listen(
         }
         let line = jsonrpc::json_line(&jsonrpc::notification(&method, params));
         let sent = sink_tx.try_send(Event::Message(Line::Text(line)));
-        Box::pin(async move {
-            if sent.is_err() {
-                tracing::debug!("dropped an event of a listen stream: its reader is too slow or gone");
-            }
-        })
+        if sent.is_err() {
+            // A reader that does not keep up loses its stream, never an
+            // event silently: the client opens a new one and lists anew.
+            tracing::warn!("closed a listen stream of a client: its reader is too slow");
+            sink_stop.stop(jsonrpc::reason::CLIENT_CANCELED);
+        }
+        Box::pin(async {})
     });
     tokio::spawn(async move {
+        let _share = share;
         let listen = Listen {
             notifications: Value::Null,
             relayed: Some(params),
@@ -300,12 +311,21 @@ fn check(headers: &HeaderMap, id: &Id, method: &str, params: &Map<String, Value>
         return Err(http::error_body(Some(id), error));
     }
     let name = match method {
-        "tools/call" | "prompts/get" => params.get("name").and_then(Value::as_str),
-        "resources/read" => params.get("uri").and_then(Value::as_str),
+        "tools/call" | "prompts/get" => Some(params.get("name").and_then(Value::as_str)),
+        "resources/read" => Some(params.get("uri").and_then(Value::as_str)),
         _ => None,
     };
+    // A method that names its target needs the name in the body.
+    let name = match name {
+        Some(None) => return Err(error_body_of(id, BridgeError::new(Cause::InvalidParams))),
+        Some(Some(name)) => Some(name),
+        None => None,
+    };
+    // One of each: two would be a request that means two things.
+    let once = ["mcp-method", "mcp-name", PROTOCOL_VERSION].iter().all(|h| headers.get_all(*h).iter().count() <= 1);
     let name_header = http::header(headers, "mcp-name").map(decode_value);
-    let matches = http::header(headers, "mcp-method") == Some(method)
+    let matches = once
+        && http::header(headers, "mcp-method") == Some(method)
         && match name {
             Some(name) => name_header.flatten().as_deref() == Some(name),
             None => true,

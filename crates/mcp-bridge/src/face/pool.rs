@@ -3,14 +3,23 @@
 
 use crate::frontend::Config;
 use crate::jsonrpc::BridgeError;
+use crate::sync::lock;
 use crate::upstream::http::passed::{Passed, Refused};
 use crate::upstream::{self, Client, Consent, Hooks, Identity, LogLevel, UpstreamSpec};
 use serde_json::json;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+
+/// The places of the shared connection that one client's address may
+/// take at one time (of the 256 of the connection).
+const SHARE: usize = 64;
 
 /// The shared connection, when it is made.
 pub(super) struct Upstream {
     client: tokio::sync::Mutex<Option<Client>>,
+    /// The places each client's address holds now.
+    shares: Arc<Mutex<HashMap<IpAddr, usize>>>,
     /// With `--pass-authorization`: what the upstream said of the
     /// clients' authorization (each request carries its client's own).
     passed: Option<Arc<Passed>>,
@@ -18,7 +27,19 @@ pub(super) struct Upstream {
 
 impl Upstream {
     pub(super) fn new(passing: bool) -> Upstream {
-        Upstream { client: tokio::sync::Mutex::default(), passed: passing.then(Arc::default) }
+        Upstream { client: tokio::sync::Mutex::default(), shares: Arc::default(), passed: passing.then(Arc::default) }
+    }
+
+    /// A place for a request of the client at `address`, unless it holds
+    /// its share already.
+    pub(super) fn share(&self, address: IpAddr) -> Option<Share> {
+        let mut shares = lock(&self.shares);
+        let held = shares.entry(address).or_default();
+        if *held >= SHARE {
+            return None;
+        }
+        *held += 1;
+        Some(Share { shares: self.shares.clone(), address })
     }
 
     /// The URL of the protected resource metadata of the upstream's last
@@ -62,6 +83,24 @@ impl Upstream {
     pub(super) async fn close(&self, grace: std::time::Duration) {
         if let Some(client) = self.client.lock().await.take() {
             client.shutdown(grace).await;
+        }
+    }
+}
+
+/// One place of a client's share, given back when it drops.
+pub(super) struct Share {
+    shares: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    address: IpAddr,
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        let mut shares = lock(&self.shares);
+        if let Some(held) = shares.get_mut(&self.address) {
+            *held = held.saturating_sub(1);
+            if *held == 0 {
+                shares.remove(&self.address);
+            }
         }
     }
 }

@@ -20,10 +20,16 @@ use tokio_util::task::TaskTracker;
 
 /// How many messages of a session's stream wait while no GET reads it.
 const BACKLOG: usize = 256;
+/// A session that has not sent `initialize` this long after it opened
+/// (an HTTP+SSE stream that only holds a place) ends.
+const INITIALIZE_WITHIN: Duration = Duration::from_secs(60);
 
 /// One client of the face.
 pub(crate) struct Session {
     pub id: String,
+    /// A session of HTTP+SSE (2024-11-05), whose one stream carries
+    /// everything; else of Streamable HTTP.
+    pub legacy: bool,
     /// With `--pass-authorization`: the client's authorization for its
     /// upstream, and what the upstream said of it.
     pub passed: Option<Arc<Passed>>,
@@ -35,6 +41,7 @@ pub(crate) struct Session {
     /// ended, and how many of its requests and streams are open now.
     seen: Mutex<Instant>,
     open: AtomicUsize,
+    opened: Instant,
     /// Fires when the session ends; its streams end with it.
     pub ended: CancellationToken,
 }
@@ -45,12 +52,14 @@ impl Session {
         let connection = Connection::open(config, Output::routed(routes.clone()));
         Session {
             id,
+            legacy,
             passed,
             connection,
             routes,
             order: tokio::sync::Mutex::const_new(()),
             seen: Mutex::new(Instant::now()),
             open: AtomicUsize::new(0),
+            opened: Instant::now(),
             ended: CancellationToken::new(),
         }
     }
@@ -79,6 +88,15 @@ impl Session {
 
     fn idle_since(&self) -> Option<Instant> {
         (self.open.load(Ordering::Acquire) == 0).then(|| *lock(&self.seen))
+    }
+
+    /// Whether it ends now: unused for `idle`, or still without an
+    /// `initialize` [`INITIALIZE_WITHIN`] after it opened.
+    fn expired(&self, now: Instant, idle: Duration) -> bool {
+        let unused = self.idle_since().is_some_and(|since| now.duration_since(since) >= idle);
+        let never_initialized =
+            now.duration_since(self.opened) >= INITIALIZE_WITHIN && self.connection.awaits_initialize();
+        unused || never_initialized
     }
 
     /// Ends the session: its streams close, its requests in flight are
@@ -186,11 +204,8 @@ impl Sessions {
                 _ = stop.cancelled() => return,
             }
             let now = Instant::now();
-            let idle: Vec<String> = lock(&self.table)
-                .values()
-                .filter(|s| s.idle_since().is_some_and(|since| now.duration_since(since) >= self.idle))
-                .map(|s| s.id.clone())
-                .collect();
+            let idle: Vec<String> =
+                lock(&self.table).values().filter(|s| s.expired(now, self.idle)).map(|s| s.id.clone()).collect();
             for id in idle {
                 tracing::info!("a session ended after the idle time");
                 self.end(&id).await;

@@ -1,5 +1,6 @@
 //! What every request of the face reads.
 
+use super::body::Budget;
 use super::gate::Door;
 use super::pool::Upstream;
 use super::sessions::Sessions;
@@ -14,6 +15,8 @@ pub(crate) struct Face {
     pub door: Door,
     /// The longest body: the line limit.
     pub max_body: usize,
+    /// The bytes of big bodies read and decoded at one time.
+    pub bodies: Budget,
     /// Where the messages of the error table send the reader.
     pub log_place: String,
     /// The prefix of the ids of the bridge's own requests to a client.

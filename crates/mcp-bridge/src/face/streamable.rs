@@ -5,13 +5,14 @@
 //! them (progress, questions), or as JSON for `initialize`; a GET opens the
 //! session's stream of the rest; a DELETE ends the session.
 
+use super::body::{self, Messages};
 use super::http::{self, Body, PROTOCOL_VERSION, SESSION_ID};
 use super::modern;
 use super::passing;
 use super::refusal::Refusal;
 use super::sessions::Session;
 use super::shared::Face;
-use crate::framing::{self, Decoded, Frame};
+use crate::framing::Decoded;
 use crate::jsonrpc::{Id, IdKey, Message};
 use crate::output::Event;
 use crate::profile::Revision;
@@ -21,9 +22,14 @@ use hyper::header::{HeaderMap, HeaderValue, AUTHORIZATION};
 use hyper::{Request, Response, StatusCode};
 use std::net::SocketAddr;
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// A POST to `/mcp`.
-pub(super) async fn post(face: &Arc<Face>, local: SocketAddr, request: Request<Incoming>) -> Response<Body> {
+pub(super) async fn post(
+    face: &Arc<Face>,
+    (local, peer): (SocketAddr, SocketAddr),
+    request: Request<Incoming>,
+) -> Response<Body> {
     let (parts, body) = request.into_parts();
     let headers = &parts.headers;
     if !http::accepts(headers, "application/json") || !http::accepts(headers, "text/event-stream") {
@@ -32,35 +38,46 @@ pub(super) async fn post(face: &Arc<Face>, local: SocketAddr, request: Request<I
     if !http::is_json(headers) {
         return http::refused(Refusal::UnsupportedMediaType);
     }
-    let session_id = http::header(headers, SESSION_ID).map(str::to_owned);
     let version = http::header(headers, PROTOCOL_VERSION).map(str::to_owned);
-    let body = match http::read_body(body, face.max_body).await {
-        Ok(Some(body)) => body,
-        Ok(None) => return http::empty(StatusCode::BAD_REQUEST),
-        Err(refusal) => return http::refused(refusal),
+    // A client of 2026-07-28 has no session: an `Mcp-Session-Id` of its
+    // is ignored (its transport page).
+    let session_id = match version.as_deref() {
+        Some(modern::REVISION) => None,
+        _ => http::header(headers, SESSION_ID).map(str::to_owned),
     };
-    let frame = Frame::Line(body.to_vec());
     let Some(session_id) = session_id else {
-        return first(face, (headers, local), &frame).await;
+        let read =
+            match body::read(&face.bodies, headers, body, body::limit(face.max_body, face.passing, headers)).await {
+                Ok(Some(read)) => read,
+                Ok(None) => return http::empty(StatusCode::BAD_REQUEST),
+                Err(refusal) => return http::refused(refusal),
+            };
+        let messages = body::decode(read, face.max_body, false).await;
+        return first(face, (headers, local, peer), messages.all.into_iter().next()).await;
     };
-    let Some(session) = face.sessions.get(&session_id) else {
+    // A session of this transport only: an id of /sse is unknown here.
+    let Some(session) = face.sessions.get(&session_id).filter(|s| !s.legacy) else {
         return http::refused(Refusal::UnknownSession);
     };
     if let Err(refusal) = version_of(&session, version.as_deref()) {
         return http::refused(refusal);
     }
     let _busy = session.busy();
+    let read = match body::read(&face.bodies, headers, body, body::limit(face.max_body, face.passing, headers)).await {
+        Ok(Some(read)) => read,
+        Ok(None) => return http::empty(StatusCode::BAD_REQUEST),
+        Err(refusal) => return http::refused(refusal),
+    };
     let passed = pass(&session, headers);
     let takes_batches = session.revision().is_some_and(Revision::takes_batches);
-    let messages = match framing::decode_batch(&frame, framing::MAX_DEPTH) {
-        Some(_) if !takes_batches => return http::refused(Refusal::NoBatches),
-        Some(elements) => Messages { batch: true, all: elements },
-        None => match framing::decode(&frame, face.max_body, framing::MAX_DEPTH) {
-            Some(decoded) => Messages { batch: false, all: vec![decoded] },
-            // A blank body, which a line could be: no JSON at all.
-            None => return http::json(StatusCode::BAD_REQUEST, blank_body(face)),
-        },
-    };
+    if body::is_batch(&read.bytes) && !takes_batches {
+        return http::refused(Refusal::NoBatches);
+    }
+    let messages = body::decode(read, face.max_body, takes_batches).await;
+    if messages.all.is_empty() {
+        // A blank body, which a line could be: no JSON at all.
+        return http::json(StatusCode::BAD_REQUEST, blank_body(face));
+    }
     match answer(face, &session, messages, passed).await {
         Answer::Response(response) => response,
         Answer::Refused(refused) => passing::refused(&refused, &passing::resource(face.public_url.as_ref(), local)),
@@ -84,21 +101,18 @@ enum Answer {
     Refused(Refused),
 }
 
-/// The messages of one POST.
-struct Messages {
-    batch: bool,
-    all: Vec<Decoded>,
-}
-
 /// A POST without a session: an `initialize` opens one; anything else is
 /// refused.
-async fn first(face: &Arc<Face>, (headers, local): (&HeaderMap, SocketAddr), frame: &Frame) -> Response<Body> {
-    let decoded = framing::decode(frame, face.max_body, framing::MAX_DEPTH);
+async fn first(
+    face: &Arc<Face>,
+    (headers, local, peer): (&HeaderMap, SocketAddr, SocketAddr),
+    decoded: Option<Decoded>,
+) -> Response<Body> {
     let id = match decoded {
         Some(Decoded::Message(Message::Request { id, method, params }))
             if modern::is_modern(&method, params.as_ref(), headers) =>
         {
-            return modern::post(face, (headers, local), id, &method, params).await;
+            return modern::post(face, (headers, local, peer), id, &method, params).await;
         }
         Some(Decoded::Message(Message::Request { ref id, ref method, .. })) if method == "initialize" => id.clone(),
         Some(Decoded::Bad { ref id, ref error }) => {
@@ -249,15 +263,34 @@ pub(super) async fn get(face: &Arc<Face>, request: Request<Incoming>) -> Respons
     if let Err(refusal) = version_of(&session, http::header(headers, PROTOCOL_VERSION)) {
         return http::refused(refusal);
     }
-    let Some(rx) = session.routes.take_session() else {
+    let Some((rx, stop)) = session.routes.take_session() else {
         return http::refused(Refusal::StreamOpen);
     };
     let busy = session.busy();
     let routes = session.routes.clone();
-    http::sse(Vec::new(), rx, session.ended.clone(), true, move |rx| {
+    // The GET ends with the session, or when its reader is too slow.
+    let stop = either(stop, session.ended.clone());
+    let ended = stop.clone();
+    http::sse(Vec::new(), rx, stop, true, move |rx| {
+        ended.cancel();
         routes.give_back(rx);
         drop(busy);
     })
+}
+
+/// A token that fires when either fires.
+fn either(a: CancellationToken, b: CancellationToken) -> CancellationToken {
+    let both = CancellationToken::new();
+    let fire = both.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = a.cancelled() => {}
+            _ = b.cancelled() => {}
+            _ = fire.cancelled() => {}
+        }
+        fire.cancel();
+    });
+    both
 }
 
 /// A DELETE of `/mcp`: the end of the session.

@@ -114,6 +114,12 @@ impl Connection {
         self.shared.upstream_lost.cancelled().await;
     }
 
+    /// Whether the client has not sent `initialize` yet (or its last one
+    /// failed).
+    pub(crate) fn awaits_initialize(&self) -> bool {
+        matches!(self.shared.phase(), Phase::AwaitingInitialize)
+    }
+
     /// The revision the client negotiated, once it is `ready`.
     pub(crate) fn revision(&self) -> Option<Revision> {
         match self.shared.phase() {

@@ -15,6 +15,7 @@ use crate::sync::lock;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 /// What a stream carries.
 #[derive(Debug)]
@@ -45,6 +46,8 @@ pub(crate) struct Routes {
     /// reads it.
     session: mpsc::Sender<Event>,
     backlog: Mutex<Option<mpsc::Receiver<Event>>>,
+    /// Stops the GET that reads the session's stream, while one does.
+    reading: Mutex<Option<CancellationToken>>,
     /// A response without a stream of its own goes on the session's: the
     /// HTTP+SSE transport of 2024-11-05 has one stream for everything.
     one_stream: bool,
@@ -56,14 +59,21 @@ impl Routes {
     /// stream carries the responses too.
     pub(crate) fn new(backlog: usize, one_stream: bool) -> Arc<Routes> {
         let (session, rx) = mpsc::channel(backlog.max(1));
-        Arc::new(Routes { requests: Mutex::default(), session, backlog: Mutex::new(Some(rx)), one_stream })
+        Arc::new(Routes {
+            requests: Mutex::default(),
+            session,
+            backlog: Mutex::new(Some(rx)),
+            reading: Mutex::default(),
+            one_stream,
+        })
     }
 
     /// A stream for the requests `ids` of one POST, registered before the
     /// front end sees them; `related`: whether their questions and progress
     /// may come on it.
     pub(crate) fn open(&self, ids: &[IdKey], related: bool) -> mpsc::Receiver<Event> {
-        let (tx, rx) = mpsc::channel(STREAM_QUEUE);
+        // Room for every response of a batch, beside what relates to them.
+        let (tx, rx) = mpsc::channel(STREAM_QUEUE + ids.len());
         let stream = Arc::new(Stream { tx, related });
         let mut requests = lock(&self.requests);
         for id in ids {
@@ -74,13 +84,18 @@ impl Routes {
         rx
     }
 
-    /// The session's stream for a GET; `None` while another GET reads it.
-    /// Give it back with [`Routes::give_back`] when the GET ends.
-    pub(crate) fn take_session(&self) -> Option<mpsc::Receiver<Event>> {
-        lock(&self.backlog).take()
+    /// The session's stream for a GET, and what stops the GET (a reader
+    /// too slow for the session's stream); `None` while another GET reads
+    /// it. Give it back with [`Routes::give_back`] when the GET ends.
+    pub(crate) fn take_session(&self) -> Option<(mpsc::Receiver<Event>, CancellationToken)> {
+        let rx = lock(&self.backlog).take()?;
+        let stop = CancellationToken::new();
+        *lock(&self.reading) = Some(stop.clone());
+        Some((rx, stop))
     }
 
     pub(crate) fn give_back(&self, rx: mpsc::Receiver<Event>) {
+        *lock(&self.reading) = None;
         *lock(&self.backlog) = Some(rx);
     }
 
@@ -133,9 +148,17 @@ impl Routes {
             }
             None => {
                 if self.session.try_send(Event::Message(line)).is_err() {
-                    tracing::debug!(
-                        "dropped a message of the session: nobody reads its stream, and its backlog is full"
-                    );
+                    match lock(&self.reading).take() {
+                        // Its reader does not keep up: the GET closes, and
+                        // the client that opens the next one reads the rest.
+                        Some(stop) => {
+                            tracing::warn!("closed the session's stream of a client: its reader is too slow");
+                            stop.cancel();
+                        }
+                        None => tracing::debug!(
+                            "dropped a message of the session: nobody reads its stream, and its backlog is full"
+                        ),
+                    }
                 }
             }
         }
@@ -188,7 +211,7 @@ mod tests {
         assert_eq!(text(post.recv().await), Some((false, "progress".into())));
         assert_eq!(text(post.recv().await), Some((true, "r1".into())));
         assert!(post.recv().await.is_none(), "the stream ended with its requests");
-        let Some(mut session) = routes.take_session() else { panic!("the session's stream is free") };
+        let Some((mut session, _)) = routes.take_session() else { panic!("the session's stream is free") };
         assert_eq!(text(session.try_recv().ok()), Some((false, "list changed".into())));
         assert_eq!(text(session.try_recv().ok()), Some((false, "of another".into())));
         assert!(routes.take_session().is_none(), "one reader at a time");
@@ -206,14 +229,23 @@ mod tests {
         routes.send(None, line("dropped: the backlog is full"));
         assert!(routes.respond(&"1".into(), line("r")).is_ok());
         assert_eq!(text(json.recv().await), Some((true, "r".into())));
-        let Some(mut session) = routes.take_session() else { panic!("the session's stream is free") };
+        let Some((mut session, _)) = routes.take_session() else { panic!("the session's stream is free") };
         assert_eq!(text(session.try_recv().ok()), Some((false, "question".into())));
         assert!(session.try_recv().is_err(), "the second message was dropped");
+        // A stream of one request holds its response beside the queue.
         let slow = routes.open(&["2".into()], true);
-        for _ in 0..=STREAM_QUEUE {
+        for _ in 0..=STREAM_QUEUE + 1 {
             routes.send(Some(&"2".into()), line("progress"));
         }
         assert!(routes.respond(&"2".into(), line("late")).is_err(), "the slow stream was closed");
         drop(slow);
+        // The session's stream, read by a GET that does not keep up: the
+        // GET is stopped, and the messages wait for the next.
+        routes.give_back(session);
+        let Some((_reader, stop)) = routes.take_session() else { panic!("the session's stream is free") };
+        routes.send(None, line("fills the backlog"));
+        assert!(!stop.is_cancelled());
+        routes.send(None, line("one too many"));
+        assert!(stop.is_cancelled(), "the slow GET is stopped");
     }
 }

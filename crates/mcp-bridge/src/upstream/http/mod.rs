@@ -148,6 +148,12 @@ impl HttpOptions {
         })
     }
 
+    /// Whether the URL holds a user name or a password (the Basic header
+    /// of the server).
+    pub fn has_user_info(&self) -> bool {
+        !self.url.username().is_empty() || self.url.password().is_some()
+    }
+
     /// The URL of the server (its path and query can hold keys: never for
     /// a log line).
     pub(crate) fn url(&self) -> &Url {
@@ -422,6 +428,9 @@ impl Http {
                 request = request.header(reqwest::header::AUTHORIZATION, authorization);
             }
             (None, Some(token), _) => request = request.bearer_auth(token),
+            // The client's authorization goes in its place: never the
+            // operator's.
+            (None, None, Some(_)) if self.passed.is_some() => {}
             (None, None, Some((user, password))) => request = request.basic_auth(user, password.as_ref()),
             (None, None, None) => {}
         }
