@@ -7,6 +7,7 @@
 
 pub mod driver;
 pub mod fake;
+pub mod http;
 pub mod peers;
 pub mod process;
 pub mod schemas;
