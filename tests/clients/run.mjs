@@ -16,26 +16,49 @@
 //   (c)         embedded             mcp-bridge-vscode demo-server
 //   (c-legacy)  embedded, discover refused (for a client that asks 2026-07-28 first)
 //                                    mcp-bridge-vscode demo-server --refuse-discover
+//   (d)         by URL               http://127.0.0.1:PORT/mcp, Streamable HTTP, of the face
+//                                    mcp-bridge-vscode --listen 127.0.0.1:0 -- mcp-bridge-vscode demo-server
+//   (e)         by URL, SSE          http://127.0.0.1:PORT/sse, HTTP+SSE (the 2024-11-05
+//                                    transport) of the same face, for a client that offers it
+//
+// For (d) and (e) the driver starts the face, a fresh one for each client ×
+// configuration, reads PORT from its one stderr line ("listening on
+// http://127.0.0.1:PORT/mcp (Streamable HTTP) and ..."), configures the client
+// with the URL as its documentation says for a remote server, runs the checks,
+// then stops the face with SIGTERM.
 //
 // For every client × form it checks, each as one line (PASS, FAIL, or SKIP with
 // the reason):
 //
-//   config  what the client stored (for the forms given through its `mcp add`)
+//   config  what the client stored (for the forms given through its `mcp add`):
+//           the command line, or for (d) and (e) the URL and the transport
 //   health  its own status command shows the server connected
 //   tools   the server's 6 tools are listed (by the client, or offered by it to the model)
 //   add     add(2, 3) gives 5
+//   face    (d) and (e): after SIGTERM the face exits 0 within 15 s and nothing of its
+//           process group is left (the demo server of each session); for (e) a session
+//           of HTTP+SSE began (the face logs each session: the transport the client
+//           took). At /mcp none is asked: a client of 2026-07-28 takes the face's
+//           stateless path, which begins no session.
 //
 // The clients, their versions, how each is configured and checked, and the
 // revision each asks in `initialize`. That is measured through relay.mjs in
-// front of the bridge, and every run measures it again (an INFO line, not a
-// check): the probe runs the client's status command and, for a chat client,
-// one chat too (Gemini CLI and Qwen Code connect with another clientInfo for
-// `mcp list` than for a chat). When a chat client's server is missing, an INFO
-// "why" line gives the client's own reason (from --debug) where it prints one.
+// front of the bridge, and for (d) and (e) through http-relay.mjs, a logging
+// HTTP relay in front of a face of its own (every request, its status, and
+// each message of its JSON or SSE body, in logs/*-http-relay.txt); every run
+// measures it again (an INFO line, not a check): the probe runs the client's
+// status command and, for a chat client, one chat too (Gemini CLI and Qwen
+// Code connect with another clientInfo for `mcp list` than for a chat). When
+// a chat client's server is missing, an INFO "why" line gives the client's own
+// reason (from --debug) where it prints one.
 //
 //   baseline   this driver itself, by hand over stdin (not a product): initialize
-//              (2025-11-25), tools/list, tools/call; forms a, b, c. A failure here
-//              is the bridge's, whatever the clients say.
+//              (2025-11-25), tools/list, tools/call; forms a, b, c. By URL with
+//              fetch: (d) POST initialize (JSON and its Mcp-Session-Id), the
+//              initialized notification (202), tools/list and tools/call (SSE
+//              streams), DELETE; (e) GET /sse, its endpoint event, each message
+//              POSTed there (202), initialize with 2024-11-05, the responses on the
+//              stream. A failure here is the bridge's, whatever the clients say.
 //   inspector  MCP Inspector CLI (@modelcontextprotocol/inspector 1.0.3), asks
 //              2025-11-25. `mcp-inspector --cli <command> <args> --method tools/list`
 //              and `--method tools/call --tool-name add --tool-arg a=2 --tool-arg b=3`,
@@ -46,16 +69,22 @@
 //              way (SKIP). It runs from a folder whose parent has no package.json:
 //              1.0.3 reads "../package.json" relative to the working folder to pick
 //              the path of its own package.json, and fails when one is there.
+//              By URL: `mcp-inspector --cli <url> --transport http|sse --method ...`,
+//              or mcp.json with {"type": "streamable-http"|"sse", "url": ...}.
 //   mcporter   mcporter 0.12.3, asks 2025-11-25. `mcporter config add demo --command
 //              <command> -- <args>` (./config/mcporter.json; `-- --` for (a)), then
 //              `mcporter list` (health), `mcporter list demo --json` (tools),
-//              `mcporter call demo.add a=2 b=3 --output json` (add).
+//              `mcporter call demo.add a=2 b=3 --output json` (add). By URL: `mcporter
+//              config add demo <url>` (d; stored as baseUrl), `... --transport sse` (e;
+//              it POSTs initialize to /sse first, gets 405, then takes the SSE stream).
 //   codex      Codex CLI (@openai/codex 0.169.1), asks 2025-06-18 (and takes the
 //              bridge's 2025-11-25). `codex mcp add demo -- <command> <args>` for a
 //              and b, ~/.codex/config.toml ([mcp_servers.demo]) for c; then `codex
 //              app-server` over JSON-RPC, no model: mcpServerStatus/list (health:
 //              the server's serverInfo and no toolsError; tools), thread/start and
-//              mcpServer/tool/call (add).
+//              mcpServer/tool/call (add). By URL (d): `codex mcp add demo --url <url>`,
+//              or config.toml `url = "..."`. No (e): Codex has no SSE transport
+//              (`--url` is "URL for a streamable HTTP MCP server"; SKIP).
 //   claude     Claude Code (@anthropic-ai/claude-code 2.1.332): sends server/discover
 //              (2026-07-28) first and, on -32601, initialize with 2025-11-25. To the
 //              embedded demo server (c) it speaks 2026-07-28 (the bridge is not on that
@@ -65,17 +94,25 @@
 //              --allowedTools mcp__demo__add`, against the stand-in Anthropic API
 //              (ANTHROPIC_BASE_URL, a dummy ANTHROPIC_API_KEY; ENABLE_TOOL_SEARCH=false
 //              so that the MCP tools are declared to the model, not deferred).
+//              By URL: `claude mcp add --transport http|sse demo <url>`. At /mcp it
+//              sends server/discover, which the face answers: it speaks 2026-07-28
+//              there (the face's stateless path); over SSE, initialize with 2025-11-25.
 //   opencode   opencode (opencode-ai 1.18.33), asks 2025-11-25. ./opencode.json
 //              ("mcp": {"demo": {"type": "local", "command": [...]}}; its `mcp add` is
 //              interactive), then `opencode mcp list` (health) and `opencode run
 //              --auto ...` against the stand-in Anthropic API (provider.anthropic.
-//              options.baseURL).
+//              options.baseURL). By URL: "type": "remote", "url": ... for (d) and (e);
+//              a remote server is tried with Streamable HTTP first, then SSE, so at
+//              /sse it takes SSE after the face's 405.
 //   cline      Cline CLI (cline 3.0.65), asks 2024-11-05 (and takes the bridge's
 //              2025-11-25). `cline mcp add demo --yes -- <command> <args>`
 //              (~/.cline/data/settings/cline_mcp_settings.json); `cline auth openai -k
 //              ... -b <stand-in>/v1 -m stand-in`, then one chat turn, `cline --json
 //              "..."`, against the stand-in OpenAI API. No health check: 3.0.65 has no
 //              status command for MCP servers (`cline config` needs a terminal).
+//              By URL: `cline mcp add demo <url> --transport http|sse --yes` (stored
+//              as transport {"type": "streamableHttp"|"sse", "url"}); there it asks
+//              2025-11-25.
 //   gemini     Gemini CLI (@google/gemini-cli 0.61.0), asks 2025-06-18 and refuses
 //              any other answer ("Server's protocol version is not supported"). In a
 //              trusted folder (GEMINI_CLI_TRUST_WORKSPACE=true): `gemini mcp add demo
@@ -84,12 +121,15 @@
 //              (health) and one chat turn, `gemini --debug -p ... --approval-mode
 //              yolo`, against the stand-in Gemini API (GOOGLE_GEMINI_BASE_URL, a
 //              dummy GEMINI_API_KEY, security.auth.selectedType gemini-api-key).
+//              By URL: `gemini mcp add --transport http|sse demo <url>` (it stores url
+//              and type) and, for (d), ./.gemini/settings.json with httpUrl by hand.
 //   qwen       Qwen Code (@qwen-code/qwen-code 0.24.4, a fork of Gemini CLI), asks
 //              2025-11-25. `qwen mcp add demo <command> -- <args>` (user settings;
 //              `-- --` for (a)), then `qwen mcp list` (health) and one chat turn, `qwen
 //              --debug --approval-mode yolo "..."`, against the stand-in OpenAI API
 //              (OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL; tools.toolSearch.enabled
-//              false so that the MCP tools are declared to the model).
+//              false so that the MCP tools are declared to the model). By URL: `qwen
+//              mcp add --transport http|sse demo <url>` (stored as httpUrl, or url).
 //
 // The stand-in model API (model-api.mjs) runs in this process on 127.0.0.1, a
 // fresh one for each chat: it answers the first turn with a call of the add tool
@@ -105,7 +145,8 @@
 // Every process has a time limit and runs in a process group of its own, which
 // is killed after it ends or at its limit; then every process left whose working
 // folder is under the temporary folder, or that carries this run's marker in its
-// environment, is killed too (by pid). Each command's output goes to
+// environment, is killed too (by pid), but for the process group of a face while
+// its checks run; a face is ended by SIGTERM after them, and its group killed. Each command's output goes to
 // <cache>/logs, the report to <cache>/report.md.
 // Exit code: 0 when every check passed, 1 otherwise, 2 for bad arguments.
 
@@ -116,6 +157,7 @@ import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
+import { startHttpRelay } from "./http-relay.mjs";
 import { startModelApi, summarize } from "./model-api.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -129,7 +171,7 @@ function usage(msg) {
 }
 
 function parseArgs(argv) {
-    const out = { only: null, isolation: "none", budget: 540 };
+    const out = { only: null, isolation: "none", budget: 840 };
     for (let i = 0; i < argv.length; i++) {
         const [k, v] = [argv[i], argv[i + 1]];
         if (v === undefined) usage(`${k} needs a value`);
@@ -163,11 +205,17 @@ const MARK = "MCP_BRIDGE_CLIENTS_RUN";
 const TOOLS = ["add", "tag_items", "list_primes", "slow_count", "ask_name", "add_tool"];
 const PROMPT = "Use the add tool of the MCP server demo to add 2 and 3.";
 
+// The HTTP face in front of the demo server, for the forms by URL: one per
+// client × form, started before the client is configured and stopped (SIGTERM)
+// after its checks.
+const FACE = ["--listen", "127.0.0.1:0", "--", B, "demo-server"];
 const FORMS = {
     a: { args: ["--", B, "demo-server"], what: "bridged, with --" },
     b: { args: [B, "demo-server"], what: "bridged, without --" },
     c: { args: ["demo-server"], what: "embedded" },
     "c-legacy": { args: ["demo-server", "--refuse-discover"], what: "embedded, discover refused" },
+    d: { face: FACE, path: "/mcp", transport: "http", what: "by URL, Streamable HTTP" },
+    e: { face: FACE, path: "/sse", transport: "sse", what: "by URL, HTTP+SSE (2024-11-05)" },
 };
 
 // The whole run's time limit: every process's own limit is cut to what is left
@@ -199,12 +247,25 @@ function killGroup(pid, signal = "SIGKILL") {
 
 // Kills (by pid) every process this run left: its working folder is under the
 // temporary folder, or its environment carries the marker of this run.
+// The process groups of the faces that run: a face (and the demo servers of
+// its sessions) outlives the client commands of its checks.
+const keepGroups = new Set();
+function groupOf(pid) {
+    try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+    } catch {
+        return null;
+    }
+}
+
 function sweep() {
     const killed = [];
     for (const entry of fs.readdirSync("/proc")) {
         if (!/^\d+$/.test(entry)) continue;
         const pid = Number(entry);
         if (pid === process.pid) continue;
+        if (keepGroups.size && keepGroups.has(groupOf(pid))) continue;
         let ours = false;
         try {
             const cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
@@ -411,6 +472,252 @@ function session(ctx, label, cmd, args, { timeout = 90_000, env = {} } = {}) {
     };
 }
 
+// --- the HTTP face (the forms by URL) ------------------------------------------------------
+
+function groupPids(pgid) {
+    const pids = [];
+    for (const entry of fs.readdirSync("/proc")) {
+        if (!/^\d+$/.test(entry) || groupOf(Number(entry)) !== pgid) continue;
+        try {
+            if (/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${entry}/stat`, "latin1"))) continue;
+        } catch {
+            continue;
+        }
+        pids.push(Number(entry));
+    }
+    return pids;
+}
+
+const cmdOf = (pid) => {
+    try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ").trim().replaceAll(B, "mcp-bridge-vscode").slice(0, 160);
+    } catch {
+        return "";
+    }
+};
+
+// Starts `mcp-bridge-vscode --listen 127.0.0.1:0 -- mcp-bridge-vscode demo-server`
+// in a process group of its own and reads its address from its one stderr line
+// (bounded): { pid, base: "http://127.0.0.1:PORT" (absent when it did not say
+// where it listens), exit, exited, stderr() }.
+async function startFace(ctx, args = FACE) {
+    const face = { pid: null, args, base: null, exit: null, started: Date.now() };
+    let stderr = "";
+    face.stderr = () => stripAnsi(stderr);
+    let child;
+    try {
+        child = spawn(B, args, { cwd: ctx.work, env: ctx.env, detached: true, stdio: ["ignore", "ignore", "pipe"] });
+    } catch (e) {
+        face.exit = { error: e.message };
+        face.exited = Promise.resolve();
+        return face;
+    }
+    face.pid = child.pid;
+    live.add(child.pid);
+    keepGroups.add(child.pid);
+    face.exited = new Promise((resolve) => {
+        child.on("exit", (code, signal) => {
+            face.exit = { code, signal };
+            resolve();
+        });
+        child.on("error", (e) => {
+            face.exit = { error: e.message };
+            resolve();
+        });
+    });
+    child.stderr.on("data", (d) => (stderr += d));
+    const LINE = /listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp \(Streamable HTTP\) and http:\/\/127\.0\.0\.1:\d+\/sse \(HTTP\+SSE\)/;
+    const end = Date.now() + 15_000;
+    while (!LINE.test(stderr) && face.exit === null && Date.now() < end) await sleep(20);
+    face.base = LINE.exec(stderr)?.[1] ?? null;
+    return face;
+}
+
+// Stops a face with SIGTERM and waits (bounded) for its end: { ok, detail, r }.
+// ok: it exited 0 in time, nothing of its group is left, and (when a transport
+// is named) at least one session of that transport began.
+async function stopFace(ctx, face, transport = null) {
+    const sent = Date.now();
+    if (face.pid && face.exit === null) {
+        try {
+            process.kill(face.pid, "SIGTERM");
+        } catch {
+            /* gone */
+        }
+    }
+    const inTime = await Promise.race([face.exited.then(() => true), sleep(15_000).then(() => false)]);
+    const ms = Date.now() - sent;
+    // The demo servers of its sessions end with it: a moment for the last ones.
+    let left = face.pid ? groupPids(face.pid) : [];
+    for (const end = Date.now() + 3000; left.length && Date.now() < end; left = groupPids(face.pid)) await sleep(100);
+    const leftShown = left.map((pid) => `${pid} ${cmdOf(pid)}`);
+    if (face.pid) {
+        killGroup(face.pid);
+        keepGroups.delete(face.pid);
+        live.delete(face.pid);
+        await face.exited.then(() => true, () => true);
+    }
+    const err = face.stderr();
+    const streamable = (err.match(/\ba session began\b/g) ?? []).length;
+    const legacy = (err.match(/\ba session of HTTP\+SSE began\b/g) ?? []).length;
+    const exitShown = !inTime ? `still running ${Math.round(ms / 1000)} s after SIGTERM (killed)` : face.exit?.error ? `cannot start: ${face.exit.error}` : `exit ${face.exit.signal ?? face.exit.code}`;
+    const log = writeLog(ctx, "face", [
+        `$ ${cmdline(B, face.args)}`,
+        `cwd: ${ctx.work}`,
+        `SIGTERM after ${sent - face.started} ms; ${exitShown}${inTime ? ` ${ms} ms later` : ""}`,
+        leftShown.length ? `processes of its group left after its end (killed):\n  ${leftShown.join("\n  ")}` : "",
+        "",
+        err,
+    ].join("\n"));
+    const sessions = `sessions: ${streamable} Streamable HTTP (initialize), ${legacy} HTTP+SSE`;
+    // At /mcp a client of 2026-07-28 (Claude Code) takes the face's stateless
+    // path, which begins no session: only SSE is asked for a session.
+    const want = transport === "sse" ? legacy : 1;
+    const ok = inTime && face.exit?.code === 0 && !face.exit?.signal && !left.length && want > 0;
+    const detail = [
+        `SIGTERM → ${exitShown}${inTime ? ` in ${ms} ms` : ""}`,
+        sessions + (want > 0 ? "" : " (none of HTTP+SSE)"),
+        left.length ? `left behind: ${leftShown.join("; ")}` : "nothing of it left",
+    ].join("; ");
+    return { ok, detail, r: { out: err, log } };
+}
+
+// The data of each event of an SSE text: [{ event, data }].
+function sseEvents(text) {
+    const events = [];
+    for (const block of text.split(/\r?\n\r?\n/)) {
+        let event = "message";
+        const data = [];
+        for (const line of block.split(/\r?\n/)) {
+            if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+            else if (line.startsWith("event:")) event = line.slice(6).trim();
+        }
+        if (data.length) events.push({ event, data: data.join("\n") });
+    }
+    return events;
+}
+
+// The baseline by URL: this driver as an MCP client over HTTP, by hand (fetch).
+// Streamable HTTP (/mcp): POST initialize (JSON, its Mcp-Session-Id), POST the
+// initialized notification (202), POST tools/list and tools/call (each an SSE
+// stream that ends with its response). HTTP+SSE (/sse): GET the stream, its
+// endpoint event, POST each message there (202), the responses on the stream.
+// Returns { init, list, call, r } as the stdio baseline's session does.
+async function httpSession(ctx, server) {
+    const transcript = [];
+    const started = Date.now();
+    const say = (line) => transcript.push(line);
+    const out = {};
+    const limit = () => AbortSignal.timeout(Math.max(1000, Math.min(30_000, deadline - Date.now())));
+    const clientInfo = { name: "mcp-bridge-clients", version: "0" };
+    let stream = null;
+    try {
+        if (server.transport === "http") {
+            let session = null;
+            let version = null;
+            const post = async (msg) => {
+                const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+                if (session) headers["mcp-session-id"] = session;
+                if (version) headers["mcp-protocol-version"] = version;
+                say(`> POST ${server.url} ${JSON.stringify(msg)}`);
+                const res = await fetch(server.url, { method: "POST", headers, body: JSON.stringify(msg), signal: limit() });
+                const type = res.headers.get("content-type") ?? "";
+                const text = await res.text();
+                say(`< ${res.status} ${type}${res.headers.get("mcp-session-id") ? " (Mcp-Session-Id)" : ""}${text ? `\n${text.trimEnd()}` : ""}`);
+                session ??= res.headers.get("mcp-session-id");
+                if (msg.id === undefined) return res.status === 202 ? { ok: true } : { error: { message: `HTTP ${res.status} for a notification` } };
+                const messages = type.startsWith("text/event-stream") ? sseEvents(text).map((e) => JSON.parse(e.data)) : type.includes("json") ? [JSON.parse(text)] : [];
+                return messages.find((m) => m.id === msg.id && !m.method) ?? { error: { message: `HTTP ${res.status} ${type}: no response to ${msg.method}` } };
+            };
+            out.init = await post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo } });
+            if (out.init.result) {
+                version = out.init.result.protocolVersion;
+                const n = await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+                if (n.error) out.init = { error: { message: `notifications/initialized: ${n.error.message}` } };
+            }
+            if (out.init.result) {
+                out.list = await post({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+                out.call = await post({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "add", arguments: { a: 2, b: 3 } } });
+            }
+            if (session) {
+                const res = await fetch(server.url, { method: "DELETE", headers: { "mcp-session-id": session, "mcp-protocol-version": version }, signal: limit() });
+                say(`> DELETE ${server.url}\n< ${res.status}`);
+            }
+        } else {
+            const abort = new AbortController();
+            const timer = setTimeout(() => abort.abort(), Math.max(1000, Math.min(60_000, deadline - Date.now())));
+            say(`> GET ${server.url}`);
+            const res = await fetch(server.url, { headers: { accept: "text/event-stream" }, signal: abort.signal });
+            say(`< ${res.status} ${res.headers.get("content-type")}`);
+            const waiters = [];
+            const seen = [];
+            let endpoint = null;
+            stream = (async () => {
+                let buffer = "";
+                const decoder = new TextDecoder();
+                for await (const chunk of res.body) {
+                    buffer += decoder.decode(chunk, { stream: true });
+                    let i;
+                    while ((i = buffer.search(/\r?\n\r?\n/)) >= 0) {
+                        const block = buffer.slice(0, i);
+                        buffer = buffer.slice(i).replace(/^\r?\n\r?\n/, "");
+                        for (const e of sseEvents(block)) {
+                            say(`< event: ${e.event}\n  ${e.data}`);
+                            if (e.event === "endpoint") endpoint = new URL(e.data, server.url).href;
+                            else seen.push(JSON.parse(e.data));
+                            for (const w of waiters.splice(0)) w();
+                        }
+                    }
+                }
+            })().catch((e) => say(`! the stream: ${e.message}`)).finally(() => {
+                clearTimeout(timer);
+                for (const w of waiters.splice(0)) w();
+            });
+            stream.abort = () => abort.abort();
+            const next = () => new Promise((r) => waiters.push(r));
+            const wait = async (pred, what) => {
+                const end = Date.now() + 30_000;
+                for (;;) {
+                    const v = pred();
+                    if (v) return v;
+                    if (abort.signal.aborted || Date.now() > end) return { error: { message: `no ${what} on the stream` } };
+                    await Promise.race([next(), sleep(500)]);
+                }
+            };
+            const got = await wait(() => endpoint, "endpoint event");
+            const post = async (msg) => {
+                say(`> POST ${endpoint} ${JSON.stringify(msg)}`);
+                const r = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(msg), signal: limit() });
+                say(`< ${r.status}`);
+                if (r.status !== 202 && r.status !== 200) return { error: { message: `HTTP ${r.status} for ${msg.method}` } };
+                if (msg.id === undefined) return { ok: true };
+                return wait(() => seen.find((m) => m.id === msg.id && !m.method), `response to ${msg.method}`);
+            };
+            if (got.error) out.init = got;
+            else {
+                out.init = await post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo } });
+                if (out.init.result) {
+                    await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+                    out.list = await post({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+                    out.call = await post({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "add", arguments: { a: 2, b: 3 } } });
+                }
+            }
+        }
+    } catch (e) {
+        say(`! ${e.message}`);
+        out.init ??= { error: { message: e.message } };
+    } finally {
+        if (stream) {
+            stream.abort();
+            await Promise.race([stream, sleep(2000)]);
+        }
+    }
+    const text = transcript.join("\n");
+    const log = writeLog(ctx, "http", `${server.transport === "http" ? "Streamable HTTP" : "HTTP+SSE"} by hand, ${Date.now() - started} ms\n\n${text}\n`);
+    out.r = { out: text, log, exited: null };
+    return out;
+}
+
 // --- results --------------------------------------------------------------------------
 
 const results = [];
@@ -446,7 +753,7 @@ function record(ctx, check, status, detail, r = null) {
     };
     results.push(item);
     const where = `(${ctx.form}) ${ctx.how}`;
-    console.log(`${status.padEnd(4)}  ${ctx.client.id.padEnd(9)} ${where.padEnd(34)} ${check.padEnd(6)} ${detail}`);
+    console.log(`${status.padEnd(4)}  ${ctx.client.id.padEnd(9)} ${where.padEnd(46)} ${check.padEnd(6)} ${detail}`);
     if (status === "FAIL") {
         if (item.log && item.log === lastShown) console.log(`      (the same output as above)`);
         else if (item.output.length) {
@@ -576,7 +883,15 @@ function readRelay(file) {
             }
         })
         .filter(Boolean);
-    const answerOf = (i) => msgs.slice(i + 1).find((x) => x.dir === "<" && x.m.id === msgs[i].m.id && !x.m.method)?.m ?? null;
+    // Over HTTP a refusal is an error without an id, or with a null one
+    // (http-relay.mjs logs it after the request it answers).
+    const answerOf = (i) => {
+        const rest = msgs.slice(i + 1);
+        const same = rest.find((x) => x.dir === "<" && x.m.id === msgs[i].m.id && !x.m.method)?.m;
+        if (same) return same;
+        const next = rest.find((x) => x.dir === ">" || (x.dir === "<" && x.m.id == null && x.m.error));
+        return next?.dir === "<" ? next.m : null;
+    };
     const texts = [];
     const asks = [];
     let pending = null;
@@ -587,6 +902,7 @@ function readRelay(file) {
             const who = x.m.params?._meta?.["io.modelcontextprotocol/clientInfo"];
             pending = `server/discover (${x.m.params?._meta?.["io.modelcontextprotocol/protocolVersion"] ?? "?"}) first${who ? ` (clientInfo ${who.name} ${who.version ?? ""})` : ""}, answered with ${a ? (a.error ? `error ${a.error.code}` : "a result") : "nothing"}`;
             if (a && !a.error) {
+                asks.push(x.m.params?._meta?.["io.modelcontextprotocol/protocolVersion"]);
                 texts.push(pending);
                 pending = null;
             }
@@ -594,7 +910,7 @@ function readRelay(file) {
             const a = answerOf(i);
             const p = x.m.params ?? {};
             asks.push(p.protocolVersion);
-            const t = `initialize asks ${p.protocolVersion} (clientInfo ${p.clientInfo?.name} ${p.clientInfo?.version ?? ""}), the bridge answered ${a ? (a.result?.protocolVersion ?? `error ${a.error?.code}`) : "nothing"}`;
+            const t = `initialize asks ${p.protocolVersion} (clientInfo ${p.clientInfo?.name} ${p.clientInfo?.version ?? ""}), the bridge answered ${a ? (a.result?.protocolVersion ?? `error ${a.error?.code}${a.error?.data?.cause ? ` (${a.error.data.cause})` : ""}`) : "nothing"}`;
             texts.push(pending ? `${pending}; then ${t}` : t);
             pending = null;
         }
@@ -605,19 +921,43 @@ function readRelay(file) {
 
 // Runs the client's status command (and its chat, for a client that has one)
 // with relay.mjs in front of the server, and says what the client asked.
-async function probeRevision(client) {
-    const ctx = makeCtx(client, client.probeForm ?? "a", client.probeHow, "probe");
+// A form by URL (d, e) puts the logging HTTP relay (http-relay.mjs) in front of
+// a face of its own; its log is kept in logs/.
+async function probeRevision(client, formKey = null, how = null) {
+    const ctx = makeCtx(client, formKey ?? client.probeForm ?? "a", how ?? client.probeHow, "probe");
     const log = path.join(ctx.dir, "relay.log");
     await client.setup?.(ctx);
-    const server = { command: node24, args: [path.join(here, "relay.mjs"), log, B, ...FORMS[ctx.form].args] };
-    await client.configure(ctx, server, ctx.how);
-    await client.probe(ctx);
+    const form = FORMS[ctx.form];
+    if (form.face) {
+        const face = await startFace(ctx, form.face);
+        let relay = null;
+        try {
+            if (!face.base) throw new Error(`the face did not start: ${face.stderr().slice(0, 200)}`);
+            relay = await startHttpRelay(face.base, log);
+            const server = { url: `${relay.url}${form.path}`, transport: form.transport };
+            await client.configure(ctx, server, ctx.how);
+            await client.probe(ctx);
+        } finally {
+            await relay?.close();
+            await stopFace(ctx, face);
+            try {
+                writeLog(ctx, "http-relay", fs.readFileSync(log, "utf8"));
+            } catch {
+                /* nothing reached it */
+            }
+        }
+    } else {
+        const server = { command: node24, args: [path.join(here, "relay.mjs"), log, B, ...form.args] };
+        await client.configure(ctx, server, ctx.how);
+        await client.probe(ctx);
+    }
     const got = readRelay(log);
-    const agrees = got.asks.length === 1 && got.asks[0] === client.revision;
+    const revision = client.revisionByForm?.[ctx.form] ?? client.revision;
+    const agrees = got.asks.length === 1 && got.asks[0] === revision;
     let line = got.texts.length ? got.texts.join(" | ") : "nothing reached the relay";
-    if (!agrees) line += ` — the header of run.mjs says ${client.revision}`;
+    if (!agrees) line += ` — the header of run.mjs says ${revision}`;
     infos.push({ kind: "revision", client: client.id, form: ctx.form, asks: got.asks, text: `(${ctx.form}) ${line}` });
-    console.log(`INFO  ${client.id.padEnd(9)} ${`(${ctx.form}) revision probe`.padEnd(34)} ${"asks".padEnd(6)} ${line}`);
+    console.log(`INFO  ${client.id.padEnd(9)} ${`(${ctx.form}) revision probe`.padEnd(46)} ${"asks".padEnd(6)} ${line}`);
 }
 
 // --- the clients --------------------------------------------------------------------------
@@ -668,8 +1008,19 @@ const readJson = (file) => {
 const afterDash = (server) => ["--", ...server.args];
 
 // Checks that an `mcp add` stored the command and arguments that were meant.
+// For a server by URL: the URL, and the transport where the client stores one.
 function checkStored(ctx, stored, server, r) {
     if (!stored) return fail(ctx, "config", `nothing stored (${exitText(r)})`, r);
+    if (server.url) {
+        const url = stored.url ?? stored.httpUrl ?? stored.baseUrl ?? stored.serverUrl;
+        const type = stored.type ?? stored.transport ?? stored.transportType ?? (stored.httpUrl ? "(httpUrl)" : null);
+        const shown = `${JSON.stringify(stored).slice(0, 200)}`;
+        const sse = /sse/i.test(String(type ?? ""));
+        const typeOk = type == null || (server.transport === "sse" ? sse : !sse);
+        if (url === server.url && typeOk) pass(ctx, "config", `stored: ${shown}`, r);
+        else fail(ctx, "config", `stored ${shown}, not ${server.url} (${server.transport === "sse" ? "SSE" : "Streamable HTTP"})`, r);
+        return;
+    }
     const same = stored.command === server.command && JSON.stringify(stored.args ?? []) === JSON.stringify(server.args);
     const shown = shortLine(stored.command, stored.args ?? []);
     if (same) pass(ctx, "config", `stored: ${shown}`, r);
@@ -685,18 +1036,22 @@ const baseline = {
         { form: "a", how: "command line" },
         { form: "b", how: "command line" },
         { form: "c", how: "command line" },
+        { form: "d", how: "fetch, by hand" },
+        { form: "e", how: "fetch, by hand" },
     ],
     async check(ctx, server) {
-        const s = session(ctx, "session", server.command, server.args, { timeout: 60_000 });
-        const init = await s.request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "mcp-bridge-clients", version: "0" } }, 30_000);
-        let list = null;
-        let call = null;
-        if (init.result) {
-            s.notify("notifications/initialized");
-            list = await s.request("tools/list", {}, 30_000);
-            call = await s.request("tools/call", { name: "add", arguments: { a: 2, b: 3 } }, 30_000);
+        let init, list, call, r;
+        if (server.url) ({ init, list, call, r } = await httpSession(ctx, server));
+        else {
+            const s = session(ctx, "session", server.command, server.args, { timeout: 60_000 });
+            init = await s.request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "mcp-bridge-clients", version: "0" } }, 30_000);
+            if (init.result) {
+                s.notify("notifications/initialized");
+                list = await s.request("tools/list", {}, 30_000);
+                call = await s.request("tools/call", { name: "add", arguments: { a: 2, b: 3 } }, 30_000);
+            }
+            r = await s.close();
         }
-        const r = await s.close();
         if (init.result) pass(ctx, "health", `initialize: ${init.result.serverInfo?.name} ${init.result.serverInfo?.version}, protocolVersion ${init.result.protocolVersion}`, r);
         else fail(ctx, "health", `initialize: ${JSON.stringify(init.error ?? init).slice(0, 200)}; the bridge: ${r.exited === null ? "running" : `exit ${r.exited}`}`, r);
         if (list?.result) checkToolNames(ctx, (list.result.tools ?? []).map((t) => t.name), r, "tools/list");
@@ -716,6 +1071,10 @@ const inspector = {
         { form: "c", how: "command line" },
         { form: "b", how: "mcp.json" },
         { form: "c", how: "mcp.json" },
+        { form: "d", how: "command line --transport http" },
+        { form: "d", how: "mcp.json" },
+        { form: "e", how: "command line --transport sse" },
+        { form: "e", how: "mcp.json" },
     ],
     skipped: [
         { form: "a", how: "command line", why: "Inspector CLI 1.0.3 splits its own command line at the first -- (the server's -- ends its options: 'Method is required')" },
@@ -724,8 +1083,11 @@ const inspector = {
     probeForm: "c",
     probeHow: "mcp.json",
     async configure(ctx, server, how) {
-        ctx.target = how === "mcp.json" ? ["--config", "mcp.json", "--server", "demo"] : [server.command, ...server.args];
-        if (how === "mcp.json") writeJson(path.join(ctx.work, "mcp.json"), { mcpServers: { demo: { command: server.command, args: server.args } } });
+        const entry = server.url ? { type: server.transport === "sse" ? "sse" : "streamable-http", url: server.url } : { command: server.command, args: server.args };
+        if (how === "mcp.json") {
+            ctx.target = ["--config", "mcp.json", "--server", "demo"];
+            writeJson(path.join(ctx.work, "mcp.json"), { mcpServers: { demo: entry } });
+        } else ctx.target = server.url ? [server.url, "--transport", server.transport] : [server.command, ...server.args];
         return null;
     },
     async check(ctx) {
@@ -752,10 +1114,15 @@ const mcporter = {
         { form: "a", how: "config add -- --" },
         { form: "b", how: "config add --" },
         { form: "c", how: "config add --" },
+        { form: "d", how: "config add demo <url>" },
+        { form: "e", how: "config add demo <url> --transport sse" },
     ],
     probeHow: "config add -- --",
     async configure(ctx, server) {
-        const r = await run(ctx, "config-add", bin("mcporter"), ["config", "add", "demo", "--command", server.command, "--", ...server.args]);
+        const args = server.url
+            ? ["config", "add", "demo", server.url, ...(server.transport === "sse" ? ["--transport", "sse"] : [])]
+            : ["config", "add", "demo", "--command", server.command, "--", ...server.args];
+        const r = await run(ctx, "config-add", bin("mcporter"), args);
         const stored = readJson(path.join(ctx.work, "config/mcporter.json"))?.mcpServers?.demo;
         return { r, stored };
     },
@@ -790,7 +1157,9 @@ function readCodexServer(file) {
     if (!section) return null;
     const command = /^command\s*=\s*(".*")\s*$/m.exec(section[1]);
     const args = /^args\s*=\s*(\[.*\])\s*$/m.exec(section[1]);
+    const url = /^url\s*=\s*(".*")\s*$/m.exec(section[1]);
     try {
+        if (url) return { url: JSON.parse(url[1]) };
         return { command: command ? JSON.parse(command[1]) : null, args: args ? JSON.parse(args[1]) : [] };
     } catch {
         return null;
@@ -807,15 +1176,20 @@ const codex = {
         { form: "a", how: "mcp add -- <cmd> -- ..." },
         { form: "b", how: "mcp add -- <cmd> ..." },
         { form: "c", how: "config.toml" },
+        { form: "d", how: "mcp add demo --url <url>" },
+        { form: "d", how: "config.toml url" },
+    ],
+    skipped: [
+        { form: "e", how: "-", why: "Codex 0.169.1 has no SSE transport: `codex mcp add --help` offers `--url <URL>  URL for a streamable HTTP MCP server`, and a server of config.toml is stdio (command) or streamable_http (url)" },
     ],
     probeHow: "config.toml",
     async configure(ctx, server, how) {
         const file = path.join(ctx.env.CODEX_HOME, "config.toml");
-        if (how === "config.toml") {
-            fs.writeFileSync(file, `[mcp_servers.demo]\ncommand = ${JSON.stringify(server.command)}\nargs = ${JSON.stringify(server.args)}\n`);
+        if (how.startsWith("config.toml")) {
+            fs.writeFileSync(file, server.url ? `[mcp_servers.demo]\nurl = ${JSON.stringify(server.url)}\n` : `[mcp_servers.demo]\ncommand = ${JSON.stringify(server.command)}\nargs = ${JSON.stringify(server.args)}\n`);
             return null;
         }
-        const r = await run(ctx, "mcp-add", bin("codex"), ["mcp", "add", "demo", "--", server.command, ...server.args]);
+        const r = await run(ctx, "mcp-add", bin("codex"), server.url ? ["mcp", "add", "demo", "--url", server.url] : ["mcp", "add", "demo", "--", server.command, ...server.args]);
         return { r, stored: readCodexServer(file) };
     },
     async appServer(ctx, label, { call = true } = {}) {
@@ -858,16 +1232,21 @@ const claude = {
     name: "Claude Code",
     pkg: "@anthropic-ai/claude-code",
     revision: "2025-11-25",
+    // At /mcp the face answers its server/discover: it speaks 2026-07-28 there.
+    revisionByForm: { d: "2026-07-28" },
     env: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_AUTOUPDATER: "1", DISABLE_TELEMETRY: "1" },
     variants: [
         { form: "a", how: "mcp add demo -- <cmd> -- ..." },
         { form: "b", how: "mcp add demo -- <cmd> ..." },
         { form: "c", how: "mcp add demo -- <cmd> ..." },
         { form: "c-legacy", how: "mcp add demo -- <cmd> ..." },
+        { form: "d", how: "mcp add --transport http demo <url>" },
+        { form: "e", how: "mcp add --transport sse demo <url>" },
     ],
     probeHow: "mcp add",
     async configure(ctx, server) {
-        const r = await run(ctx, "mcp-add", bin("claude"), ["mcp", "add", "demo", "--", server.command, ...server.args]);
+        const args = server.url ? ["mcp", "add", "--transport", server.transport, "demo", server.url] : ["mcp", "add", "demo", "--", server.command, ...server.args];
+        const r = await run(ctx, "mcp-add", bin("claude"), args);
         const stored = readJson(path.join(ctx.home, ".claude.json"))?.projects?.[ctx.work]?.mcpServers?.demo;
         return { r, stored };
     },
@@ -902,12 +1281,14 @@ const opencode = {
         { form: "a", how: "opencode.json" },
         { form: "b", how: "opencode.json" },
         { form: "c", how: "opencode.json" },
+        { form: "d", how: 'opencode.json "type": "remote"' },
+        { form: "e", how: 'opencode.json "type": "remote"' },
     ],
     probeHow: "opencode.json",
     async configure(ctx, server) {
         writeJson(path.join(ctx.work, "opencode.json"), {
             $schema: "https://opencode.ai/config.json",
-            mcp: { demo: { type: "local", command: [server.command, ...server.args], enabled: true } },
+            mcp: { demo: server.url ? { type: "remote", url: server.url, enabled: true } : { type: "local", command: [server.command, ...server.args], enabled: true } },
             provider: { anthropic: { options: { baseURL: "{env:STAND_IN_ANTHROPIC_URL}", apiKey: "stand-in" } } },
             model: "anthropic/claude-sonnet-4-5",
         });
@@ -944,24 +1325,31 @@ function geminiLike({ id, name, pkg, revision, exe, env, settingsFile, userSetti
             ...(id === "gemini" ? [{ form: "a", how: ".gemini/settings.json" }] : []),
             { form: "b", how: "mcp add demo <cmd> -- ..." },
             { form: "c", how: "mcp add demo <cmd> -- ..." },
+            { form: "d", how: "mcp add --transport http demo <url>" },
+            ...(id === "gemini" ? [{ form: "d", how: ".gemini/settings.json httpUrl" }] : []),
+            { form: "e", how: "mcp add --transport sse demo <url>" },
         ],
         probeHow: "mcp add",
         setup(ctx) {
             writeJson(path.join(ctx.home, `.${id}`, "settings.json"), userSettings);
         },
         async configure(ctx, server, how) {
-            if (how.endsWith("settings.json")) {
-                writeJson(path.join(ctx.work, `.${id}`, "settings.json"), { mcpServers: { demo: { command: server.command, args: server.args } } });
+            if (/settings\.json/.test(how)) {
+                // By hand: httpUrl, Streamable HTTP (0.61.0 calls it deprecated, in
+                // favour of what its `mcp add` writes: url and "type": "http").
+                const entry = server.url ? { httpUrl: server.url } : { command: server.command, args: server.args };
+                writeJson(path.join(ctx.work, `.${id}`, "settings.json"), { mcpServers: { demo: entry } });
                 return null;
             }
-            const r = await run(ctx, "mcp-add", bin(exe), ["mcp", "add", "demo", server.command, ...afterDash(server)]);
+            const args = server.url ? ["mcp", "add", "--transport", server.transport, "demo", server.url] : ["mcp", "add", "demo", server.command, ...afterDash(server)];
+            const r = await run(ctx, "mcp-add", bin(exe), args);
             const stored = readJson(settingsFile(ctx))?.mcpServers?.demo;
             return { r, stored };
         },
         async check(ctx) {
             const r = await run(ctx, "mcp-list", bin(exe), ["mcp", "list"]);
             const line = /^.*\bdemo: .*$/m.exec(r.out)?.[0]?.trim() ?? "no line for demo";
-            const state = line.replace(/^.*\(stdio\) - /, "");
+            const state = line.replace(/^.*\((stdio|http|sse)\) - /, "");
             if (/^✓/.test(line) && /Connected/.test(line)) pass(ctx, "health", `${exe} mcp list: demo ${state}`, r);
             else fail(ctx, "health", `${exe} mcp list: demo ${state} (${exitText(r)})`, r);
             const c = await chat(ctx, bin(exe), chatArgs, chatEnv);
@@ -970,7 +1358,7 @@ function geminiLike({ id, name, pkg, revision, exe, env, settingsFile, userSetti
             if (why) {
                 const text = why[0].replace(/\s+_?\w*Error: .*$/, "").slice(0, 200);
                 infos.push({ kind: "why", client: id, form: ctx.form, text: `(${ctx.form}) ${ctx.how}: ${text}` });
-                console.log(`INFO  ${id.padEnd(9)} ${`(${ctx.form}) ${ctx.how}`.padEnd(34)} ${"why".padEnd(6)} ${text}`);
+                console.log(`INFO  ${id.padEnd(9)} ${`(${ctx.form}) ${ctx.how}`.padEnd(46)} ${"why".padEnd(6)} ${text}`);
             }
         },
         async probe(ctx) {
@@ -1019,14 +1407,21 @@ const cline = {
     name: "Cline CLI",
     pkg: "cline",
     revision: "2024-11-05",
+    // By URL it asks another revision (measured by the probe through http-relay.mjs).
+    revisionByForm: { d: "2025-11-25", e: "2025-11-25" },
     variants: [
         { form: "a", how: "mcp add demo --yes -- <cmd> -- ..." },
         { form: "b", how: "mcp add demo --yes -- <cmd> ..." },
         { form: "c", how: "mcp add demo --yes -- <cmd> ..." },
+        { form: "d", how: "mcp add demo <url> --transport http --yes" },
+        { form: "e", how: "mcp add demo <url> --transport sse --yes" },
     ],
     probeHow: "mcp add",
     async configure(ctx, server) {
-        const r = await run(ctx, "mcp-add", bin("cline"), ["mcp", "add", "demo", "--yes", "--", server.command, ...server.args]);
+        const args = server.url
+            ? ["mcp", "add", "demo", server.url, "--transport", server.transport, "--yes"]
+            : ["mcp", "add", "demo", "--yes", "--", server.command, ...server.args];
+        const r = await run(ctx, "mcp-add", bin("cline"), args);
         const stored = readJson(path.join(ctx.home, ".cline/data/settings/cline_mcp_settings.json"))?.mcpServers?.demo?.transport;
         return { r, stored };
     },
@@ -1079,7 +1474,19 @@ async function runClient(client) {
             fail(ctx, "all", `not run: the run's time limit (--budget ${opts.budget} s) was reached`);
             continue;
         }
-        const server = { command: B, args: FORMS[v.form].args };
+        const form = FORMS[v.form];
+        let server = { command: B, args: form.args };
+        let face = null;
+        if (form.face) {
+            // A face of its own for each client × form, in front of the demo server.
+            face = await startFace(ctx, form.face);
+            if (!face.base) {
+                const stopped = await stopFace(ctx, face);
+                fail(ctx, "all", `the face did not say where it listens in 15 s (${stopped.detail})`, stopped.r);
+                continue;
+            }
+            server = { url: `${face.base}${form.path}`, transport: form.transport };
+        }
         try {
             await client.setup?.(ctx);
             const configured = client.configure ? await client.configure(ctx, server, v.how) : null;
@@ -1087,6 +1494,11 @@ async function runClient(client) {
             await client.check(ctx, server);
         } catch (e) {
             fail(ctx, "error", `the driver failed: ${e.stack ?? e}`);
+        } finally {
+            if (face) {
+                const stopped = await stopFace(ctx, face, form.transport);
+                record(ctx, "face", stopped.ok ? "PASS" : "FAIL", stopped.detail, stopped.r);
+            }
         }
     }
     for (const s of client.skipped ?? []) {
@@ -1098,6 +1510,16 @@ async function runClient(client) {
             await probeRevision(client);
         } catch (e) {
             console.log(`INFO  ${client.id}: the revision probe failed: ${e.message}`);
+        }
+    }
+    // By URL too, through the logging HTTP relay: what the client asks there.
+    for (const f of ["d", "e"]) {
+        const v = client.variants.find((x) => x.form === f);
+        if (!client.probe || !v || Date.now() > deadline - 5000) continue;
+        try {
+            await probeRevision(client, f, v.how);
+        } catch (e) {
+            console.log(`INFO  ${client.id}: the revision probe (${f}) failed: ${e.message}`);
         }
     }
     timings.push({ client: client.id, s: Math.round((Date.now() - started) / 100) / 10 });
@@ -1138,7 +1560,7 @@ function writeReport(startedAt, seconds, bridgeAtStart, stopped = null) {
         `| --- | ${forms.map(() => "---").join(" | ")} |`,
         ...ran.map((c) => `| ${c.id} | ${forms.map((f) => cell(c, f)).join(" | ")} |`),
         "",
-        `Forms: ${forms.map((f) => `(${f}) ${FORMS[f].what}: \`${shortLine(B, FORMS[f].args)}\``).join("; ")}.`,
+        `Forms: ${forms.map((f) => `(${f}) ${FORMS[f].what}: \`${FORMS[f].face ? `${shortLine(B, FORMS[f].face)}\`, the client given http://127.0.0.1:PORT${FORMS[f].path}` : `${shortLine(B, FORMS[f].args)}\``}`).join("; ")}. Each face is stopped with SIGTERM after its checks; its check "face" asks exit 0, nothing of it left and, for (e), a session of HTTP+SSE.`,
         "",
         "## Clients",
         "",
@@ -1187,7 +1609,13 @@ for (const client of CLIENTS) {
     await runClient(client);
 }
 const seconds = Math.round((Date.now() - startedAt) / 1000);
-writeReport(startedAt, seconds, bridgeAtStart);
+try {
+    writeReport(startedAt, seconds, bridgeAtStart);
+} catch (e) {
+    // The clients still end, and the temporary folder goes.
+    console.error(`run.mjs: the report could not be written: ${e.stack ?? e}`);
+    cleanupAndExit(1);
+}
 if (bridgeInfo() !== bridgeAtStart) console.log(`clients: WARNING: the bridge changed during the run (now ${bridgeInfo()})`);
 const failed = results.filter((r) => r.status === "FAIL").length;
 console.log(

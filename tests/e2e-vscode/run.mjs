@@ -18,6 +18,15 @@
 //   demo-bridged     mcp-bridge-vscode -- mcp-bridge-vscode demo-server
 //   remote-bridged   mcp-bridge-vscode <URL> of tests/fake/auth_upstream.py on 127.0.0.1,
 //                    a Streamable HTTP server with its own OAuth authorization server
+//   demo-http        "type": "http", the URL (/mcp) of the HTTP face that the run starts
+//                    before code-server (mcp-bridge-vscode --listen 127.0.0.1:0 --
+//                    mcp-bridge-vscode demo-server): VS Code connects to it by URL, as to a
+//                    remote server; the tools are listed, calls work, Stop ends the face's
+//                    session (DELETE) and its demo server
+//   demo-sse         "type": "sse", the same face's /sse (HTTP+SSE of 2024-11-05): the same
+//                    checks; Stop closes the session's stream
+//                    At the end SIGTERM ends the face with exit 0 (the check "http-face").
+//                    Its stderr goes to <cache>/run/face.stderr.
 //
 // With --user-ns and --remote-ip it is the remote-host run instead:
 // scripts/e2e-vscode starts it inside the network namespace of a "remote host",
@@ -292,7 +301,10 @@ async function setUp() {
     const remoteUrl = `http://127.0.0.1:${authPort}/mcp`;
     log(`remote server at ${remoteUrl}`);
 
-    writeWorkspace(remoteUrl);
+    // The local run: the HTTP face in front of the demo server, for the server
+    // of "type": "http" (a URL that VS Code connects to itself).
+    const faceUrl = remoteHost ? null : await startFace();
+    writeWorkspace(remoteUrl, faceUrl);
     writeSettings();
     installExtension();
 
@@ -363,6 +375,28 @@ async function setUp() {
     await openMcpJson();
 }
 
+// The HTTP face: `mcp-bridge-vscode --listen 127.0.0.1:0 -- mcp-bridge-vscode
+// demo-server`, a process group of its own started before code-server. Its
+// stderr goes to <run>/face.stderr; face.exit is set when it ends. Resolves
+// with its Streamable HTTP URL, read from its one line on stderr.
+const face = { child: null, exit: null, stderr: "" };
+async function startFace() {
+    const child = startGroup("face", opts.bridge, ["--listen", "127.0.0.1:0", "--", opts.bridge, "demo-server"], {
+        env: { ...homeEnv(), [MARK]: `${runId}:face`, XDG_CONFIG_HOME: dirs.config },
+        stdio: ["ignore", "ignore", "pipe"],
+    });
+    face.child = child;
+    face.exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve((face.exit = { code, signal }))));
+    const file = fs.createWriteStream(path.join(runDir, "face.stderr"));
+    child.stderr.on("data", (d) => {
+        face.stderr += d;
+        file.write(d);
+    });
+    const url = await bounded("the face's address", 15000, firstMatch(child.stderr, /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp) \(Streamable HTTP\)/));
+    log(`the HTTP face at ${url}`);
+    return url;
+}
+
 // The remote-host run: a script that runs Chromium on the user's machine.
 function userMachineChromium() {
     const file = path.join(runDir, "chromium-on-the-users-machine");
@@ -416,7 +450,7 @@ let serverKeys = [];
 // for the check that the listener answers on the remote host.
 const BROWSER_SIGN_IN_S = 20;
 
-function writeWorkspace(remoteUrl) {
+function writeWorkspace(remoteUrl, faceUrl) {
     const ws = dirs.workspace;
     fs.mkdirSync(path.join(ws, ".vscode"), { recursive: true });
     fs.mkdirSync(path.join(ws, "bin"));
@@ -439,6 +473,9 @@ function writeWorkspace(remoteUrl) {
         "demo-bridged": { type: "stdio", command: bridge, args: ["--", bridge, "demo-server"], env: env("demo-bridged") },
         // --no-browser: the bridge logs its start URL, which the run opens as a person would.
         "remote-bridged": { type: "stdio", command: bridge, args: ["--no-browser", remoteUrl], env: env("remote-bridged") },
+        // By URL, as a user adds a remote server: the face the run started.
+        "demo-http": { type: "http", url: faceUrl },
+        "demo-sse": { type: "sse", url: faceUrl && faceUrl.replace(/\/mcp$/, "/sse") },
     };
     serverKeys = Object.keys(servers);
     // One server a line: every CodeLens fits on the screen.
@@ -799,7 +836,8 @@ async function captureFailure(r, server) {
     };
     for (let i = 0; i < 3; i++) await page.keyboard.press("Escape");
     r.shown.lenses = await lensStates().catch(() => ({}));
-    if (server && server !== "set-up") {
+    // Only a server of mcp.json has an Output channel ("all", "http-face" have none).
+    if (server && serverKeys.includes(server)) {
         const text = await readOutput(server);
         r.output = path.join(dirs.outputs, `${server}.FAILED.log`);
         fs.writeFileSync(r.output, text);
@@ -891,8 +929,13 @@ async function runChecks() {
     // Before the demo's resource and prompt pickers: they start every server
     // that is not running yet, the remote one too.
     await remoteChecks();
+    // Before demo-bridged too: VS Code gives the three servers of the demo
+    // (one serverInfo) prefixes of the same stem, told apart by the order in
+    // which their tools come.
+    await urlChecks();
     await demoChecks();
     await stopAllChecks();
+    await faceStopCheck();
 }
 
 async function directChecks() {
@@ -951,6 +994,9 @@ async function bridgedModernChecks(controlPrefix) {
     });
 }
 
+// The prefix of demo-bridged's tools (demo-http has the same serverInfo).
+let demoPrefix = null;
+
 async function demoChecks() {
     const key = "demo-bridged";
     let prefix;
@@ -958,7 +1004,7 @@ async function demoChecks() {
         const lens = await startAndSettle(key);
         if (lens.state !== "Running") throw new Error(`the CodeLens says "${lens.text}"`);
         await settledLens(key, 10000, (l) => l.tools === 6 && l.prompts === 1);
-        prefix = await prefixOf("ask_name");
+        prefix = demoPrefix = await prefixOf("ask_name", urlPrefixes);
         const mine = (await mcpTools()).filter((n) => n.startsWith(prefix)).map((n) => n.slice(prefix.length)).sort();
         expectEqual("the demo's tools in VS Code", mine, ["add", "add_tool", "ask_name", "list_primes", "slow_count", "tag_items"]);
         // The chat's tools picker, with the demo server's tools shown (a README screenshot).
@@ -1155,6 +1201,107 @@ async function demoChecks() {
     });
 }
 
+// The local run's servers by URL: VS Code connects to the HTTP face the run
+// started (startFace), with the demo server behind it: demo-http at /mcp
+// ("type": "http", Streamable HTTP), demo-sse at /sse ("type": "sse", the
+// HTTP+SSE transport of 2024-11-05).
+const URL_SERVERS = {
+    "demo-http": {
+        type: "http",
+        transport: "Streamable HTTP",
+        began: /\ba session began\b/g,
+        ended: /\ba session ended at the client's request\b/g,
+        end: "DELETE",
+    },
+    "demo-sse": {
+        type: "sse",
+        transport: "HTTP+SSE",
+        began: /\ba session of HTTP\+SSE began\b/g,
+        ended: /\ba session of HTTP\+SSE ended with its stream\b/g,
+        end: "the close of its stream",
+    },
+};
+const urlPrefixes = [];
+
+function faceChildren() {
+    return serverPids("face").filter((p) => p !== face.child.pid && pidAlive(p));
+}
+
+const countOf = (re) => (face.stderr.match(re) || []).length;
+
+async function urlChecks() {
+    for (const [key, s] of Object.entries(URL_SERVERS)) {
+        let prefix;
+        await check(key, `by URL ("type": "${s.type}"): Running with 6 tools and 1 prompt; VS Code gives them to extensions`, `The HTTP face: ${s.transport} at ${s.type === "sse" ? "/sse" : "/mcp"} for a client that connects by URL; a session of its own, with the demo server behind it`, 60000, async () => {
+            // Each starts alone (the resource and prompt pickers start every
+            // server that is not running).
+            for (const k of Object.keys(URL_SERVERS)) {
+                const was = await lensOf(k);
+                if (was && was.state !== "Start") {
+                    await serverAction(k, "Stop Server");
+                    await settledLens(k, 15000, (l) => l.state === "Start");
+                }
+            }
+            await until("no session of the face left", 15000, () => faceChildren().length === 0);
+            const sessions = countOf(s.began);
+            const lens = await startAndSettle(key);
+            if (lens.state !== "Running") throw new Error(`the CodeLens says "${lens.text}"`);
+            await settledLens(key, 10000, (l) => l.tools === 6 && l.prompts === 1);
+            // The same serverInfo as the other servers of the demo, whose tools
+            // VS Code keeps after their Stop: this one's are the ones left.
+            prefix = await prefixOf("ask_name", [demoPrefix, ...urlPrefixes].filter(Boolean));
+            urlPrefixes.push(prefix);
+            const mine = (await mcpTools()).filter((n) => n.startsWith(prefix)).map((n) => n.slice(prefix.length)).sort();
+            expectEqual("the demo's tools in VS Code, by URL", mine, ["add", "add_tool", "ask_name", "list_primes", "slow_count", "tag_items"]);
+            // What VS Code sent first, and the face's session of the transport.
+            const init = await outputUntil(key, "the initialize and its result", 15000, (t, msgs) => {
+                const sent = msgs.find((m) => m.dir === "out" && m.msg.method === "initialize");
+                const answer = sent && msgs.find((m) => m.dir === "in" && m.msg.id === sent.msg.id && m.msg.result);
+                return answer && { sent, answer };
+            });
+            log(`  ${key}: VS Code asked ${init.sent.msg.params.protocolVersion}, the face answered ${init.answer.msg.result.protocolVersion}`);
+            const now = countOf(s.began);
+            if (now !== sessions + 1) throw new Error(`the face logged ${now - sessions} new sessions of ${s.transport} at the start, not 1: ${face.stderr.slice(-600)}`);
+            if (faceChildren().length !== 1) throw new Error(`${faceChildren().length} demo servers run behind the face, not 1`);
+        });
+
+        await check(key, "tool calls by URL give their exact results", `The HTTP face: ${s.type === "sse" ? "every response on the session's one stream" : "a request's SSE stream ends with its response"}; the result rules as over stdio`, 40000, async () => {
+            const calls = [
+                ["add", { a: 2, b: 3 }, ['text:{"sum":5}']],
+                ["list_primes", { limit: 20 }, ["text:[2,3,5,7,11,13,17,19]"]],
+            ];
+            for (const [tool, input, want] of calls) expectEqual(tool, textsOf(await call(await toolName(prefix, tool), input)), want);
+            const answers = await outputUntil(key, "the two results", 15000, (t, msgs) => {
+                const found = calls.map(([tool, input]) => callIn(msgs, tool, input));
+                return found.every((c) => c && c.answer) && found.map((c) => c.answer.msg);
+            });
+            for (const a of answers) {
+                const modern = ["resultType", "ttlMs", "cacheScope"].filter((k) => a.result && k in a.result);
+                if (modern.length) throw new Error(`VS Code got ${modern.join(", ")} of 2026-07-28: ${JSON.stringify(a).slice(0, 300)}`);
+            }
+        });
+
+        await check(key, "Stop from the workbench ends the face's session and the demo server behind it", `The HTTP face: ${s.end} ends a session with its upstream`, 40000, async () => {
+            const before = countOf(s.ended);
+            await serverAction(key, "Stop Server");
+            await settledLens(key, 15000, (l) => l.state === "Start");
+            await until("the face's session to end (its demo server gone)", 15000, () => faceChildren().length === 0);
+            if (countOf(s.ended) !== before + 1) throw new Error(`the face did not log the end of the session at ${s.end}: ${face.stderr.slice(-600)}`);
+        });
+    }
+}
+
+// After every other check: SIGTERM ends the face, with exit 0.
+async function faceStopCheck() {
+    if (!face.child) return;
+    await check("http-face", "SIGTERM ends the HTTP face: exit 0, nothing of it left", "The HTTP face: SIGINT or SIGTERM ends every session and exits 0", 30000, async () => {
+        process.kill(face.child.pid, "SIGTERM");
+        const exit = await bounded("the face's exit after SIGTERM", 15000, face.exited);
+        expectEqual("the face's exit", exit, { code: 0, signal: null });
+        await until("no process of the face", 5000, () => serverPids("face").filter(pidAlive).length === 0);
+    });
+}
+
 async function remoteChecks() {
     const key = "remote-bridged";
     let startOrigin, prefix;
@@ -1339,7 +1486,7 @@ async function remoteHostChecks() {
 
 async function stopAllChecks() {
     await check("all", "Stop from the workbench on every server leaves no process", "Processes: nothing of a stopped server is left", 90000, async () => {
-        const order = remoteHost ? serverKeys : ["modern-bridged", "remote-bridged", "demo-bridged", "schema-control", "modern-direct"];
+        const order = remoteHost ? serverKeys : ["modern-bridged", "remote-bridged", "demo-bridged", "demo-http", "demo-sse", "schema-control", "modern-direct"];
         for (const key of order) {
             const lens = await lensOf(key);
             if (lens && /^(Running|Starting)/.test(lens.state)) {
