@@ -114,7 +114,29 @@ pub(crate) fn sse(
     keep_alive: bool,
     on_end: impl FnOnce(mpsc::Receiver<Event>) + Send + 'static,
 ) -> Response<Body> {
-    let state = Stream { first: first.into_iter(), rx: Some(rx), stop, keep_alive, on_end: Some(Box::new(on_end)) };
+    sse_resumable(first, rx, stop, (keep_alive, None), on_end)
+}
+
+/// [`sse`], with the event ids of a stream that a client may take up
+/// again after its connection broke (`resume`): when the body drops
+/// before the stream ended, the stream goes to its parking instead of
+/// `on_end`.
+pub(crate) fn sse_resumable(
+    first: Vec<Bytes>,
+    rx: mpsc::Receiver<Event>,
+    stop: CancellationToken,
+    (keep_alive, resume): (bool, Option<Resume>),
+    on_end: impl FnOnce(mpsc::Receiver<Event>) + Send + 'static,
+) -> Response<Body> {
+    let state = Stream {
+        first: first.into_iter(),
+        rx: Some(rx),
+        stop,
+        keep_alive,
+        on_end: Some(Box::new(on_end)),
+        resume,
+        finished: false,
+    };
     let stream = futures_util::stream::unfold(state, |mut state| async move {
         let bytes = state.next().await?;
         Some((Ok::<_, Infallible>(Frame::data(bytes)), state))
@@ -130,15 +152,47 @@ pub(crate) fn sse(
 
 type OnEnd = Box<dyn FnOnce(mpsc::Receiver<Event>) + Send>;
 
-/// The state of one SSE body. When it ends or drops (the client went
-/// away), its receiver goes to `on_end`: a GET gives the session's stream
-/// back for the next GET.
+/// The events of a resumable stream that are kept for a resumption: the
+/// last of them, which a client whose connection broke may have missed.
+const KEPT_EVENTS: usize = 64;
+
+/// What makes a stream resumable: its id in the session, the number of
+/// its next event, the last events sent, and where it goes when its
+/// connection breaks before it ended.
+pub(crate) struct Resume {
+    pub stream: String,
+    pub next: u64,
+    pub sent: std::collections::VecDeque<(u64, Bytes)>,
+    pub park: Box<dyn FnOnce(Parked) + Send>,
+}
+
+/// A stream whose connection broke: what a GET with `Last-Event-ID`
+/// takes up again.
+pub(crate) struct Parked {
+    pub rx: mpsc::Receiver<Event>,
+    pub stream: String,
+    pub next: u64,
+    pub sent: std::collections::VecDeque<(u64, Bytes)>,
+}
+
+/// The priming event of a resumable stream (SEP-1699): its first id, with
+/// no data, and the wait before a client reconnects.
+pub(crate) fn priming(stream: &str) -> Bytes {
+    Bytes::from(format!("retry: 1000\nid: {stream}-0\ndata: \n\n"))
+}
+
+/// The state of one SSE body. When it ends (the stream is over, or `stop`
+/// fired), its receiver goes to `on_end`: a GET gives the session's stream
+/// back for the next GET. When it drops before (the client went away), a
+/// resumable stream is parked instead.
 struct Stream {
     first: std::vec::IntoIter<Bytes>,
     rx: Option<mpsc::Receiver<Event>>,
     stop: CancellationToken,
     keep_alive: bool,
     on_end: Option<OnEnd>,
+    resume: Option<Resume>,
+    finished: bool,
 }
 
 impl Stream {
@@ -150,7 +204,7 @@ impl Stream {
         let quiet = tokio::time::sleep(KEEP_ALIVE);
         tokio::select! {
             received = rx.recv() => match received {
-                Some(Event::Message(line) | Event::Response(line)) => Some(event(line)),
+                Some(Event::Message(line) | Event::Response(line)) => Some(self.event(line)),
                 None => self.end(),
             },
             _ = quiet, if self.keep_alive => Some(Bytes::from_static(b": keep-alive\n\n")),
@@ -158,7 +212,23 @@ impl Stream {
         }
     }
 
+    /// An event, with its id on a resumable stream (kept for a resumption).
+    fn event(&mut self, line: Line) -> Bytes {
+        let Some(resume) = self.resume.as_mut() else { return event(line) };
+        let seq = resume.next;
+        resume.next += 1;
+        let mut bytes = BytesMut::from(format!("id: {}-{seq}\n", resume.stream).as_bytes());
+        bytes.extend_from_slice(&event(line));
+        let bytes = bytes.freeze();
+        if resume.sent.len() == KEPT_EVENTS {
+            resume.sent.pop_front();
+        }
+        resume.sent.push_back((seq, bytes.clone()));
+        bytes
+    }
+
     fn end(&mut self) -> Option<Bytes> {
+        self.finished = true;
         if let (Some(rx), Some(on_end)) = (self.rx.take(), self.on_end.take()) {
             on_end(rx);
         }
@@ -168,6 +238,12 @@ impl Stream {
 
 impl Drop for Stream {
     fn drop(&mut self) {
+        if !self.finished {
+            if let (Some(rx), Some(resume)) = (self.rx.take(), self.resume.take()) {
+                let Resume { stream, next, sent, park } = resume;
+                park(Parked { rx, stream, next, sent });
+            }
+        }
         self.end();
     }
 }

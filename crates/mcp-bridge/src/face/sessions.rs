@@ -4,6 +4,7 @@
 //! the table is bounded, and a session that nobody uses for the idle time
 //! ends with its upstream work.
 
+use super::http::Parked;
 use crate::framing::Decoded;
 use crate::frontend::{Config, Connection, Exit, Output};
 use crate::output::Routes;
@@ -20,6 +21,10 @@ use tokio_util::task::TaskTracker;
 
 /// How many messages of a session's stream wait while no GET reads it.
 const BACKLOG: usize = 256;
+/// The streams of a session whose connection broke that wait to be taken
+/// up again, at most, and for how long.
+const PARKED: usize = 64;
+const PARKED_FOR: Duration = Duration::from_secs(300);
 /// A session that has not sent `initialize` this long after it opened
 /// (an HTTP+SSE stream that only holds a place) ends.
 const INITIALIZE_WITHIN: Duration = Duration::from_secs(60);
@@ -44,6 +49,10 @@ pub(crate) struct Session {
     opened: Instant,
     /// Fires when the session ends; its streams end with it.
     pub ended: CancellationToken,
+    /// The next id of a request stream, unique in the session.
+    streams: AtomicUsize,
+    /// The request streams whose connection broke, by id, since when.
+    parked: Mutex<Vec<(Parked, Instant)>>,
 }
 
 impl Session {
@@ -61,6 +70,8 @@ impl Session {
             open: AtomicUsize::new(0),
             opened: Instant::now(),
             ended: CancellationToken::new(),
+            streams: AtomicUsize::new(1),
+            parked: Mutex::default(),
         }
     }
 
@@ -71,6 +82,31 @@ impl Session {
         for message in messages {
             self.connection.receive_decoded(message).await;
         }
+    }
+
+    /// A new id of a request stream.
+    pub(crate) fn stream_id(&self) -> String {
+        format!("s{}", self.streams.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Keeps a request stream whose connection broke for a GET with its
+    /// `Last-Event-ID`: at most [`PARKED`], for [`PARKED_FOR`]; an older one
+    /// goes, and its request's messages with it.
+    pub(crate) fn park(&self, stream: Parked) {
+        let mut parked = lock(&self.parked);
+        parked.retain(|(_, since)| since.elapsed() < PARKED_FOR);
+        if parked.len() == PARKED {
+            parked.remove(0);
+        }
+        parked.push((stream, Instant::now()));
+    }
+
+    /// The parked stream of this id, when it waits.
+    pub(crate) fn unpark(&self, stream: &str) -> Option<Parked> {
+        let mut parked = lock(&self.parked);
+        parked.retain(|(_, since)| since.elapsed() < PARKED_FOR);
+        let index = parked.iter().position(|(p, _)| p.stream == stream)?;
+        Some(parked.remove(index).0)
     }
 
     /// The revision the client negotiated, once it is ready.
@@ -103,6 +139,7 @@ impl Session {
     /// canceled without a response, its upstream work stops.
     async fn close(&self) {
         self.ended.cancel();
+        lock(&self.parked).clear();
         self.connection.close(Exit::EndOfInput).await;
         self.routes.close();
     }

@@ -221,7 +221,22 @@ async fn answer(
         }
     }
     let busy = session.busy();
-    Answer::Response(http::sse(first, rx, session.ended.clone(), false, move |_| drop(busy)))
+    // A stream that a client may take up again (SEP-1699): ids on its
+    // events, and its priming event first.
+    let stream = session.stream_id();
+    first.insert(0, http::priming(&stream));
+    let parking = Arc::downgrade(session);
+    let resume = http::Resume {
+        stream,
+        next: 1,
+        sent: Default::default(),
+        park: Box::new(move |parked| {
+            if let Some(session) = parking.upgrade() {
+                session.park(parked);
+            }
+        }),
+    };
+    Answer::Response(http::sse_resumable(first, rx, session.ended.clone(), (false, Some(resume)), move |_| drop(busy)))
 }
 
 /// The answer of a blank body: the parse error of the error table.
@@ -263,6 +278,9 @@ pub(super) async fn get(face: &Arc<Face>, request: Request<Incoming>) -> Respons
     if let Err(refusal) = version_of(&session, http::header(headers, PROTOCOL_VERSION)) {
         return http::refused(refusal);
     }
+    if let Some(resumed) = resume(&session, http::header(headers, "last-event-id")) {
+        return resumed;
+    }
     let Some((rx, stop)) = session.routes.take_session() else {
         return http::refused(Refusal::StreamOpen);
     };
@@ -276,6 +294,31 @@ pub(super) async fn get(face: &Arc<Face>, request: Request<Incoming>) -> Respons
         routes.give_back(rx);
         drop(busy);
     })
+}
+
+/// A GET with the `Last-Event-ID` of a request stream whose connection
+/// broke: that stream again, from the event after that id (the events it
+/// keeps), then on. `None` for another id (then the GET is the session's
+/// stream: no other stream's messages are replayed).
+fn resume(session: &Arc<Session>, last: Option<&str>) -> Option<Response<Body>> {
+    let (stream, seq) = last?.rsplit_once('-')?;
+    let seq: u64 = seq.parse().ok()?;
+    let parked = session.unpark(stream)?;
+    tracing::debug!("a client took up a request stream again");
+    let first = parked.sent.iter().filter(|(n, _)| *n > seq).map(|(_, bytes)| bytes.clone()).collect();
+    let parking = Arc::downgrade(session);
+    let resume = http::Resume {
+        stream: parked.stream,
+        next: parked.next,
+        sent: parked.sent,
+        park: Box::new(move |parked| {
+            if let Some(session) = parking.upgrade() {
+                session.park(parked);
+            }
+        }),
+    };
+    let busy = session.busy();
+    Some(http::sse_resumable(first, parked.rx, session.ended.clone(), (false, Some(resume)), move |_| drop(busy)))
 }
 
 /// A token that fires when either fires.
