@@ -5,17 +5,32 @@
 // scripts/install-conformance:
 //
 //   node run.mjs --bridge <mcp-bridge-vscode> --python <python of mcp==2.3.0>
-//                [--face server|client|both] [--only <regex>] [--out <dir>]
-//                [--markdown <file>]
+//                [--face server|client|both] [--revisions <rev,...>]
+//                [--only <regex>] [--out <dir>] [--markdown <file>]
 //
-// The server face (VS Code's side): the suite is a 2025-11-25 client and the
-// bridge the server under test. The suite speaks HTTP only, so supergateway
-// 4.0.0 (--stateful, one bridge per session, bound to 127.0.0.1 by
-// loopback.cjs) stands in front of `<bridge> -- <python> fixture_server.py`,
-// and the suite runs `server --requirements 2025-11-25` against it. A scenario
-// listed with withoutBridge in expected-failures.json also runs against the
-// same fixture behind supergateway WITHOUT the bridge: its failure is expected
-// only when it fails there too.
+// The server face (VS Code's side): the bridge's own HTTP face is the server
+// under test, and the suite the client. For each revision of the clients
+// that the face translates for (2025-11-25, 2025-06-18, 2025-03-26; or those
+// of --revisions), the run starts
+// `<bridge> --listen 127.0.0.1:0 -- <python> fixture_server.py` (a face of its
+// own, the port read from its line on stderr, checked in /proc/net to listen on
+// loopback only) and runs the suite's server mode against
+// http://127.0.0.1:PORT/mcp: `--requirements REV` where the installed suite has
+// that requirement set (0.2.0-alpha.12: 2025-11-25, the scored scenarios and
+// the not-scored ones), else `--spec-version REV` (its scenarios of that
+// revision, as `conformance list --server --spec-version REV` names them; a
+// revision the suite does not know is skipped with a line that says so). The
+// suite's server mode initializes with the 2025-11-25 of its SDK in every
+// scenario but server-session-lifecycle (which sends REV itself); REV chooses
+// the scenarios and the schema its wire-schema-valid check holds each message
+// of the face to. The suite has no scenario of HTTP+SSE (/sse, 2024-11-05).
+// The face also serves clients of 2026-07-28, whose requests it relays
+// upstream as they came; `--revisions 2026-07-28` runs the suite's requirement
+// set of that revision against it, which is not in the default run: the
+// fixture has the tools of the 2025 scenarios only, not those of the
+// input-required-result-*, x-mcp-header and diagnostic scenarios of 2026-07-28.
+// After each revision the face gets SIGTERM and must exit 0 within
+// LIMITS.faceStop, leaving no process behind (else the run fails).
 //
 // The client face (the upstream's side): the suite's mock 2026-07-28 servers
 // and the bridge as the client under test. For each client scenario of the
@@ -26,21 +41,22 @@
 // Verdict of a scenario: passed when no check failed or warned (a warning
 // counts, as in the suite's single-scenario mode) and the driver did what the
 // scenario asks (its error exit counts, except where the scenario expects the
-// client to give up: the suite's allowClientError); else failed, or expected-fail when expected-failures.json
-// names it (with its reason). A listed scenario that passes is a failure (the
-// list must stay true). Prints one line per scenario, `<scenario>: <verdict>`,
-// then `N passed, N failed`; exits 1 on any unexpected result, 2 for bad
-// arguments. The suite's own results (checks.json per scenario) and the logs
-// stay in --out (default .cache/conformance/run).
+// client to give up: the suite's allowClientError); else failed, or
+// expected-fail when expected-failures.json names it (with its reason; a
+// server entry `<scenario>@<revision>` names one revision only). A listed
+// scenario that passes is a failure (the list must stay true). Prints one line
+// per scenario, `<scenario>: <verdict>` (under a line per revision of the
+// server face), then `N passed, N failed`; exits 1 on any unexpected result, 2
+// for bad arguments. The suite's own results (checks.json per scenario) and
+// the logs stay in --out (default .cache/conformance/run).
 //
 // Every process it starts gets MCP_BRIDGE_CONFORMANCE_RUN=<a mark of this run>
 // in its environment; at the end (also on a failure, a time limit or a signal)
-// the gateways are stopped and every process left with the mark is killed.
+// every process left with the mark is killed.
 // Every wait has a time limit.
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -50,16 +66,21 @@ const root = path.resolve(here, '../..');
 const require = createRequire(import.meta.url);
 const suiteDir = path.dirname(require.resolve('@modelcontextprotocol/conformance/package.json'));
 const suiteBin = path.join(suiteDir, 'dist/index.js');
-const gatewayBin = path.join(path.dirname(require.resolve('supergateway/package.json')), 'dist/index.js');
 const YAML = createRequire(path.join(suiteDir, 'package.json'))('yaml');
 const node = process.execPath;
 
-const SERVER_REVISION = '2025-11-25';
+// The revisions of the server face that a run takes by default (--revisions
+// chooses others): those of the clients that the face translates for, newest
+// first. The face also relays clients of 2026-07-28 upstream; the suite's set
+// of that revision runs with --revisions 2026-07-28 (see the header).
+const SERVER_REVISIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
+const FACE_REVISIONS = ['2026-07-28', ...SERVER_REVISIONS];
 const CLIENT_REVISION = '2026-07-28';
 const LIMITS = {
-    gatewayReady: 20_000,
-    gatewayStop: 10_000,
-    serverRun: 300_000, // the whole requirement set; about 20 s
+    faceReady: 20_000,
+    faceStop: 10_000, // SIGTERM ends every session and its upstream
+    list: 20_000,
+    serverRun: 300_000, // the scenarios of one revision; about 20 s
     serverScenario: 90_000,
     clientScenario: 75_000, // the suite gives the driver 30 s
     kill: 3_000
@@ -71,11 +92,11 @@ const CLIENT_WORKERS = 2;
 function usage(text) {
     process.stderr.write(
         `run.mjs: ${text}\nusage: node run.mjs --bridge <mcp-bridge-vscode> --python <python> ` +
-            '[--face server|client|both] [--only <regex>] [--out <dir>] [--markdown <file>]\n'
+            '[--face server|client|both] [--revisions <rev,...>] [--only <regex>] [--out <dir>] [--markdown <file>]\n'
     );
     process.exit(2);
 }
-const opts = { face: 'both', out: path.join(root, '.cache/conformance/run') };
+const opts = { face: 'both', revisions: SERVER_REVISIONS, out: path.join(root, '.cache/conformance/run') };
 for (let i = 2; i < process.argv.length; i++) {
     const key = process.argv[i];
     const value = process.argv[++i];
@@ -83,12 +104,14 @@ for (let i = 2; i < process.argv.length; i++) {
     if (key === '--bridge') opts.bridge = path.resolve(value);
     else if (key === '--python') opts.python = path.resolve(value);
     else if (key === '--face') opts.face = value;
+    else if (key === '--revisions') opts.revisions = value.split(',').filter(Boolean);
     else if (key === '--only') opts.only = new RegExp(value);
     else if (key === '--out') opts.out = path.resolve(value);
     else if (key === '--markdown') opts.markdown = path.resolve(value);
     else usage(`unknown argument ${key}`);
 }
 if (!['server', 'client', 'both'].includes(opts.face)) usage(`--face ${opts.face}: server, client or both`);
+for (const r of opts.revisions) if (!FACE_REVISIONS.includes(r)) usage(`--revisions: ${r} is none of ${FACE_REVISIONS.join(', ')}`);
 if (!opts.bridge) usage('--bridge is required');
 for (const [what, file] of [['--bridge', opts.bridge], ['--python', opts.python]]) {
     if (file === undefined) continue;
@@ -190,31 +213,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     });
 }
 
-// --- supergateway on loopback --------------------------------------------------
-
-function freePort() {
-    return new Promise((resolve, reject) => {
-        const server = net.createServer();
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => {
-            const { port } = server.address();
-            server.close(() => resolve(port));
-        });
-    });
-}
-
-function connects(port) {
-    return new Promise((resolve) => {
-        const socket = net.connect({ port, host: '127.0.0.1' });
-        const done = (ok) => {
-            socket.destroy();
-            resolve(ok);
-        };
-        socket.once('connect', () => done(true));
-        socket.once('error', () => done(false));
-        socket.setTimeout(1_000, () => done(false));
-    });
-}
+// --- the face -------------------------------------------------------------------
 
 /** The local addresses of the listening TCP sockets on `port` (/proc/net). */
 function listeners(port) {
@@ -240,54 +239,77 @@ const LOOPBACK_HEX = new Set([
     '0000000000000000FFFF00000100007F' // ::ffff:127.0.0.1
 ]);
 
-/** supergateway --stateful in front of the shell command `stdio`, on loopback. */
-async function startGateway(stdio, label) {
-    const port = await freePort();
+// The one line of the face on stderr once it listens.
+const READY = /^mcp-bridge-vscode: listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp \(Streamable HTTP\) and http:\/\/127\.0\.0\.1:\1\/sse \(HTTP\+SSE\)$/m;
+
+/**
+ * `<bridge> --listen 127.0.0.1:0 -- <python> fixture_server.py`, its stderr in
+ * `<label>.log`; resolves when its line names the port and the port listens on
+ * loopback only. stop() sends SIGTERM and tells how it ended.
+ */
+async function startFace(label) {
     const log = path.join(opts.out, `${label}.log`);
-    const child = start(
-        node,
-        [
-            '--require',
-            path.join(here, 'loopback.cjs'),
-            gatewayBin,
-            '--stdio',
-            stdio,
-            '--outputTransport',
-            'streamableHttp',
-            '--stateful',
-            '--port',
-            String(port)
-        ],
-        // supergateway stops when its stdin closes: this pipe ends with this run.
-        { log, stdin: 'pipe' }
-    );
-    const stop = async () => {
-        child.stdin.end();
-        const end = await bounded(child, LIMITS.gatewayStop);
-        if (end.timedOut) note(`${label}: supergateway did not stop in ${LIMITS.gatewayStop} ms; killed`);
+    const fixture = path.join(here, 'fixture_server.py');
+    const child = start(opts.bridge, ['--listen', '127.0.0.1:0', '--', opts.python, fixture], { log });
+    let stopped = null;
+    const stop = () => {
+        stopped ??= (async () => {
+            if (child.exitCode === null && child.signalCode === null) {
+                try {
+                    process.kill(child.pid, 'SIGTERM');
+                } catch {
+                    // gone
+                }
+            }
+            const end = await bounded(child, LIMITS.faceStop);
+            // Its sessions' fixtures are its children: none may be left.
+            const left = marked().filter((pid) => pid !== child.pid);
+            return { ...end, left };
+        })();
+        return stopped;
     };
-    const deadline = Date.now() + LIMITS.gatewayReady;
-    while (!(await connects(port))) {
-        if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
-            await stop();
-            throw new Error(`supergateway (${label}) did not listen on 127.0.0.1:${port}; its log: ${log}`);
+    const deadline = Date.now() + LIMITS.faceReady;
+    let port = null;
+    for (;;) {
+        let text = '';
+        try {
+            text = fs.readFileSync(log, 'utf8');
+        } catch {
+            // not yet
         }
-        await sleep(100);
+        const m = READY.exec(text);
+        if (m) {
+            port = Number(m[1]);
+            break;
+        }
+        if (child.exitCode !== null || child.signalCode !== null) {
+            await stop();
+            const how = child.exitCode ?? child.signalCode;
+            throw new Error(`the face (${label}) exited with ${how} before it said that it listens; its log: ${log}`);
+        }
+        if (Date.now() > deadline) {
+            await stop();
+            throw new Error(`the face (${label}) did not say that it listens within ${LIMITS.faceReady} ms; its log: ${log}`);
+        }
+        await sleep(50);
     }
     const addresses = listeners(port);
     if (addresses.length === 0 || addresses.some((a) => !LOOPBACK_HEX.has(a))) {
         await stop();
-        throw new Error(`supergateway (${label}) listens on ${addresses.join(', ') || 'nothing'} for port ${port}, not on loopback only`);
+        const where = addresses.join(', ') || 'nothing';
+        throw new Error(`the face (${label}) listens on ${where} for port ${port}, not on loopback only`);
     }
     return { url: `http://127.0.0.1:${port}/mcp`, stop, log };
 }
 
-const quote = (p) => `'${p.replaceAll("'", "'\\''")}'`;
-
 // --- the suite's results -------------------------------------------------------
 
+function requirementsFile(revision) {
+    return path.join(suiteDir, 'requirements', `${revision}.yaml`);
+}
+
 function requirements(revision) {
-    return YAML.parse(fs.readFileSync(path.join(suiteDir, 'requirements', `${revision}.yaml`), 'utf8'));
+    return YAML.parse(fs.readFileSync(requirementsFile(revision), 'utf8'));
 }
 
 /** [{name, notScored}] of one leg of a requirement set, in its order. */
@@ -298,6 +320,29 @@ function scenariosOf(revision, leg) {
         if (entry.leg === leg) list.push({ name: entry.scenario, notScored: entry.reason });
     }
     return list.filter((s) => !opts.only || opts.only.test(s.name));
+}
+
+/**
+ * [{name, notScored}] of the suite's server scenarios of `revision`, as
+ * `conformance list --server --spec-version <revision>` names them (what
+ * `server --spec-version <revision>` runs); null when the suite does not know
+ * the revision.
+ */
+async function serverScenariosAt(revision) {
+    const log = path.join(opts.out, `server-${revision}-list.log`);
+    const child = start(node, [suiteBin, 'list', '--server', '--spec-version', revision], { log });
+    const end = await bounded(child, LIMITS.list);
+    const text = fs.readFileSync(log, 'utf8');
+    if (end.timedOut) {
+        throw new Error(`conformance list --spec-version ${revision} did not end in ${LIMITS.list} ms (log: ${log})`);
+    }
+    if (end.code !== 0) {
+        if (/Unknown spec version/.test(text)) return null;
+        throw new Error(`conformance list --spec-version ${revision} failed (log: ${log})`);
+    }
+    return [...text.matchAll(/^ {2}- (\S+)/gm)]
+        .map((m) => ({ name: m[1], notScored: null }))
+        .filter((s) => !opts.only || opts.only.test(s.name));
 }
 
 function readJson(file) {
@@ -337,7 +382,11 @@ function judge(checks, driver) {
     const failed = checks.filter((c) => c.status === 'FAILURE');
     const warned = checks.filter((c) => c.status === 'WARNING');
     const show = (c) => `${c.id}: ${(c.errorMessage ?? c.description ?? '').split('\n')[0]}`;
-    const more = (list) => (list.length > 1 ? ` (and ${list.length - 1} more)` : '');
+    const more = (list) => {
+        if (list.length < 2) return '';
+        const ids = list.slice(1, 6).map((c) => c.id);
+        return ` (and ${list.length - 1} more: ${ids.join(', ')}${list.length > 6 ? ', ...' : ''})`;
+    };
     if (failed.length > 0) return { ok: false, why: `check ${show(failed[0])}${more(failed)}` };
     if (warned.length > 0) return { ok: false, why: `warning ${show(warned[0])}${more(warned)}` };
     if (driver?.counts) {
@@ -347,8 +396,10 @@ function judge(checks, driver) {
 }
 
 const expected = readJson(path.join(here, 'expected-failures.json'));
-function expectation(face, name) {
+/** The entry of `name` (at `revision`, for the server face: `<name>@<revision>` first). */
+function expectation(face, name, revision) {
     const list = expected[face] ?? {};
+    if (revision && list[`${name}@${revision}`]) return list[`${name}@${revision}`];
     if (list[name]) return list[name];
     const prefix = Object.keys(list).find((k) => k.endsWith('/*') && name.startsWith(k.slice(0, -1)));
     return prefix ? list[prefix] : null;
@@ -361,8 +412,8 @@ let passed = 0;
 let failed = 0;
 let expectedFails = 0;
 
-function record(face, scenario, result, { baseline } = {}) {
-    const exp = expectation(face, scenario.name);
+function record(face, scenario, result, revision) {
+    const exp = expectation(face, scenario.name, revision);
     const tag = scenario.notScored ? `not scored: ${scenario.notScored}; ` : '';
     let verdict;
     let text;
@@ -378,20 +429,12 @@ function record(face, scenario, result, { baseline } = {}) {
         verdict = 'failed';
         text = `(${tag}${result.why})`;
         failed++;
-    } else if (exp.withoutBridge && baseline?.ok) {
-        verdict = 'failed';
-        text = `(${result.why}; it PASSES through supergateway without the bridge, so the bridge is the cause)`;
-        failed++;
-    } else if (exp.withoutBridge && !baseline) {
-        verdict = 'failed';
-        text = `(${result.why}; the run without the bridge gave no result)`;
-        failed++;
     } else {
         verdict = 'expected-fail';
         text = `(${exp.reason})`;
         expectedFails++;
     }
-    rows.push({ face, name: scenario.name, verdict, reason: exp?.reason, notScored: scenario.notScored, detail: result.why });
+    rows.push({ face, revision, name: scenario.name, verdict, reason: exp?.reason, notScored: scenario.notScored, detail: result.why });
     say(`${scenario.name}: ${verdict}${text ? ` ${text}` : ''}`);
 }
 
@@ -406,51 +449,52 @@ async function suiteServer(url, args, outDir, limit, label) {
     return serverResults(outDir);
 }
 
-async function serverFace() {
-    const scenarios = scenariosOf(SERVER_REVISION, 'server');
+/** The suite against a face of its own at one revision of the face. */
+async function serverRevision(revision) {
+    const byRequirements = fs.existsSync(requirementsFile(revision));
+    const scenarios = byRequirements ? scenariosOf(revision, 'server') : await serverScenariosAt(revision);
+    if (scenarios === null) {
+        say(`== the server face at ${revision}: the suite has no scenarios of this revision; skipped`);
+        return;
+    }
     if (scenarios.length === 0) return;
-    const started = Date.now();
-    say(`== the server face: the suite as a ${SERVER_REVISION} client, supergateway 4.0.0 -> mcp-bridge-vscode -> fixture_server.py (${scenarios.length} scenarios)`);
-    const fixture = `${quote(opts.python)} ${quote(path.join(here, 'fixture_server.py'))}`;
+    const how = byRequirements ? ['--requirements', revision] : ['--spec-version', revision];
+    say(`== the server face at ${revision}: the suite (server ${how.join(' ')}) -> mcp-bridge-vscode --listen ` +
+        `127.0.0.1:0, /mcp -> fixture_server.py (${scenarios.length} scenarios)`);
+    const outDir = path.join(opts.out, 'server', revision);
+    const face = await startFace(`server-${revision}-face`);
     let results;
-    const gateway = await startGateway(`${quote(opts.bridge)} -- ${fixture}`, 'server-gateway');
+    let end;
     try {
         if (opts.only) {
             results = new Map();
             for (const s of scenarios) {
-                const one = await suiteServer(gateway.url, ['--scenario', s.name, '--spec-version', SERVER_REVISION, '--force'],
-                    path.join(opts.out, 'server'), LIMITS.serverScenario, `server-${s.name}`);
+                const one = await suiteServer(face.url, ['--scenario', s.name, '--spec-version', revision, '--force'],
+                    outDir, LIMITS.serverScenario, `server-${revision}-${s.name}`);
                 for (const [k, v] of one) results.set(k, v);
             }
         } else {
-            results = await suiteServer(gateway.url, ['--requirements', SERVER_REVISION], path.join(opts.out, 'server'),
-                LIMITS.serverRun, 'server-suite');
+            results = await suiteServer(face.url, how, outDir, LIMITS.serverRun, `server-${revision}-suite`);
         }
     } finally {
-        await gateway.stop();
+        end = await face.stop();
     }
+    for (const s of scenarios) record('server', s, judge(results.get(s.name)), revision);
+    // SIGTERM ends every session and its upstream, and the face exits 0.
+    const problems = [];
+    if (end.timedOut) problems.push(`it did not exit within ${LIMITS.faceStop} ms of SIGTERM (killed)`);
+    else if (end.code !== 0) problems.push(`it exited with ${end.code ?? end.signal}`);
+    if (end.left.length > 0) problems.push(`${end.left.length} process(es) of its sessions were left (killed)`);
+    if (problems.length > 0) {
+        say(`the face at ${revision}: failed (SIGTERM: ${problems.join('; ')}; its log: ${face.log})`);
+        failed++;
+    }
+    sweep();
+}
 
-    // The same fixture behind supergateway without the bridge, for the
-    // failures that the list puts on supergateway.
-    const withoutBridge = scenarios.filter((s) => expectation('server', s.name)?.withoutBridge && !judge(results.get(s.name)).ok);
-    const baselines = new Map();
-    if (withoutBridge.length > 0) {
-        const plain = await startGateway(fixture, 'server-gateway-without-bridge');
-        try {
-            for (const s of withoutBridge) {
-                const one = await suiteServer(plain.url, ['--scenario', s.name, '--spec-version', SERVER_REVISION, '--force'],
-                    path.join(opts.out, 'server-without-bridge'), LIMITS.serverScenario, `server-without-bridge-${s.name}`);
-                if (one.has(s.name)) baselines.set(s.name, judge(one.get(s.name)));
-            }
-        } finally {
-            await plain.stop();
-        }
-    }
-    const left = sweep();
-    if (left > 0) note(`${left} process(es) of the server face were still running after the gateways stopped; killed`);
-    for (const s of scenarios) {
-        record('server', s, judge(results.get(s.name)), { baseline: baselines.get(s.name) });
-    }
+async function serverFace() {
+    const started = Date.now();
+    for (const revision of opts.revisions) await serverRevision(revision);
     say(`(the server face took ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 }
 
@@ -524,10 +568,16 @@ async function clientFace() {
 
 function markdown() {
     const lines = [];
-    for (const face of ['server', 'client']) {
-        const list = rows.filter((r) => r.face === face);
+    const tables = [
+        ...opts.revisions.map((revision) => ({
+            title: `server scenario (${revision})`,
+            list: rows.filter((r) => r.face === 'server' && r.revision === revision)
+        })),
+        { title: `client scenario (${CLIENT_REVISION})`, list: rows.filter((r) => r.face === 'client') }
+    ];
+    for (const { title, list } of tables) {
         if (list.length === 0) continue;
-        lines.push(`| ${face} scenario | result | why |`, '| --- | --- | --- |');
+        lines.push(`| ${title} | result | why |`, '| --- | --- | --- |');
         for (const r of list) {
             const why = r.verdict === 'expected-fail' ? r.reason : r.verdict === 'failed' ? r.detail : r.notScored ? `not scored (${r.notScored})` : '';
             lines.push(`| \`${r.name}\` | ${r.verdict} | ${(why ?? '').replaceAll('|', '\\|')} |`);
