@@ -22,6 +22,12 @@ pub(crate) fn start(shared: &Arc<Shared>, id: Id, params: Option<Value>) {
     if !shared.transition(|p| matches!(p, Phase::AwaitingInitialize), Phase::Initializing) {
         return;
     }
+    // From here the client may send batches, if its revision has them: its
+    // next lines can come before the initialize result, and the reader
+    // reads them before this request's task has run.
+    if let Some(requested) = valid_params(params.as_ref()).and_then(|p| p.get("protocolVersion")?.as_str()) {
+        shared.set_batches(Dialect::negotiate(requested, &shared.config.profile).takes_batches());
+    }
     let (token, seq) = shared.inflight.insert(&id);
     let shared = shared.clone();
     shared.tracker.clone().spawn(async move {
@@ -59,9 +65,6 @@ async fn run(
     let params = valid_params(params.as_ref()).ok_or((None, Cause::InvalidParams.into()))?;
     let requested = params.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
     let revision = Dialect::negotiate(requested, &shared.config.profile);
-    // From here the client may send batches, if its revision has them:
-    // its next lines can come before the initialize result.
-    shared.set_batches(revision.takes_batches());
     // The upstream server learns only what the client's revision can declare.
     let mut capabilities = client_capabilities(params.get("capabilities").unwrap_or(&Value::Null));
     revision::client_capabilities(&mut capabilities, revision);

@@ -150,3 +150,52 @@ fn a_batch_of_a_later_revision_gets_one_32600_with_id_null() {
         bridge.assert_alive();
     }
 }
+
+/// Rule: a batch that repeats an id "gets a response for each of its
+/// requests, in turn" (decisions.md, "Batches"): two calls with the id 1,
+/// a slow one and a quick one, give one array of two responses, and a
+/// later single request of that id gets its own line.
+#[test]
+fn a_batch_that_repeats_an_id_gets_a_response_for_each_request() {
+    let mut bridge = batch_client("2025-03-26");
+    bridge.send(&json!([
+        call_tool(json!(1), "late", json!({"ms": 300})),
+        call_tool(json!(1), "late", json!({"ms": 10}))
+    ]));
+    let got: Value = serde_json::from_str(&bridge.recv_text()).unwrap_or_default();
+    let late = ok(json!(1), json!({"content": [{"type": "text", "text": "late"}]}));
+    assert_json("the batch's array", &got, &json!([late.clone(), late]));
+    assert_json("a later ping of id 1", &bridge.request(json!(1), "ping", json!({})), &ok(json!(1), json!({})));
+}
+
+/// Rule: each element keeps "the limits of a line of its own" (decisions.md,
+/// "Batches"): an element deeper than 64 levels gets its own `too_deep`,
+/// with its id, and the other element its answer, in one array.
+#[test]
+fn an_element_too_deep_gets_its_own_error_beside_the_others_answers() {
+    let mut bridge = batch_client("2025-03-26");
+    let mut deep = json!({});
+    for _ in 0..64 {
+        deep = json!({"a": deep});
+    }
+    bridge.send(&json!([request(json!(1), "ping", json!({})), request(json!(2), "ping", deep)]));
+    let got: Value = serde_json::from_str(&bridge.recv_text()).unwrap_or_default();
+    let too_deep = error_response(json!(2), -32600, &message("too_deep"), "too_deep", Some("limit: 64 levels"));
+    assert_json("the batch's array", &got, &json!([ok(json!(1), json!({})), too_deep]));
+}
+
+/// Rule: "the batches are taken from the moment the revision is
+/// negotiated (before the initialize result)" (decisions.md, "Batches"):
+/// a batch sent while the upstream is slow to answer server/discover gets
+/// its array, not -32600.
+#[test]
+fn a_batch_before_the_initialize_result_is_taken() {
+    let mut bridge = Driver::start(&[], &crate::support::fake::fake_upstream(&["--discover-delay-ms", "500"]));
+    let params = json!({"protocolVersion": "2025-03-26", "capabilities": {},
+        "clientInfo": {"name": "older", "version": "1"}});
+    bridge.send(&request(json!("init"), "initialize", params));
+    bridge.send(&json!([request(json!(1), "ping", json!({}))]));
+    let first: Value = serde_json::from_str(&bridge.recv_text()).unwrap_or_default();
+    assert_json("the batch's array", &first, &json!([ok(json!(1), json!({}))]));
+    assert_eq!(bridge.recv()["result"]["protocolVersion"], "2025-03-26");
+}

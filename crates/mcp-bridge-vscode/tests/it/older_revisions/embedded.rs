@@ -160,3 +160,42 @@ fn listen_streams_take_the_places_in_flight() {
     server.send(&modern(json!("again"), "tools/list"));
     assert_eq!(listed(&server.recv(), &json!("again")), TOOLS);
 }
+
+/// Rule: the modern path "refuses a request whose id is in flight already
+/// (`invalid_request_shape`, with that id: MCP never reuses one in a
+/// session), so each place in flight is one request" (decisions.md): a
+/// second `subscriptions/listen` with the id of an open one is refused.
+#[test]
+fn the_modern_path_refuses_an_id_in_flight() {
+    let mut demo = demo();
+    let listen = |id: Value| {
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}});
+        request(id, "subscriptions/listen", json!({"_meta": meta, "notifications": {"toolsListChanged": true}}))
+    };
+    demo.send(&listen(json!(5)));
+    demo.wait_for(|m| m["method"] == "notifications/subscriptions/acknowledged", "the listen stream's acknowledgment");
+    demo.send(&listen(json!(5)));
+    let refused = demo.response(&json!(5));
+    let want = error_response(json!(5), -32600, &message("invalid_request_shape"), "invalid_request_shape", None);
+    assert_json("a request whose id is in flight", &refused, &want);
+}
+
+/// Rule: the table "keys a number by its value, as rmcp reads it (`-0` is
+/// `0`)" (decisions.md): a ping with the id -0 gets its answer, and a
+/// cancellation of -0 frees its place.
+#[test]
+fn the_modern_path_answers_the_id_minus_zero() {
+    let mut demo = demo();
+    demo.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":-0,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n");
+    let answer = demo.recv();
+    assert!(answer["result"]["tools"].is_array(), "{answer}");
+    // Its place is free again: 256 more requests all get their answers.
+    let ids: Vec<Value> = (1..=IN_FLIGHT).map(|n| json!(n)).collect();
+    for id in &ids {
+        demo.send(&modern(id.clone(), "tools/list"));
+    }
+    for id in &ids {
+        assert!(demo.response(id)["result"]["tools"].is_array(), "{id}");
+    }
+}
