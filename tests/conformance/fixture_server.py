@@ -2,19 +2,26 @@
 conformance suite (scripts/conformance), written with PyPI `mcp==2.3.0` (the
 venv of scripts/install-peers).
 
-The suite (@modelcontextprotocol/conformance, `server --requirements
-2025-11-25`) is a 2025-11-25 client. It reaches this server through
-supergateway (HTTP -> stdio) and the bridge (2025-11-25 -> 2026-07-28):
+The suite's server mode is the client; the bridge's HTTP face is the server
+under test, with this file as its upstream:
 
-    conformance --HTTP--> supergateway --stdio--> mcp-bridge-vscode --stdio--> this file
+    conformance --HTTP--> mcp-bridge-vscode --listen --stdio--> this file
 
-Every name, text and schema below is the one that the description of a
-scenario of the suite asks for (the scenario names are in the comments). The
-tools that need the client ask for it the 2026-07-28 way: the first round
-returns an InputRequiredResult with input requests, and the bridge turns each
-one into the client's sampling/createMessage or elicitation/create; the retry
-carries the answers in inputResponses. No request state is needed: every tool
-asks one question and reads its answer by key.
+At the revisions of the initialize handshake (2025-11-25, 2025-06-18,
+2025-03-26) the face translates each session to 2026-07-28; a 2026-07-28
+client's requests (`server --requirements 2026-07-28`) it relays as they came,
+with the client's own `_meta`, over one connection to this file.
+
+Every name, text and schema below is the one that the description or the code
+of a scenario of the suite asks for (the scenario names are in the comments).
+The tools that need the client ask for it the 2026-07-28 way: the first round
+returns an InputRequiredResult with input requests (the face turns each one
+into a 2025 client's sampling/createMessage, elicitation/create or roots/list,
+or relays it to a 2026-07-28 client as it is); the retry carries the answers
+in inputResponses, and the requestState that this file minted (the SDK seals
+it, and rejects a tampered one with -32602). A tool that needs a capability
+that the request's client did not declare answers -32021 with the capability
+in data.requiredCapabilities.
 
 Run it alone with `.cache/peers/py/bin/python tests/conformance/fixture_server.py`.
 """
@@ -26,22 +33,29 @@ import json
 import struct
 import warnings
 import zlib
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.prompts.base import UserMessage
+from mcp.shared.exceptions import MCPError
 from mcp_types import (
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
     CallToolResult,
+    ClientCapabilities,
     Completion,
+    ElicitationCapability,
     EmbeddedResource,
     ImageContent,
     InputRequiredResult,
+    MissingRequiredClientCapabilityErrorData,
     PromptReference,
+    SamplingCapability,
     TextContent,
     TextResourceContents,
 )
+from pydantic import Field
 
 # ctx.log is deprecated in 2026-07-28 (SEP-2577), but the bridge still carries
 # log messages to a 2025-11-25 client, and tools-call-with-logging asks for them.
@@ -370,6 +384,253 @@ assert _focal is not None
 _focal.parameters = JSON_SCHEMA_2020_12
 
 
+# --- tools: the diagnostic tools of server-stateless (2026-07-28, SEP-2575)
+
+
+def _require(ctx: Context, capability: str) -> None:
+    """-32021 unless the request's client declared `capability` (sampling or
+    elicitation), with the ClientCapabilities object that names it."""
+    declared = ctx.client_capabilities
+    if declared is not None and getattr(declared, capability, None) is not None:
+        return
+    required = {
+        "sampling": ClientCapabilities(sampling=SamplingCapability()),
+        "elicitation": ClientCapabilities(elicitation=ElicitationCapability()),
+    }[capability]
+    data = MissingRequiredClientCapabilityErrorData(required_capabilities=required)
+    raise MCPError(
+        code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+        message=f"This tool needs the client's {capability} capability, which the request did not declare",
+        data=data.model_dump(by_alias=True, mode="json", exclude_none=True),
+    )
+
+
+@mcp.tool(
+    description="Asks the client to sample: needs the sampling capability, else -32021 (SEP-2575)",
+    structured_output=False,
+)
+def test_missing_capability(ctx: Context) -> CallToolResult | InputRequiredResult:
+    _require(ctx, "sampling")
+    answer = _answer(ctx, "sampling")
+    if answer is None:
+        return _ask(
+            "sampling",
+            "sampling/createMessage",
+            {"messages": [{"role": "user", "content": {"type": "text", "text": "Say hello"}}], "maxTokens": 20},
+        )
+    return _text("Sampling answered")
+
+
+@mcp.tool(
+    description="Reports progress and asks the client a question on its response stream, as an "
+    "InputRequiredResult and never as a request of its own (SEP-2575)",
+    structured_output=False,
+)
+async def test_streaming_elicitation(ctx: Context) -> CallToolResult | InputRequiredResult:
+    _require(ctx, "elicitation")
+    answer = _answer(ctx, "confirm")
+    if answer is None:
+        # Sent only when the request carries a progress token.
+        await ctx.report_progress(1, 2, "Asking the client")
+        return _ask(
+            "confirm",
+            "elicitation/create",
+            {
+                "mode": "form",
+                "message": "Continue?",
+                "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]},
+            },
+        )
+    return _text(_elicitation_text("Streaming elicitation answered", answer))
+
+
+@mcp.tool(
+    description="Logs at every level; on 2026-07-28 a message goes out only to a request whose _meta "
+    "names a log level (SEP-2575)",
+    structured_output=False,
+)
+async def test_logging_tool(ctx: Context) -> CallToolResult:
+    for level in ("debug", "info", "warning", "error"):
+        await ctx.log(level, f"test_logging_tool: a {level} message")
+    return _text("Logging tool executed")
+
+
+@mcp.tool(
+    description="Tells the subscriptions/listen streams that the tool list changed (toolsListChanged)",
+    structured_output=False,
+)
+async def test_trigger_tool_change(ctx: Context) -> CallToolResult:
+    await ctx.notify_tools_changed()
+    return _text("Tool list change announced")
+
+
+@mcp.tool(
+    description="Tells the subscriptions/listen streams that the prompt list changed (promptsListChanged)",
+    structured_output=False,
+)
+async def test_trigger_prompt_change(ctx: Context) -> CallToolResult:
+    await ctx.notify_prompts_changed()
+    return _text("Prompt list change announced")
+
+
+# --- tools: InputRequiredResult (the input-required-result-* scenarios, SEP-2322)
+# Round 1 asks; the retry answers, by the keys of round 1. A retry that lacks an
+# answer is asked again (input-required-result-missing-input-response).
+
+NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+OK_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+
+
+def _elicit(message: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"method": "elicitation/create", "params": {"mode": "form", "message": message, "requestedSchema": schema}}
+
+
+def _sample(text: str, max_tokens: int) -> dict[str, Any]:
+    return {
+        "method": "sampling/createMessage",
+        "params": {"messages": [{"role": "user", "content": {"type": "text", "text": text}}], "maxTokens": max_tokens},
+    }
+
+
+ROOTS_REQUEST = {"method": "roots/list", "params": {}}
+
+
+def _input_required(requests: dict[str, Any], state: str | None = None) -> InputRequiredResult:
+    wire: dict[str, Any] = {"resultType": "input_required", "inputRequests": requests}
+    if state is not None:
+        wire["requestState"] = state
+    return InputRequiredResult.model_validate(wire)
+
+
+def _accepted(answer: Any) -> dict[str, Any]:
+    """The content of an accepted elicitation; nothing for a declined one."""
+    if getattr(answer, "action", None) != "accept":
+        return {}
+    return getattr(answer, "content", None) or {}
+
+
+def _sampled_text(answer: Any) -> str:
+    return getattr(getattr(answer, "content", None), "text", None) or "(no text)"
+
+
+def _roots(answer: Any) -> list[str]:
+    return [str(root.uri) for root in getattr(answer, "roots", None) or []]
+
+
+@mcp.tool(description="Asks the user's name with an elicitation input request (SEP-2322)", structured_output=False)
+def test_input_required_result_elicitation(ctx: Context) -> CallToolResult | InputRequiredResult:
+    answer = _answer(ctx, "user_name")
+    if answer is None:
+        return _input_required({"user_name": _elicit("What is your name?", NAME_SCHEMA)})
+    return _text(f"Hello, {_accepted(answer).get('name', 'stranger')}!")
+
+
+@mcp.tool(description="Asks the client to sample with a sampling input request (SEP-2322)", structured_output=False)
+def test_input_required_result_sampling(ctx: Context) -> CallToolResult | InputRequiredResult:
+    answer = _answer(ctx, "capital_question")
+    if answer is None:
+        return _input_required({"capital_question": _sample("What is the capital of France?", 100)})
+    return _text(f"Sampling response: {_sampled_text(answer)}")
+
+
+@mcp.tool(description="Asks the client's roots with a roots/list input request (SEP-2322)", structured_output=False)
+def test_input_required_result_list_roots(ctx: Context) -> CallToolResult | InputRequiredResult:
+    answer = _answer(ctx, "client_roots")
+    if answer is None:
+        return _input_required({"client_roots": ROOTS_REQUEST})
+    return _text(f"Client roots: {', '.join(_roots(answer)) or '(none)'}")
+
+
+REQUEST_STATE = "request-state:confirm:v1"
+
+
+@mcp.tool(description="Round-trips a requestState with its input request (SEP-2322)", structured_output=False)
+def test_input_required_result_request_state(ctx: Context) -> CallToolResult | InputRequiredResult:
+    answer = _answer(ctx, "confirm")
+    if answer is None or ctx.request_state != REQUEST_STATE:
+        return _input_required({"confirm": _elicit("Please confirm", OK_SCHEMA)}, REQUEST_STATE)
+    return _text(f"state-ok: the requestState came back, confirmed={_accepted(answer).get('ok')}")
+
+
+@mcp.tool(
+    description="Asks with three input requests at once: elicitation, sampling and roots/list (SEP-2322)",
+    structured_output=False,
+)
+def test_input_required_result_multiple_inputs(ctx: Context) -> CallToolResult | InputRequiredResult:
+    requests = {
+        "user_name": _elicit("What is your name?", NAME_SCHEMA),
+        "greeting": _sample("Generate a greeting", 50),
+        "client_roots": ROOTS_REQUEST,
+    }
+    responses = ctx.input_responses or {}
+    if ctx.request_state != "multiple-inputs:v1" or any(key not in responses for key in requests):
+        return _input_required(requests, "multiple-inputs:v1")
+    name = _accepted(responses["user_name"]).get("name")
+    greeting = _sampled_text(responses["greeting"])
+    roots = ", ".join(_roots(responses["client_roots"]))
+    return _text(f"name={name}; greeting={greeting}; roots={roots}")
+
+
+@mcp.tool(description="Asks in two rounds, with a new requestState each round (SEP-2322)", structured_output=False)
+def test_input_required_result_multi_round(ctx: Context) -> CallToolResult | InputRequiredResult:
+    state = ctx.request_state
+    step1 = _answer(ctx, "step1")
+    step2 = _answer(ctx, "step2")
+    if state and state.startswith("multi-round:2:") and step2 is not None:
+        name = state.removeprefix("multi-round:2:")
+        return _text(f"Hello, {name}! Your favorite color is {_accepted(step2).get('color')}.")
+    if state == "multi-round:1" and step1 is not None:
+        name = _accepted(step1).get("name", "stranger")
+        schema = {"type": "object", "properties": {"color": {"type": "string"}}, "required": ["color"]}
+        return _input_required(
+            {"step2": _elicit("Step 2: What is your favorite color?", schema)}, f"multi-round:2:{name}"
+        )
+    return _input_required({"step1": _elicit("Step 1: What is your name?", NAME_SCHEMA)}, "multi-round:1")
+
+
+@mcp.tool(
+    description="Asks with a requestState that the SDK seals; a tampered one is refused (SEP-2322)",
+    structured_output=False,
+)
+def test_input_required_result_tampered_state(ctx: Context) -> CallToolResult | InputRequiredResult:
+    answer = _answer(ctx, "confirm")
+    if answer is None or ctx.request_state != "tampered-state:v1":
+        return _input_required({"confirm": _elicit("Please confirm", OK_SCHEMA)}, "tampered-state:v1")
+    return _text("The requestState was intact")
+
+
+@mcp.tool(
+    description="Asks only with the input requests of the capabilities that the client declared (SEP-2322)",
+    structured_output=False,
+)
+def test_input_required_result_capabilities(ctx: Context) -> CallToolResult | InputRequiredResult:
+    declared = ctx.client_capabilities
+    requests: dict[str, Any] = {}
+    if declared is not None and declared.sampling is not None:
+        requests["greeting"] = _sample("Generate a greeting", 50)
+    if declared is not None and declared.elicitation is not None:
+        requests["user_name"] = _elicit("What is your name?", NAME_SCHEMA)
+    if declared is not None and declared.roots is not None:
+        requests["client_roots"] = ROOTS_REQUEST
+    responses = ctx.input_responses or {}
+    if requests and any(key not in responses for key in requests):
+        return _input_required(requests)
+    return _text(f"Answered: {', '.join(sorted(requests)) or 'nothing to ask'}")
+
+
+# --- tools: a parameter mirrored into a header (http-custom-header-server-validation, SEP-2243)
+
+
+@mcp.tool(
+    description="Echoes its region, which the client mirrors into the Mcp-Param-Region header (SEP-2243)",
+    structured_output=False,
+)
+def test_custom_header(
+    region: Annotated[str, Field(description="A region", json_schema_extra={"x-mcp-header": "Region"})],
+) -> CallToolResult:
+    return _text(f"Region: {region}")
+
+
 # --- resources (resources-list, resources-read-text, resources-read-binary,
 # resources-templates-read, resources-subscribe, resources-unsubscribe)
 
@@ -452,6 +713,19 @@ def test_prompt_with_image() -> list[UserMessage]:
         UserMessage(ImageContent(type="image", data=PNG_BASE64, mime_type="image/png")),
         UserMessage("Please analyze the image above."),
     ]
+
+
+@mcp.prompt(
+    name="test_input_required_result_prompt",
+    title="Prompt With Input Required",
+    description="A prompt that asks the user for its context first (input-required-result-non-tool-request)",
+)
+def test_input_required_result_prompt(ctx: Context) -> list[UserMessage] | InputRequiredResult:
+    answer = _answer(ctx, "user_context")
+    if answer is None:
+        schema = {"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]}
+        return _input_required({"user_context": _elicit("What context should the prompt use?", schema)})
+    return [UserMessage(f"Use this context: {_accepted(answer).get('context', '')}")]
 
 
 # --- completion (completion-complete)

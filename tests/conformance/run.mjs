@@ -10,8 +10,8 @@
 //
 // The server face (VS Code's side): the bridge's own HTTP face is the server
 // under test, and the suite the client. For each revision of the clients
-// that the face translates for (2025-11-25, 2025-06-18, 2025-03-26; or those
-// of --revisions), the run starts
+// that the face serves (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26; or
+// those of --revisions), the run starts
 // `<bridge> --listen 127.0.0.1:0 -- <python> fixture_server.py` (a face of its
 // own, the port read from its line on stderr, checked in /proc/net to listen on
 // loopback only) and runs the suite's server mode against
@@ -25,10 +25,12 @@
 // the scenarios and the schema its wire-schema-valid check holds each message
 // of the face to. The suite has no scenario of HTTP+SSE (/sse, 2024-11-05).
 // The face also serves clients of 2026-07-28, whose requests it relays
-// upstream as they came; `--revisions 2026-07-28` runs the suite's requirement
-// set of that revision against it, which is not in the default run: the
-// fixture has the tools of the 2025 scenarios only, not those of the
-// input-required-result-*, x-mcp-header and diagnostic scenarios of 2026-07-28.
+// upstream as they came; the run takes that revision too, with the suite's
+// requirement set of it (`--requirements 2026-07-28`: 37 scored scenarios and
+// 13 not scored; the suite sends stateless requests with the revision's _meta
+// and never initializes). The fixture has the tools, prompts and resources of
+// every one of them but the tasks-* scenarios, which are expected failures
+// (neither the fixture's SDK nor the face has the tasks extension).
 // After each revision the face gets SIGTERM and must exit 0 within
 // LIMITS.faceStop, leaving no process behind (else the run fails).
 //
@@ -70,11 +72,9 @@ const YAML = createRequire(path.join(suiteDir, 'package.json'))('yaml');
 const node = process.execPath;
 
 // The revisions of the server face that a run takes by default (--revisions
-// chooses others): those of the clients that the face translates for, newest
-// first. The face also relays clients of 2026-07-28 upstream; the suite's set
-// of that revision runs with --revisions 2026-07-28 (see the header).
-const SERVER_REVISIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
-const FACE_REVISIONS = ['2026-07-28', ...SERVER_REVISIONS];
+// chooses others), newest first: the 2026-07-28 clients that the face relays,
+// then those of the clients that it translates for.
+const SERVER_REVISIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'];
 const CLIENT_REVISION = '2026-07-28';
 const LIMITS = {
     faceReady: 20_000,
@@ -111,7 +111,7 @@ for (let i = 2; i < process.argv.length; i++) {
     else usage(`unknown argument ${key}`);
 }
 if (!['server', 'client', 'both'].includes(opts.face)) usage(`--face ${opts.face}: server, client or both`);
-for (const r of opts.revisions) if (!FACE_REVISIONS.includes(r)) usage(`--revisions: ${r} is none of ${FACE_REVISIONS.join(', ')}`);
+for (const r of opts.revisions) if (!SERVER_REVISIONS.includes(r)) usage(`--revisions: ${r} is none of ${SERVER_REVISIONS.join(', ')}`);
 if (!opts.bridge) usage('--bridge is required');
 for (const [what, file] of [['--bridge', opts.bridge], ['--python', opts.python]]) {
     if (file === undefined) continue;

@@ -14,10 +14,18 @@
 //! - `legacy`: HTTP+SSE of 2024-11-05 at /sse and /messages.
 //! - `sessions`: sessions side by side, faults, bounds, the idle end.
 //! - `process`: the face as a process, and what it started.
+//! - `modern`: clients of 2026-07-28, relayed; `modern_checks`: the checks
+//!   of their requests.
+//! - `passing`: `--pass-authorization`, the clients' own sign-in.
+//! - `hardening`: bodies, headers and connections after an attack; CORS.
 
 mod command_line;
 mod door;
+mod hardening;
 mod legacy;
+mod modern;
+mod modern_checks;
+mod passing;
 mod process;
 mod refusals;
 mod sessions;
@@ -84,10 +92,18 @@ impl Session {
         face.send(self.req(Req::post(message)))
     }
 
-    /// POSTs a request: its answer is an SSE stream.
+    /// POSTs a request: its answer is an SSE stream, which from 2025-11-25
+    /// opens with a priming event (the transport: "an SSE event consisting
+    /// of an event ID and an empty `data` field"); older revisions get none.
     #[track_caller]
     fn stream(&self, face: &Face, message: &Value) -> Events {
-        sse(self.post(face, message))
+        let mut events = sse(self.post(face, message));
+        if self.revision.as_str() >= "2025-11-25" {
+            let priming = events.next();
+            let primes = priming.event.is_none() && priming.data.is_empty();
+            assert!(primes && priming.id.as_deref().is_some_and(|id| id.ends_with("-0")), "{priming:?}");
+        }
+        events
     }
 
     /// POSTs a request whose stream must carry exactly its response, then
@@ -95,7 +111,7 @@ impl Session {
     #[track_caller]
     fn answer(&self, face: &Face, message: &Value) -> Value {
         let mut events = self.stream(face, message);
-        let response = events.message();
+        let response = events.any_message();
         assert_eq!(response["id"], message["id"], "the response of {message}: {response}");
         events.assert_end();
         response

@@ -163,6 +163,9 @@ pub(crate) struct Resume {
     pub stream: String,
     pub next: u64,
     pub sent: std::collections::VecDeque<(u64, Bytes)>,
+    /// Fires when a client takes the stream up on another connection: it
+    /// parks at once.
+    pub detach: CancellationToken,
     pub park: Box<dyn FnOnce(Parked) + Send>,
 }
 
@@ -201,7 +204,14 @@ impl Stream {
             return Some(first);
         }
         let rx = self.rx.as_mut()?;
+        let detach = self.resume.as_ref().map(|resume| &resume.detach);
         let quiet = tokio::time::sleep(KEEP_ALIVE);
+        let detached = async {
+            match detach {
+                Some(detach) => detach.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             received = rx.recv() => match received {
                 Some(Event::Message(line) | Event::Response(line)) => Some(self.event(line)),
@@ -209,7 +219,18 @@ impl Stream {
             },
             _ = quiet, if self.keep_alive => Some(Bytes::from_static(b": keep-alive\n\n")),
             _ = self.stop.cancelled() => self.end(),
+            _ = detached => self.park(),
         }
+    }
+
+    /// Parks a resumable stream: a client takes it up again with a GET.
+    fn park(&mut self) -> Option<Bytes> {
+        self.finished = true;
+        if let (Some(rx), Some(resume)) = (self.rx.take(), self.resume.take()) {
+            let Resume { stream, next, sent, park, .. } = resume;
+            park(Parked { rx, stream, next, sent });
+        }
+        None
     }
 
     /// An event, with its id on a resumable stream (kept for a resumption).
@@ -238,11 +259,10 @@ impl Stream {
 
 impl Drop for Stream {
     fn drop(&mut self) {
-        if !self.finished {
-            if let (Some(rx), Some(resume)) = (self.rx.take(), self.resume.take()) {
-                let Resume { stream, next, sent, park } = resume;
-                park(Parked { rx, stream, next, sent });
-            }
+        // Only a resumable stream parks its receiver; any other keeps it
+        // for `end`, whose handler cancels or ends what the stream carried.
+        if !self.finished && self.resume.is_some() {
+            self.park();
         }
         self.end();
     }

@@ -43,7 +43,7 @@ pub(super) async fn open(face: &Arc<Face>, request: Request<Incoming>) -> Respon
 pub(super) async fn post(face: &Arc<Face>, request: Request<Incoming>) -> Response<Body> {
     let id = request.uri().query().and_then(session_id).map(str::to_owned);
     // A session of this transport only: an id of /mcp is unknown here.
-    let Some(session) = id.and_then(|id| face.sessions.get(&id)).filter(|s| s.legacy) else {
+    let Some(session) = id.and_then(|id| face.sessions.get(&id, true)) else {
         return http::refused(Refusal::UnknownSession);
     };
     if !http::is_json(request.headers()) {

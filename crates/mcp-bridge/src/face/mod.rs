@@ -19,9 +19,11 @@ mod gate;
 mod http;
 mod legacy;
 mod modern;
+mod params;
 mod passing;
 mod pool;
 mod refusal;
+mod resume;
 mod sessions;
 mod shared;
 mod streamable;
@@ -159,6 +161,9 @@ pub async fn serve_http(
             continue;
         };
         let Ok(local) = stream.local_addr() else { continue };
+        // Small events go out at once: Nagle's wait for the client's
+        // delayed ACK held each response some 40 ms.
+        let _ = stream.set_nodelay(true);
         let (face, stop) = (face.clone(), stop.clone());
         tasks.spawn(async move {
             connection(face, stream, (local, peer), stop).await;

@@ -10,9 +10,11 @@
 //! whose close cancels the request upstream (the transport's own signal).
 //!
 //! The headers are checked against the body first (the transport page,
-//! "Server Validation"): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`.
+//! "Server Validation"): `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
+//! and a `tools/call`'s `Mcp-Param-*` (`params`).
 
 use super::http::{self, Body, PROTOCOL_VERSION};
+use super::params;
 use super::passing;
 use super::pool::Share;
 use super::refusal::Refusal;
@@ -80,6 +82,12 @@ pub(super) async fn post(
     // passes it: else it is the face's token, which stays here.
     let authorization =
         face.passing.then(|| http::header(headers, AUTHORIZATION.as_str()).map(str::to_owned)).flatten();
+    if method == "tools/call" {
+        let relay = Relay { authorization: authorization.as_deref() };
+        if !params::check_call(face, &client, relay, headers, &params).await {
+            return http::json(StatusCode::BAD_REQUEST, mismatch(&id));
+        }
+    }
     let upstream_method = match (method, Method::parse(method)) {
         ("server/discover", _) => UpstreamMethod::Discover,
         (LISTEN_METHOD, _) => return listen(face, client, (id, share), (params, authorization)),
@@ -194,7 +202,10 @@ async fn call(
         Call { method, params: &params, meta: &empty, timeout, progress, cancel, slot: &slot, relay: Some(relay) };
     let refusal = |status: Option<u16>| status.filter(|s| face.passing && matches!(s, 401 | 403));
     match client.call(call).await {
-        Ok(result) => Outcome::Line(jsonrpc::result_line(id, &result)),
+        Ok(result) => {
+            params::observe(face, &method, &result);
+            Outcome::Line(jsonrpc::result_line(id, &result))
+        }
         Err(CallError::Upstream { status, .. }) if refusal(status).is_some() => {
             Outcome::Refused(refusal(status).unwrap_or(401))
         }
@@ -296,13 +307,8 @@ fn check(headers: &HeaderMap, id: &Id, method: &str, params: &Map<String, Value>
     let Some(body_version) = body_version.filter(|_| capabilities) else {
         return Err(error_body_of(id, BridgeError::new(Cause::InvalidParams)));
     };
-    let mismatch = || {
-        let refusal = Refusal::HeaderMismatch;
-        let error = json!({"code": refusal.code(), "message": refusal.message(), "data": {"cause": refusal.name()}});
-        http::error_body(Some(id), error)
-    };
     if http::header(headers, PROTOCOL_VERSION) != Some(body_version) {
-        return Err(mismatch());
+        return Err(mismatch(id));
     }
     if body_version != REVISION {
         let error = json!({"code": jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION,
@@ -333,8 +339,16 @@ fn check(headers: &HeaderMap, id: &Id, method: &str, params: &Map<String, Value>
     if matches {
         Ok(())
     } else {
-        Err(mismatch())
+        Err(mismatch(id))
     }
+}
+
+/// The body of a 400 for headers that do not say what the body says
+/// (-32020).
+fn mismatch(id: &Id) -> Vec<u8> {
+    let refusal = Refusal::HeaderMismatch;
+    let error = json!({"code": refusal.code(), "message": refusal.message(), "data": {"cause": refusal.name()}});
+    http::error_body(Some(id), error)
 }
 
 fn error_body_of(id: &Id, error: BridgeError) -> Vec<u8> {

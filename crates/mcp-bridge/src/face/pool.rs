@@ -5,6 +5,7 @@ use crate::frontend::Config;
 use crate::jsonrpc::BridgeError;
 use crate::sync::lock;
 use crate::upstream::http::passed::{Passed, Refused};
+use crate::upstream::http::tools::ToolHeaders;
 use crate::upstream::{self, Client, Consent, Hooks, Identity, LogLevel, UpstreamSpec};
 use serde_json::json;
 use std::collections::HashMap;
@@ -18,6 +19,9 @@ const SHARE: usize = 64;
 /// The shared connection, when it is made.
 pub(super) struct Upstream {
     client: tokio::sync::Mutex<Option<Client>>,
+    /// The `Mcp-Param-*` headers of each tool, from the `tools/list`
+    /// results it relayed (`params`).
+    pub tools: ToolHeaders,
     /// The places each client's address holds now.
     shares: Arc<Mutex<HashMap<IpAddr, usize>>>,
     /// With `--pass-authorization`: what the upstream said of the
@@ -27,7 +31,12 @@ pub(super) struct Upstream {
 
 impl Upstream {
     pub(super) fn new(passing: bool) -> Upstream {
-        Upstream { client: tokio::sync::Mutex::default(), shares: Arc::default(), passed: passing.then(Arc::default) }
+        Upstream {
+            client: tokio::sync::Mutex::default(),
+            tools: ToolHeaders::default(),
+            shares: Arc::default(),
+            passed: passing.then(Arc::default),
+        }
     }
 
     /// A place for a request of the client at `address`, unless it holds

@@ -4,7 +4,7 @@
 //! the table is bounded, and a session that nobody uses for the idle time
 //! ends with its upstream work.
 
-use super::http::Parked;
+use super::resume::Streams;
 use crate::framing::Decoded;
 use crate::frontend::{Config, Connection, Exit, Output};
 use crate::output::Routes;
@@ -21,10 +21,6 @@ use tokio_util::task::TaskTracker;
 
 /// How many messages of a session's stream wait while no GET reads it.
 const BACKLOG: usize = 256;
-/// The streams of a session whose connection broke that wait to be taken
-/// up again, at most, and for how long.
-const PARKED: usize = 64;
-const PARKED_FOR: Duration = Duration::from_secs(300);
 /// A session that has not sent `initialize` this long after it opened
 /// (an HTTP+SSE stream that only holds a place) ends.
 const INITIALIZE_WITHIN: Duration = Duration::from_secs(60);
@@ -49,10 +45,11 @@ pub(crate) struct Session {
     opened: Instant,
     /// Fires when the session ends; its streams end with it.
     pub ended: CancellationToken,
-    /// The next id of a request stream, unique in the session.
-    streams: AtomicUsize,
-    /// The request streams whose connection broke, by id, since when.
-    parked: Mutex<Vec<(Parked, Instant)>>,
+    /// Its request streams, which a client may take up again.
+    pub streams: Arc<Streams>,
+    /// The revision once negotiated, which stays when the upstream is
+    /// lost later.
+    negotiated: std::sync::OnceLock<Revision>,
 }
 
 impl Session {
@@ -70,8 +67,8 @@ impl Session {
             open: AtomicUsize::new(0),
             opened: Instant::now(),
             ended: CancellationToken::new(),
-            streams: AtomicUsize::new(1),
-            parked: Mutex::default(),
+            streams: Arc::default(),
+            negotiated: std::sync::OnceLock::new(),
         }
     }
 
@@ -84,34 +81,13 @@ impl Session {
         }
     }
 
-    /// A new id of a request stream.
-    pub(crate) fn stream_id(&self) -> String {
-        format!("s{}", self.streams.fetch_add(1, Ordering::Relaxed))
-    }
-
-    /// Keeps a request stream whose connection broke for a GET with its
-    /// `Last-Event-ID`: at most [`PARKED`], for [`PARKED_FOR`]; an older one
-    /// goes, and its request's messages with it.
-    pub(crate) fn park(&self, stream: Parked) {
-        let mut parked = lock(&self.parked);
-        parked.retain(|(_, since)| since.elapsed() < PARKED_FOR);
-        if parked.len() == PARKED {
-            parked.remove(0);
-        }
-        parked.push((stream, Instant::now()));
-    }
-
-    /// The parked stream of this id, when it waits.
-    pub(crate) fn unpark(&self, stream: &str) -> Option<Parked> {
-        let mut parked = lock(&self.parked);
-        parked.retain(|(_, since)| since.elapsed() < PARKED_FOR);
-        let index = parked.iter().position(|(p, _)| p.stream == stream)?;
-        Some(parked.remove(index).0)
-    }
-
     /// The revision the client negotiated, once it is ready.
     pub(crate) fn revision(&self) -> Option<Revision> {
-        self.connection.revision()
+        if let Some(revision) = self.negotiated.get() {
+            return Some(*revision);
+        }
+        let revision = self.connection.revision()?;
+        Some(*self.negotiated.get_or_init(|| revision))
     }
 
     /// Marks a request or a stream of the client open until the guard
@@ -139,7 +115,7 @@ impl Session {
     /// canceled without a response, its upstream work stops.
     async fn close(&self) {
         self.ended.cancel();
-        lock(&self.parked).clear();
+        self.streams.clear();
         self.connection.close(Exit::EndOfInput).await;
         self.routes.close();
     }
@@ -196,8 +172,10 @@ impl Sessions {
         Some(session)
     }
 
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
-        lock(&self.table).get(id).cloned()
+    /// The session of this id and transport: an `/sse` session's id is
+    /// unknown to `/mcp`, and the other way round.
+    pub(crate) fn get(&self, id: &str, legacy: bool) -> Option<Arc<Session>> {
+        lock(&self.table).get(id).filter(|s| s.legacy == legacy).cloned()
     }
 
     /// Ends a session and takes it out of the table; `false` when there
@@ -215,9 +193,17 @@ impl Sessions {
 
     /// Takes a session out of the table now, and ends it in a task of its
     /// own: the client that asked (a DELETE) need not wait for the
-    /// upstream to stop. `false` when there was none of that id.
+    /// upstream to stop. `false` when there was no `/mcp` session of
+    /// that id.
     pub(crate) fn end_soon(self: &Arc<Self>, id: &str) -> bool {
-        let Some(session) = lock(&self.table).remove(id) else { return false };
+        let session = {
+            let mut table = lock(&self.table);
+            match table.get(id) {
+                Some(s) if !s.legacy => table.remove(id),
+                _ => None,
+            }
+        };
+        let Some(session) = session else { return false };
         self.closing.spawn(async move { session.close().await });
         true
     }

@@ -56,7 +56,7 @@ pub(super) async fn post(
         return first(face, (headers, local, peer), messages.all.into_iter().next()).await;
     };
     // A session of this transport only: an id of /sse is unknown here.
-    let Some(session) = face.sessions.get(&session_id).filter(|s| !s.legacy) else {
+    let Some(session) = face.sessions.get(&session_id, false) else {
         return http::refused(Refusal::UnknownSession);
     };
     if let Err(refusal) = version_of(&session, version.as_deref()) {
@@ -221,22 +221,11 @@ async fn answer(
         }
     }
     let busy = session.busy();
-    // A stream that a client may take up again (SEP-1699): ids on its
-    // events, and its priming event first.
-    let stream = session.stream_id();
-    first.insert(0, http::priming(&stream));
-    let parking = Arc::downgrade(session);
-    let resume = http::Resume {
-        stream,
-        next: 1,
-        sent: Default::default(),
-        park: Box::new(move |parked| {
-            if let Some(session) = parking.upgrade() {
-                session.park(parked);
-            }
-        }),
-    };
-    Answer::Response(http::sse_resumable(first, rx, session.ended.clone(), (false, Some(resume)), move |_| drop(busy)))
+    // A stream that a client may take up again: ids on its events (since
+    // 2025-03-26), and its priming event first from 2025-11-25 (SEP-1699);
+    // an older client would read the empty data as a message.
+    let primed = session.revision() >= Some(crate::profile::Revision::V2025_11_25);
+    Answer::Response(session.streams.open((first, rx), primed, session.ended.clone(), move || drop(busy)))
 }
 
 /// The answer of a blank body: the parse error of the error table.
@@ -270,7 +259,7 @@ pub(super) async fn get(face: &Arc<Face>, request: Request<Incoming>) -> Respons
     }
     let session = match http::header(headers, SESSION_ID) {
         None => return http::refused(Refusal::SessionRequired),
-        Some(id) => match face.sessions.get(id) {
+        Some(id) => match face.sessions.get(id, false) {
             Some(session) => session,
             None => return http::refused(Refusal::UnknownSession),
         },
@@ -278,7 +267,11 @@ pub(super) async fn get(face: &Arc<Face>, request: Request<Incoming>) -> Respons
     if let Err(refusal) = version_of(&session, http::header(headers, PROTOCOL_VERSION)) {
         return http::refused(refusal);
     }
-    if let Some(resumed) = resume(&session, http::header(headers, "last-event-id")) {
+    // A `Last-Event-ID` of a request stream whose connection broke takes
+    // that stream up again; any other opens the session's stream.
+    let busy = session.busy();
+    let last = http::header(headers, "last-event-id");
+    if let Some(resumed) = session.streams.take_up(last, session.ended.clone(), move || drop(busy)).await {
         return resumed;
     }
     let Some((rx, stop)) = session.routes.take_session() else {
@@ -294,31 +287,6 @@ pub(super) async fn get(face: &Arc<Face>, request: Request<Incoming>) -> Respons
         routes.give_back(rx);
         drop(busy);
     })
-}
-
-/// A GET with the `Last-Event-ID` of a request stream whose connection
-/// broke: that stream again, from the event after that id (the events it
-/// keeps), then on. `None` for another id (then the GET is the session's
-/// stream: no other stream's messages are replayed).
-fn resume(session: &Arc<Session>, last: Option<&str>) -> Option<Response<Body>> {
-    let (stream, seq) = last?.rsplit_once('-')?;
-    let seq: u64 = seq.parse().ok()?;
-    let parked = session.unpark(stream)?;
-    tracing::debug!("a client took up a request stream again");
-    let first = parked.sent.iter().filter(|(n, _)| *n > seq).map(|(_, bytes)| bytes.clone()).collect();
-    let parking = Arc::downgrade(session);
-    let resume = http::Resume {
-        stream: parked.stream,
-        next: parked.next,
-        sent: parked.sent,
-        park: Box::new(move |parked| {
-            if let Some(session) = parking.upgrade() {
-                session.park(parked);
-            }
-        }),
-    };
-    let busy = session.busy();
-    Some(http::sse_resumable(first, parked.rx, session.ended.clone(), (false, Some(resume)), move |_| drop(busy)))
 }
 
 /// A token that fires when either fires.

@@ -51,6 +51,29 @@ impl Face {
         }
     }
 
+    /// `--listen 127.0.0.1:0 <options> <url>`: a face in front of a server
+    /// at a URL, listening (after `--` a word is a command, never a URL).
+    #[track_caller]
+    pub fn start_url(options: &[&str], url: &str, env: &[(&str, &str)]) -> Face {
+        let mut args: Vec<String> = vec!["--listen".into(), "127.0.0.1:0".into()];
+        args.extend(options.iter().map(|s| s.to_string()));
+        args.push(url.into());
+        match Face::launch(&args, env) {
+            Ok(face) => face,
+            Err(refused) => panic!("the face did not start ({}); stderr:\n{}", refused.status, refused.stderr),
+        }
+    }
+
+    /// The binary with `args` as they are, which must not start: how it
+    /// ended (at most [`STEP`]) and its stderr.
+    #[track_caller]
+    pub fn refuse(args: &[String], env: &[(&str, &str)]) -> Refused {
+        match Face::launch(args, env) {
+            Ok(face) => panic!("the face started on {args:?} (port {})", face.port),
+            Err(refused) => refused,
+        }
+    }
+
     /// The binary with `args` as they are: the face once its ready line
     /// came, or how it ended without one (at most [`STEP`]).
     #[track_caller]

@@ -37,7 +37,7 @@ fn a_post_must_accept_json_and_sse_and_a_get_sse() {
     // A wildcard lists them.
     let wildcard = session.req(Req::post(&ping(2)).header("Accept", "*/*"));
     let mut events = sse(face.send(wildcard));
-    assert_eq!(events.message(), json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+    assert_eq!(events.any_message(), json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
 }
 
 /// A body that is not `application/json` gets 415.
@@ -50,7 +50,7 @@ fn a_body_that_is_not_json_by_its_type_gets_415() {
     assert_refused(&face.send(plain.clone()), "unsupported_media_type");
     assert_refused(&face.send(session.req(plain.without("Content-Type"))), "unsupported_media_type");
     let charset = Req::post(&ping(2)).header("Content-Type", "application/json; charset=utf-8");
-    assert_eq!(sse(face.send(session.req(charset))).message(), json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+    assert_eq!(sse(face.send(session.req(charset))).any_message(), json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
 }
 
 /// A method that /mcp does not take gets 405 with `Allow`; a path that is
@@ -109,7 +109,7 @@ fn a_protocol_version_other_than_the_sessions_gets_400() {
     }
     assert_eq!(session.answer(&face, &ping(2)), json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
     let without = Req::post(&ping(3)).session(&session.id);
-    assert_eq!(sse(face.send(without)).message(), json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
+    assert_eq!(sse(face.send(without)).any_message(), json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
 }
 
 /// The session's GET stream has one reader at a time: a second GET gets
@@ -136,7 +136,7 @@ fn a_second_get_gets_409_while_one_is_open() {
     });
     assert!(taken, "the session's stream is not free after its reader closed");
     let changed = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}});
-    assert_eq!(next.map(|mut events| events.message()), Some(changed));
+    assert_eq!(next.map(|mut events| events.any_message()), Some(changed));
 }
 
 /// DELETE ends the session: 200; its GET stream and the stream of its

@@ -72,9 +72,9 @@ fn progress_comes_on_the_calls_stream_before_its_response() {
     for step in [1.0, 2.0] {
         let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
             "params": {"progressToken": "tok", "progress": step, "total": 2.0, "message": format!("step {step} of 2")}});
-        crate::support::assert_json("progress", &events.message(), &progress);
+        crate::support::assert_json("progress", &events.any_message(), &progress);
     }
-    crate::support::assert_json("the response", &events.message(), &text_result(json!(3), "counted to 2"));
+    crate::support::assert_json("the response", &events.any_message(), &text_result(json!(3), "counted to 2"));
     events.assert_end();
 }
 
@@ -87,7 +87,7 @@ fn a_question_comes_on_the_calls_stream_and_its_answer_is_posted() {
     let face = Face::start(&[], &demo());
     let session = Session::open(&face, "2025-11-25", json!({"elicitation": {}}));
     let mut events = session.stream(&face, &call(json!(4), "ask_name", json!({})));
-    let question = events.message();
+    let question = events.any_message();
     let expected = json!({"jsonrpc": "2.0", "id": question["id"], "method": "elicitation/create", "params": {
         "mode": "form", "message": "What is your name?",
         "requestedSchema": {"type": "object", "properties": {"name": {"type": "string", "title": "Name"}}, "required": ["name"]}}});
@@ -96,7 +96,7 @@ fn a_question_comes_on_the_calls_stream_and_its_answer_is_posted() {
     let answer =
         json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"name": "Ada"}}});
     assert_accepted(&session.post(&face, &answer));
-    crate::support::assert_json("the result", &events.message(), &text_result(json!(4), "Hello, Ada!"));
+    crate::support::assert_json("the result", &events.any_message(), &text_result(json!(4), "Hello, Ada!"));
     events.assert_end();
 }
 
@@ -111,10 +111,10 @@ fn a_list_change_comes_on_the_get_stream() {
     let changed = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}});
     // The demo declares tools.listChanged: its first listen stream's
     // acknowledgment gives the change of the gap (as on stdio).
-    crate::support::assert_json("the change of the gap", &listen.message(), &changed);
+    crate::support::assert_json("the change of the gap", &listen.any_message(), &changed);
     let response = session.answer(&face, &call(json!(5), "add_tool", json!({})));
     crate::support::assert_json("add_tool", &response, &text_result(json!(5), "added the tool extra"));
-    crate::support::assert_json("the change", &listen.message(), &changed);
+    crate::support::assert_json("the change", &listen.any_message(), &changed);
     let tools = session.answer(&face, &request(json!(6), "tools/list", json!({})));
     let names: Vec<&str> =
         tools["result"]["tools"].as_array().into_iter().flatten().filter_map(|t| t["name"].as_str()).collect();
@@ -146,7 +146,7 @@ fn a_batch_of_a_2025_03_26_session_gets_one_stream_with_each_response() {
     let mut events = session.stream(&face, &batch);
     let mut got = Vec::new();
     for _ in 0..3 {
-        got.push(events.message());
+        got.push(events.any_message());
     }
     events.assert_end();
     for id in [json!(1), json!("two"), json!(3)] {
@@ -173,4 +173,71 @@ fn a_canceled_call_ends_its_stream_without_a_response() {
     slow.assert_end();
     let response = session.answer(&face, &request(json!(9), "ping", json!({})));
     assert_eq!(response, json!({"jsonrpc": "2.0", "id": 9, "result": {}}));
+}
+
+/// A request's stream is resumable (the transport, "Resumability and
+/// Redelivery"): every event has an id; when the connection breaks before
+/// the response, a GET with `Last-Event-ID` gets the events after that id,
+/// of that stream only, then the rest and the response. A 2025-06-18
+/// session's stream has the ids but no priming event, which came with
+/// 2025-11-25 (`Session::stream` checks both).
+#[test]
+fn a_broken_request_stream_is_taken_up_again_with_last_event_id() {
+    let face = Face::start(&[], &demo());
+    for revision in ["2025-11-25", "2025-06-18"] {
+        let session = Session::open(&face, revision, json!({}));
+        let progress = |step: f64| {
+            json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": "tok", "progress": step, "total": 4.0, "message": format!("step {step} of 4")}})
+        };
+        let params = json!({"name": "slow_count", "arguments": {"steps": 4, "delay_ms": 150},
+            "_meta": {"progressToken": "tok"}});
+        let mut events = session.stream(&face, &request(json!(5), "tools/call", params));
+        let first = events.next();
+        let seen = first.id.clone().unwrap_or_else(|| panic!("{revision}: an event without an id: {first:?}"));
+        crate::support::assert_json("the first progress", &serde_json::from_str(&first.data).unwrap(), &progress(1.0));
+        drop(events);
+        let get = session.req(Req::get("/mcp")).header("Last-Event-ID", &seen);
+        let mut resumed = sse(face.send(get));
+        let mut ids = vec![seen];
+        for expected in [progress(2.0), progress(3.0), progress(4.0), text_result(json!(5), "counted to 4")] {
+            let event = resumed.next();
+            let id = event.id.clone().unwrap_or_else(|| panic!("{revision}: an event without an id: {event:?}"));
+            assert!(!ids.contains(&id), "{revision}: the id {id} came twice: {ids:?}");
+            ids.push(id);
+            crate::support::assert_json(revision, &serde_json::from_str(&event.data).unwrap(), &expected);
+        }
+        resumed.assert_end();
+        // Its stream was taken up once: the id is unknown now, and a GET
+        // with it is the session's own stream.
+        let again = session.req(Req::get("/mcp")).header("Last-Event-ID", &ids[1]);
+        let reply = face.send(again.header("Connection", "close"));
+        assert_eq!(reply.status, 200, "{reply}");
+    }
+}
+
+/// A client may reconnect before the face has seen its old connection
+/// break: the GET with `Last-Event-ID` takes the stream over. The old
+/// connection's stream ends, and the GET goes on from the event after the
+/// id, each event once.
+#[test]
+fn a_get_with_last_event_id_takes_a_stream_over_from_its_old_connection() {
+    let face = Face::start(&[], &demo());
+    let session = Session::open(&face, "2025-11-25", json!({}));
+    let progress = |step: f64| {
+        json!({"jsonrpc": "2.0", "method": "notifications/progress",
+            "params": {"progressToken": 7, "progress": step, "total": 3.0, "message": format!("step {step} of 3")}})
+    };
+    let params =
+        json!({"name": "slow_count", "arguments": {"steps": 3, "delay_ms": 200}, "_meta": {"progressToken": 7}});
+    let mut old = session.stream(&face, &request(json!(6), "tools/call", params));
+    let first = old.next();
+    crate::support::assert_json("the first progress", &serde_json::from_str(&first.data).unwrap(), &progress(1.0));
+    let seen = first.id.unwrap_or_else(|| panic!("an event without an id"));
+    let mut resumed = sse(face.send(session.req(Req::get("/mcp")).header("Last-Event-ID", &seen)));
+    old.assert_end();
+    for expected in [progress(2.0), progress(3.0), text_result(json!(6), "counted to 3")] {
+        crate::support::assert_json("after the take-over", &resumed.any_message(), &expected);
+    }
+    resumed.assert_end();
 }

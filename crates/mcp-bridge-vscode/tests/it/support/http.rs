@@ -108,6 +108,29 @@ pub fn send_pipelined(port: u16, requests: &[Req]) -> Vec<Reply> {
 #[track_caller]
 pub fn send_only(port: u16, requests: &[Req]) -> TcpStream {
     let stream = TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| panic!("connect to {port}: {e}"));
+    write_requests(stream, requests)
+}
+
+/// [`send_only`] from the local address `source` (127.0.0.2, say: a
+/// second client's address on the loopback), for the limits of one
+/// client's address.
+#[track_caller]
+pub fn send_only_from(source: std::net::IpAddr, port: u16, requests: &[Req]) -> TcpStream {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_io().build().expect("a runtime to connect");
+    let connected = runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind((source, 0).into())?;
+        socket.connect(([127, 0, 0, 1], port).into()).await
+    });
+    let stream =
+        connected.and_then(|s| s.into_std()).unwrap_or_else(|e| panic!("connect from {source} to {port}: {e}"));
+    stream.set_nonblocking(false).expect("a blocking stream");
+    write_requests(stream, requests)
+}
+
+/// Writes `requests` in one write, each with its `Content-Length`.
+#[track_caller]
+fn write_requests(stream: TcpStream, requests: &[Req]) -> TcpStream {
     let _ = stream.set_nodelay(true);
     let mut bytes = Vec::new();
     for request in requests {
@@ -123,6 +146,26 @@ pub fn send_only(port: u16, requests: &[Req]) -> TcpStream {
     }
     (&stream).write_all(&bytes).unwrap_or_else(|e| panic!("send {requests:?}: {e}"));
     stream
+}
+
+/// Reads the response to `request` on `stream`, where [`send_only`] sent
+/// it (or only its head): a JSON or empty body whole, an SSE body left to
+/// [`Reply::events`]; each read at most [`STEP`].
+#[track_caller]
+pub fn receive(stream: TcpStream, request: &Req) -> Reply {
+    read_reply(Conn { stream, raw: Vec::new() }, request).0
+}
+
+/// Reads the whole response to `request` on `stream` (no SSE stream),
+/// then whether the server closed the connection after it: the end of
+/// the connection within [`STEP`], with no byte after the response.
+#[track_caller]
+pub fn receive_then_closed(stream: TcpStream, request: &Req) -> (Reply, bool) {
+    let (reply, conn) = read_reply(Conn { stream, raw: Vec::new() }, request);
+    let Some(mut conn) = conn else { panic!("an SSE stream, not a whole response: {reply}") };
+    let deadline = Instant::now() + STEP;
+    let closed = conn.raw.is_empty() && matches!(conn.fill(deadline), Ok(false));
+    (reply, closed)
 }
 
 /// Reads one response of `conn`; the connection comes back after a whole
@@ -141,8 +184,10 @@ fn read_reply(mut conn: Conn, request: &Req) -> (Reply, Option<Conn>) {
         .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
         .collect();
     let mut reply = Reply { status, headers, body: Vec::new(), events: None };
-    let chunked = reply.header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
-    let length = reply.header("content-length").and_then(|v| v.parse::<usize>().ok());
+    // A 1xx, 204 or 304 has no body (RFC 9112, 6.3), whatever its headers.
+    let bodiless = status < 200 || status == 204 || status == 304;
+    let chunked = !bodiless && reply.header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
+    let length = if bodiless { Some(0) } else { reply.header("content-length").and_then(|v| v.parse::<usize>().ok()) };
     let mut events = Events { conn, chunked, length, text: Vec::new(), ended: false };
     if reply.header("content-type").is_some_and(|v| v.starts_with("text/event-stream")) {
         reply.events = Some(events);
@@ -155,6 +200,14 @@ fn read_reply(mut conn: Conn, request: &Req) -> (Reply, Option<Conn>) {
     }
     reply.body = events.text;
     (reply, Some(events.conn))
+}
+
+impl Req {
+    /// Adds a header beside one of the same name: a request with two.
+    pub fn also(mut self, name: &str, value: &str) -> Req {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
 }
 
 // --- Responses.
@@ -259,6 +312,22 @@ impl Events {
         let event = self.next();
         assert_eq!((event.event.as_deref(), event.id.as_deref()), (Some("message"), None), "{event:?}");
         serde_json::from_str(&event.data).unwrap_or_else(|e| panic!("data that is not JSON ({e}): {event:?}"))
+    }
+
+    /// The next message of JSON-RPC, whatever its event id: a resumable
+    /// stream (SEP-1699) gives each event one, and opens with a priming
+    /// event (an id and no data), which is skipped.
+    #[track_caller]
+    pub fn any_message(&mut self) -> Value {
+        loop {
+            let event = self.next();
+            if event.event.is_none() && event.id.is_some() && event.data.is_empty() {
+                continue;
+            }
+            assert_eq!(event.event.as_deref(), Some("message"), "{event:?}");
+            return serde_json::from_str(&event.data)
+                .unwrap_or_else(|e| panic!("data that is not JSON ({e}): {event:?}"));
+        }
     }
 
     /// The stream ends, at most [`STEP`], without another event.

@@ -17,7 +17,7 @@
 pub(crate) mod body;
 pub(crate) mod headers;
 pub(crate) mod passed;
-mod tools;
+pub(crate) mod tools;
 
 use super::auth;
 use super::hooks::ResultObserver;
@@ -226,6 +226,10 @@ fn client(
     redirects: reqwest::redirect::Policy,
     resolver: Option<Arc<dyn reqwest::dns::Resolve>>,
 ) -> Result<reqwest::Client, reqwest::Error> {
+    // One process-wide crypto provider for rustls, before any client is
+    // made (the face's metadata may be the first); a second install is
+    // refused, which is fine.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let mut builder = reqwest::Client::builder().tcp_nodelay(true).connect_timeout(CONNECT_LIMIT).redirect(redirects);
     if let Some(CaBundle(certificates)) = ca {
         builder = builder.tls_certs_merge(certificates.iter().cloned());
@@ -241,9 +245,6 @@ impl Http {
     /// `connect_failed` when it cannot be made (the TLS set-up, the proxy
     /// variables).
     pub(super) fn new(options: &HttpOptions, consent: ConsentFn, inbox: Arc<Inbox>) -> Result<Http, BridgeError> {
-        // One process-wide crypto provider for rustls; a second install is
-        // refused, which is fine.
-        let _ = rustls::crypto::ring::default_provider().install_default();
         let origin_url = options.url.clone();
         let redirects = reqwest::redirect::Policy::custom(move |attempt| {
             // A redirect to another origin would carry the headers of

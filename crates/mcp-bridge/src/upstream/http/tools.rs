@@ -13,13 +13,13 @@ use std::sync::{Arc, Mutex};
 /// Cheap to clone: the transport reads it for each call, the client's
 /// result observer writes it.
 #[derive(Clone, Default)]
-pub(super) struct ToolHeaders(Arc<Mutex<HashMap<String, Vec<ParamHeader>>>>);
+pub(crate) struct ToolHeaders(Arc<Mutex<HashMap<String, Vec<ParamHeader>>>>);
 
 impl ToolHeaders {
     /// Learns the headers of the tools of a `tools/list` result, and
     /// removes each tool whose `x-mcp-header` annotations break a rule of
     /// the page, with a warning.
-    pub(super) fn observe(&self, result: &mut Value) {
+    pub(crate) fn observe(&self, result: &mut Value) {
         let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else { return };
         let mut known = lock(&self.0);
         tools.retain(|tool| {
@@ -42,8 +42,13 @@ impl ToolHeaders {
         });
     }
 
+    /// Whether the tool of this name was in a `tools/list` result.
+    pub(crate) fn knows(&self, tool: &str) -> bool {
+        lock(&self.0).contains_key(tool)
+    }
+
     /// The headers and their values for a `tools/call` with `params`.
-    pub(super) fn of_call(&self, params: Option<&Map<String, Value>>) -> Vec<(String, String)> {
+    pub(crate) fn of_call(&self, params: Option<&Map<String, Value>>) -> Vec<(String, String)> {
         let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or("");
         let known = lock(&self.0);
         match known.get(tool) {
