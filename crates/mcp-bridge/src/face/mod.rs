@@ -278,12 +278,15 @@ async fn route(
             (_, None) => http::refused(Refusal::NotFound),
         };
     }
-    let checked = face.door.check(local, host, origin.as_deref(), http::header(headers, AUTHORIZATION.as_str()));
-    let mut response = match checked {
-        Err(refusal) => http::refused(refusal),
-        Ok(()) => serve_path(face, (local, peer), request, allow).await,
-    };
-    if let (Some(origin), true) = (origin, checked.is_ok()) {
+    let mut response =
+        match face.door.check(local, host, origin.as_deref(), http::header(headers, AUTHORIZATION.as_str())) {
+            // A page of the face's place may read every answer, a 401 too:
+            // its `WWW-Authenticate` is what the page signs in with.
+            Err(Refusal::Unauthorized) => http::refused(Refusal::Unauthorized),
+            Err(refusal) => return http::refused(refusal),
+            Ok(()) => serve_path(face, (local, peer), request, allow).await,
+        };
+    if let Some(origin) = origin {
         cors::allow_origin(&mut response, &origin);
     }
     response

@@ -52,7 +52,7 @@ refusals! {
     BodyTooLong => "body_too_long", 413, -32600, "The body of the request is longer than the line limit of the bridge.";
     BodyTimeout => "body_timeout", 408, -32600, "The body of the request did not come whole in time.";
     Busy => "busy", 503, -32603, "The bridge reads as many large bodies as it can hold at one time. Try again later.";
-    TwoHeaders => "two_headers", 400, -32600, "The request has more than one Host, Origin or Mcp-Name header.";
+    TwoHeaders => "two_headers", 400, -32600, "The request has more than one Host or Origin header.";
     SessionRequired => "session_required", 400, -32600, "The request has no Mcp-Session-Id header. Send initialize first, then the session ID of its response with each request.";
     UnknownSession => "unknown_session", 404, -32600, "The session does not exist or ended. Send initialize again, without a session ID.";
     WrongProtocolVersion => "wrong_protocol_version", 400, -32600, "The MCP-Protocol-Version header is not the revision of the session.";

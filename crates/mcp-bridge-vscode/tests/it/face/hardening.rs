@@ -301,6 +301,14 @@ fn an_allowed_pages_preflight_and_answers_get_cors() {
     };
     let named = (Some(page.to_owned()), Some("mcp-session-id, www-authenticate".to_owned()));
     assert_eq!(exposed(&reply), named, "{reply}");
+    // The page may read a 401 too (its WWW-Authenticate); a foreign page
+    // gets its 403 without CORS.
+    let unauthorized = face.send(initialize(3).header("Origin", page));
+    assert_refused(&unauthorized, "unauthorized");
+    assert_eq!(exposed(&unauthorized), named, "{unauthorized}");
+    let foreign = face.send(initialize(4).header("Origin", "https://evil.example").header("Authorization", &bearer));
+    assert_refused(&foreign, "foreign_origin");
+    assert_eq!(exposed(&foreign), (None, None), "{foreign}");
     let session =
         Session { id: reply.header("mcp-session-id").unwrap_or_default().to_owned(), revision: "2025-11-25".into() };
     let with = |req: Req| session.req(req).header("Origin", page).header("Authorization", &bearer);
