@@ -16,7 +16,8 @@
 //! - `process`: the face as a process, and what it started.
 //! - `modern`: clients of 2026-07-28, relayed; `modern_checks`: the checks
 //!   of their requests.
-//! - `passing`: `--pass-authorization`, the clients' own sign-in.
+//! - `passing`: `--pass-authorization`, the clients' own sign-in;
+//!   `own_sign_in`: the face's sign-in, once for every session.
 //! - `hardening`: bodies, headers and connections after an attack; CORS.
 
 mod command_line;
@@ -25,6 +26,7 @@ mod hardening;
 mod legacy;
 mod modern;
 mod modern_checks;
+mod own_sign_in;
 mod passing;
 mod process;
 mod refusals;

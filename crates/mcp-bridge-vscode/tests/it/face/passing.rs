@@ -26,26 +26,26 @@ const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 const REDIRECT: &str = "http://127.0.0.1:9/callback";
 
 /// The protected server and the record of every request it got.
-struct Upstream {
+pub(super) struct Upstream {
     served: Served,
-    record: Record,
+    pub(super) record: Record,
 }
 
 impl Upstream {
-    fn start(name: &str, options: &[&str]) -> Upstream {
+    pub(super) fn start(name: &str, options: &[&str]) -> Upstream {
         let record = Record::new(name);
         let mut cmd = Command::new("python3");
         cmd.arg(repo_root().join("tests/fake/auth_upstream.py")).args(["--record", record.arg()]).args(options);
         Upstream { served: Served::start(cmd, false), record }
     }
 
-    fn mcp(&self) -> String {
+    pub(super) fn mcp(&self) -> String {
         self.served.url("/mcp")
     }
 
     /// The /mcp requests it got: their JSON-RPC method, the token they
     /// carried (null without one) and its answer's status.
-    fn mcp_requests(&self) -> Vec<Value> {
+    pub(super) fn mcp_requests(&self) -> Vec<Value> {
         let requests = self.record.messages().into_iter().filter(|r| r["path"] == "/mcp" && r["method"] == "POST");
         requests.map(|r| json!({"rpc": r["rpc"], "token": r["token"], "status": r["status"]})).collect()
     }
@@ -86,7 +86,7 @@ fn assert_challenged(reply: &Reply, origin: &str) {
 
 /// A GET or POST of `url` on the upstream's port; a POST's body has
 /// `content_type`.
-fn at(url: &str, body: Option<(&str, String)>) -> Reply {
+pub(super) fn at(url: &str, body: Option<(&str, String)>) -> Reply {
     let url = url::Url::parse(url).unwrap_or_else(|e| panic!("{url}: {e}"));
     let port = url.port().unwrap_or(80);
     let target = match url.query() {

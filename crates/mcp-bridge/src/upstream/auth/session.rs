@@ -164,6 +164,15 @@ impl Auth {
         if self.options.sandbox {
             return Err(BridgeError::new(Cause::Sandbox));
         }
+        // One sign-in at a time per server in this process; one that waited
+        // takes the tokens that the one before it saved.
+        let Ok(_turn) = tokio::time::timeout(self.options.sign_in_timeout, shared::turn(&self.resource)).await else {
+            return Err(self.timeout_error());
+        };
+        if self.signed_in_meanwhile(&mut record, used.or(current.as_deref())).await {
+            tracing::info!("took the tokens of a sign-in that ran meanwhile");
+            return Ok(());
+        }
         let later = !self.interactive.load(Ordering::Acquire);
         if later {
             self.asker.may_ask().await?;
@@ -181,6 +190,17 @@ impl Auth {
             Ok(result) => result,
             Err(_) => Err(self.timeout_error()),
         }
+    }
+
+    /// Whether the store now has a valid token other than `refused`: one
+    /// that another sign-in of this server saved since this one read it.
+    async fn signed_in_meanwhile(&self, record: &mut Record, refused: Option<&str>) -> bool {
+        let Ok(locked) = shared::lock(&self.options.store, &self.resource, self.options.request_limit).await else {
+            return false;
+        };
+        let revision = record.revision;
+        let caught_up = self.catch_up(record, locked).await.is_ok();
+        caught_up && record.revision != revision && self.has_valid_token() && self.renewed(refused)
     }
 
     /// `sign_in_timeout` with the seconds and the name of the executable.
