@@ -14,7 +14,6 @@
 //! and a `tools/call`'s `Mcp-Param-*` (`params`).
 
 use super::http::{self, Body, PROTOCOL_VERSION};
-use super::params;
 use super::passing;
 use super::pool::Share;
 use super::refusal::Refusal;
@@ -84,7 +83,8 @@ pub(super) async fn post(
         face.passing.then(|| http::header(headers, AUTHORIZATION.as_str()).map(str::to_owned)).flatten();
     if method == "tools/call" {
         let relay = Relay { authorization: authorization.as_deref() };
-        if !params::check_call(face, &client, relay, headers, &params).await {
+        let limit = face.config.timeouts.for_round(Method::ToolsList, 1);
+        if !face.modern.params.check_call((&client, relay), headers, &params, limit).await {
             return http::json(StatusCode::BAD_REQUEST, mismatch(&id));
         }
     }
@@ -203,7 +203,7 @@ async fn call(
     let refusal = |status: Option<u16>| status.filter(|s| face.passing && matches!(s, 401 | 403));
     match client.call(call).await {
         Ok(result) => {
-            params::observe(face, &method, &result);
+            face.modern.params.observe(&method, &result);
             Outcome::Line(jsonrpc::result_line(id, &result))
         }
         Err(CallError::Upstream { status, .. }) if refusal(status).is_some() => {

@@ -4,78 +4,105 @@
 //! each header to the argument it mirrors, as the tool's `x-mcp-header`
 //! annotations (from a `tools/list`) name them.
 
-use super::shared::Face;
 use crate::method::Method;
 use crate::upstream::http::headers::decode_value;
 use crate::upstream::http::tools::ToolHeaders;
 use crate::upstream::{Call, Client, Relay, UpstreamMethod};
 use hyper::header::HeaderMap;
 use serde_json::{Map, Value};
+use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 /// The pages of a `tools/list` that the face reads to learn a tool's
 /// headers, at most.
 const MAX_PAGES: usize = 16;
+/// The face lists the tools of its own at most this often: a client that
+/// calls tools that do not exist must not make each call a listing.
+const LEARN_EVERY: Duration = Duration::from_secs(5);
 
-/// Whether the `Mcp-Param-*` headers of a relayed `tools/call` are right.
-/// A tool that no relayed `tools/list` showed yet is first looked up with
-/// a `tools/list` of the face's own, with the client's `_meta` and
-/// authorization; a tool still unknown after it is the upstream's to
-/// refuse.
-pub(super) async fn check_call(
-    face: &Face,
-    client: &Client,
-    relay: Relay<'_>,
-    headers: &HeaderMap,
-    params: &Map<String, Value>,
-) -> bool {
-    let tools = &face.modern.tools;
-    let name = params.get("name").and_then(Value::as_str).unwrap_or("");
-    if !tools.knows(name) {
-        learn(face, client, relay, params.get("_meta")).await;
-    }
-    match_arguments(tools, headers, params)
+/// What the face knows of the tools' `Mcp-Param-*` headers.
+#[derive(Default)]
+pub(super) struct Known {
+    tools: ToolHeaders,
+    /// When the face last listed the tools itself; one listing at a time.
+    learnt: tokio::sync::Mutex<Option<Instant>>,
 }
 
-/// Learns the headers of the tools of a relayed `tools/list` result. The
-/// client gets the result as it is: a tool whose annotations break the
-/// rules is the client's to drop.
-pub(super) fn observe(face: &Face, method: &UpstreamMethod, result: &Value) {
-    if matches!(method, UpstreamMethod::Forwarded(Method::ToolsList)) {
-        face.modern.tools.observe(&mut result.clone());
+impl Known {
+    /// Learns the headers of the tools of a relayed `tools/list` result.
+    /// The client gets the result as it is: a tool whose annotations break
+    /// the rules is the client's to drop.
+    pub(super) fn observe(&self, method: &UpstreamMethod, result: &Value) {
+        if matches!(method, UpstreamMethod::Forwarded(Method::ToolsList)) {
+            self.tools.observe(&mut result.clone());
+        }
     }
-}
 
-/// Reads the upstream's tools, page by page; an error ends it (the call
-/// then meets the upstream with what is known).
-async fn learn(face: &Face, client: &Client, relay: Relay<'_>, meta: Option<&Value>) {
-    let (empty, cancel) = (Map::new(), CancellationToken::new());
-    let mut cursor: Option<Value> = None;
-    for _ in 0..MAX_PAGES {
-        let mut params = Map::new();
-        if let Some(meta) = meta {
-            params.insert("_meta".into(), meta.clone());
+    /// Whether the `Mcp-Param-*` headers of a relayed `tools/call` are
+    /// right. A tool that no relayed `tools/list` showed yet is first
+    /// looked up with a `tools/list` of the face's own (the client's
+    /// `_meta` and authorization, within `limit` for all its pages, at
+    /// most every [`LEARN_EVERY`]); a tool still unknown after it is the
+    /// upstream's to refuse.
+    pub(super) async fn check_call(
+        &self,
+        (client, relay): (&Client, Relay<'_>),
+        headers: &HeaderMap,
+        params: &Map<String, Value>,
+        limit: Duration,
+    ) -> bool {
+        let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+        if !self.tools.knows(name) {
+            let mut learnt = self.learnt.lock().await;
+            if !self.tools.knows(name) && learnt.is_none_or(|at| at.elapsed() >= LEARN_EVERY) {
+                let learning = self.learn(client, relay, params.get("_meta"), limit);
+                match tokio::time::timeout(limit, learning).await {
+                    // A listing the upstream refused (another client's
+                    // authorization, say) taught nothing.
+                    Ok(false) => {}
+                    Ok(true) => *learnt = Some(Instant::now()),
+                    Err(_) => {
+                        tracing::debug!("the tools/list that looks up a tool's headers did not complete in time");
+                        *learnt = Some(Instant::now());
+                    }
+                }
+            }
         }
-        if let Some(cursor) = cursor.take() {
-            params.insert("cursor".into(), cursor);
+        match_arguments(&self.tools, headers, params)
+    }
+
+    /// Reads the upstream's tools, page by page; an error ends it (the call
+    /// then meets the upstream with what is known). Whether a page came.
+    async fn learn(&self, client: &Client, relay: Relay<'_>, meta: Option<&Value>, limit: Duration) -> bool {
+        let (empty, cancel) = (Map::new(), CancellationToken::new());
+        let mut cursor: Option<Value> = None;
+        for page in 0..MAX_PAGES {
+            let mut params = Map::new();
+            if let Some(meta) = meta {
+                params.insert("_meta".into(), meta.clone());
+            }
+            if let Some(cursor) = cursor.take() {
+                params.insert("cursor".into(), cursor);
+            }
+            let Ok(slot) = client.reserve() else { return page > 0 };
+            let call = Call {
+                method: UpstreamMethod::Forwarded(Method::ToolsList),
+                params: &params,
+                meta: &empty,
+                timeout: limit,
+                progress: None,
+                cancel: &cancel,
+                slot: &slot,
+                relay: Some(relay),
+            };
+            let Ok(mut result) = client.call(call).await else { return page > 0 };
+            self.tools.observe(&mut result);
+            cursor = result.get("nextCursor").filter(|c| !c.is_null()).cloned();
+            if cursor.is_none() {
+                break;
+            }
         }
-        let Ok(slot) = client.reserve() else { return };
-        let call = Call {
-            method: UpstreamMethod::Forwarded(Method::ToolsList),
-            params: &params,
-            meta: &empty,
-            timeout: face.config.timeouts.for_round(Method::ToolsList, 1),
-            progress: None,
-            cancel: &cancel,
-            slot: &slot,
-            relay: Some(relay),
-        };
-        let Ok(mut result) = client.call(call).await else { return };
-        face.modern.tools.observe(&mut result);
-        cursor = result.get("nextCursor").filter(|c| !c.is_null()).cloned();
-        if cursor.is_none() {
-            return;
-        }
+        true
     }
 }
 

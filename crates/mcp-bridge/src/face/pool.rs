@@ -1,11 +1,11 @@
 //! The one upstream connection that the face's 2026-07-28 clients share
 //! (`modern`): made at their first request, and again after a loss.
 
+use super::params::Known;
 use crate::frontend::Config;
 use crate::jsonrpc::BridgeError;
 use crate::sync::lock;
 use crate::upstream::http::passed::{Passed, Refused};
-use crate::upstream::http::tools::ToolHeaders;
 use crate::upstream::{self, Client, Consent, Hooks, Identity, LogLevel, UpstreamSpec};
 use serde_json::json;
 use std::collections::HashMap;
@@ -19,9 +19,8 @@ const SHARE: usize = 64;
 /// The shared connection, when it is made.
 pub(super) struct Upstream {
     client: tokio::sync::Mutex<Option<Client>>,
-    /// The `Mcp-Param-*` headers of each tool, from the `tools/list`
-    /// results it relayed (`params`).
-    pub tools: ToolHeaders,
+    /// The `Mcp-Param-*` headers of each tool (`params`).
+    pub params: Known,
     /// The places each client's address holds now.
     shares: Arc<Mutex<HashMap<IpAddr, usize>>>,
     /// With `--pass-authorization`: what the upstream said of the
@@ -33,7 +32,7 @@ impl Upstream {
     pub(super) fn new(passing: bool) -> Upstream {
         Upstream {
             client: tokio::sync::Mutex::default(),
-            tools: ToolHeaders::default(),
+            params: Known::default(),
             shares: Arc::default(),
             passed: passing.then(Arc::default),
         }

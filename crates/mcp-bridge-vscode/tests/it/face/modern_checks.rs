@@ -5,7 +5,8 @@
 //! `MCP-Protocol-Version` is that revision (400, -32020); the revision is
 //! 2026-07-28 (400, -32022 with `supported` and `requested`); `Mcp-Method`
 //! and `Mcp-Name` are the body's (400, -32020; a Base64 sentinel decoded),
-//! one of each. A method the bridge does not relay gets 404 with -32601.
+//! one of each; a `tools/call`'s `Mcp-Param-*` are its arguments' (400,
+//! -32020). A method the bridge does not relay gets 404 with -32601.
 //! Every error is JSON and carries the request's id.
 
 use super::hardening::answer_of;
@@ -183,4 +184,50 @@ fn an_mcp_session_id_on_a_2026_request_is_ignored() {
     }
     let pong = answer_of(&face, &session, &request(json!(16), "ping", json!({})));
     assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 16, "result": {}}));
+}
+
+/// `Mcp-Param-*` (the transport page, "Custom Headers from Tool
+/// Parameters"; SEP-2243): the upstream behind the face may not see HTTP,
+/// so the face holds each header of a relayed `tools/call` to the argument
+/// that the tool's `x-mcp-header` names: missing, different or not
+/// decodable is 400 with -32020; the plain value and the Base64 sentinel
+/// pass. The face learnt the tool with one `tools/list` of its own; calls
+/// of a tool that the list does not have are relayed (the upstream
+/// refuses them) without another listing (at most one every 5 s).
+#[test]
+fn mcp_param_headers_are_held_to_the_arguments_they_mirror() {
+    let record = crate::support::fake::Record::new("mcp-param");
+    let tools = json!({"tools": [{"name": "echo", "inputSchema": {"type": "object",
+        "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}}]});
+    let tools = tools.to_string();
+    let face =
+        Face::start(&[], &crate::support::fake::fake_upstream(&["--record", record.arg(), "--tools-list", &tools]));
+    let call = |id: u64, tool: &str| {
+        modern(json!(id), "tools/call", json!({"name": tool, "arguments": {"region": "us-west1"}}))
+    };
+    let served = |reply: &Reply, id: u64| {
+        let answer = json_answer(reply, 200);
+        assert_eq!((answer["id"].clone(), answer.get("error")), (json!(id), None), "{answer}");
+    };
+    served(&face.send(post(&call(1, "echo")).header("Mcp-Param-Region", "us-west1")), 1);
+    served(&face.send(post(&call(2, "echo")).header("Mcp-Param-Region", "=?base64?dXMtd2VzdDE=?=")), 2);
+    assert_400(&face, "no header", post(&call(3, "echo")), &mismatch(json!(3)));
+    assert_400(
+        &face,
+        "another value",
+        post(&call(4, "echo")).header("Mcp-Param-Region", "eu-west1"),
+        &mismatch(json!(4)),
+    );
+    let undecodable = post(&call(5, "echo")).header("Mcp-Param-Region", "=?base64?dXMtd2VzdDE?=");
+    assert_400(&face, "not Base64", undecodable, &mismatch(json!(5)));
+    let twice = post(&call(6, "echo")).header("Mcp-Param-Region", "us-west1").also("Mcp-Param-Region", "us-west1");
+    assert_400(&face, "twice", twice, &mismatch(json!(6)));
+    // The fake refuses a tool it does not have with -32602: 400.
+    for id in [7, 8] {
+        let reply = face.send(post(&call(id, "nope")));
+        let refused = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "unknown tool nope"}});
+        assert_json("a tool the list does not have", &json_answer(&reply, 400), &refused);
+    }
+    assert_eq!(record.count("tools/list"), 1, "one listing of the face's own");
+    assert_eq!(record.count("tools/call"), 4, "the calls that passed, relayed");
 }
