@@ -5,6 +5,7 @@
 //! id. A page of any other origin never gets this far (403).
 
 use super::http::{self, Body};
+use crate::upstream::http::headers::is_field_name;
 use hyper::header::{
     HeaderValue, ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
     ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, VARY,
@@ -44,13 +45,9 @@ pub(super) fn preflight(origin: &str, allow: &'static str, requested: Option<&st
     response
 }
 
-/// `Mcp-Param-<name>` with a name of token characters.
+/// `Mcp-Param-<name>` with a name that a tool's `x-mcp-header` may have.
 fn is_param_header(header: &str) -> bool {
-    header.strip_prefix("mcp-param-").is_some_and(|name| {
-        !name.is_empty()
-            && name.len() <= 128
-            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-    })
+    header.strip_prefix("mcp-param-").is_some_and(is_field_name)
 }
 
 /// Names the page's origin on an answer, and lets it read the session id

@@ -150,7 +150,7 @@ pub(crate) fn sse_resumable(
     response
 }
 
-type OnEnd = Box<dyn FnOnce(mpsc::Receiver<Event>) + Send>;
+pub(crate) type OnEnd = Box<dyn FnOnce(mpsc::Receiver<Event>) + Send>;
 
 /// The events of a resumable stream that are kept for a resumption: the
 /// last of them, which a client whose connection broke may have missed.
@@ -176,6 +176,9 @@ pub(crate) struct Parked {
     pub stream: String,
     pub next: u64,
     pub sent: std::collections::VecDeque<(u64, Bytes)>,
+    /// The end handler of the stream, which waits with it (and what it
+    /// holds: the session stays open while a stream waits).
+    pub on_end: Option<OnEnd>,
 }
 
 /// The priming event of a resumable stream (SEP-1699): its first id, with
@@ -228,7 +231,7 @@ impl Stream {
         self.finished = true;
         if let (Some(rx), Some(resume)) = (self.rx.take(), self.resume.take()) {
             let Resume { stream, next, sent, park, .. } = resume;
-            park(Parked { rx, stream, next, sent });
+            park(Parked { rx, stream, next, sent, on_end: self.on_end.take() });
         }
         None
     }

@@ -10,22 +10,29 @@ use crate::upstream::http::tools::ToolHeaders;
 use crate::upstream::{Call, Client, Relay, UpstreamMethod};
 use hyper::header::HeaderMap;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 /// The pages of a `tools/list` that the face reads to learn a tool's
 /// headers, at most.
 const MAX_PAGES: usize = 16;
-/// The face lists the tools of its own at most this often: a client that
-/// calls tools that do not exist must not make each call a listing.
+/// The face lists the tools of its own at most this often per
+/// authorization (a listing that failed or stalled counts too): a client
+/// that calls tools that do not exist must not make each call a listing.
 const LEARN_EVERY: Duration = Duration::from_secs(5);
+/// The authorizations whose last listing is remembered, at most.
+const MAX_TRIED: usize = 256;
 
 /// What the face knows of the tools' `Mcp-Param-*` headers.
 #[derive(Default)]
 pub(super) struct Known {
     tools: ToolHeaders,
-    /// When the face last listed the tools itself; one listing at a time.
-    learnt: tokio::sync::Mutex<Option<Instant>>,
+    /// When the face last listed the tools itself, by a hash of the
+    /// authorization it listed with (`--pass-authorization`: another
+    /// client's refused listing says nothing of this one's tools). One
+    /// listing at a time.
+    tried: tokio::sync::Mutex<HashMap<u64, Instant>>,
 }
 
 impl Known {
@@ -41,9 +48,10 @@ impl Known {
     /// Whether the `Mcp-Param-*` headers of a relayed `tools/call` are
     /// right. A tool that no relayed `tools/list` showed yet is first
     /// looked up with a `tools/list` of the face's own (the client's
-    /// `_meta` and authorization, within `limit` for all its pages, at
-    /// most every [`LEARN_EVERY`]); a tool still unknown after it is the
-    /// upstream's to refuse.
+    /// `_meta` but its progress token, and its authorization; all pages
+    /// within `limit`, at most every [`LEARN_EVERY`]). A caller waits for
+    /// a listing in progress at most `limit`; a tool still unknown after
+    /// that is the upstream's to refuse.
     pub(super) async fn check_call(
         &self,
         (client, relay): (&Client, Relay<'_>),
@@ -53,57 +61,71 @@ impl Known {
     ) -> bool {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
         if !self.tools.knows(name) {
-            let mut learnt = self.learnt.lock().await;
-            if !self.tools.knows(name) && learnt.is_none_or(|at| at.elapsed() >= LEARN_EVERY) {
-                let learning = self.learn(client, relay, params.get("_meta"), limit);
-                match tokio::time::timeout(limit, learning).await {
-                    // A listing the upstream refused (another client's
-                    // authorization, say) taught nothing.
-                    Ok(false) => {}
-                    Ok(true) => *learnt = Some(Instant::now()),
-                    Err(_) => {
-                        tracing::debug!("the tools/list that looks up a tool's headers did not complete in time");
-                        *learnt = Some(Instant::now());
+            let deadline = tokio::time::Instant::now() + limit;
+            if let Ok(mut tried) = tokio::time::timeout_at(deadline, self.tried.lock()).await {
+                let key = key_of(relay.authorization);
+                let due = tried.get(&key).is_none_or(|at| at.elapsed() >= LEARN_EVERY);
+                if due && !self.tools.knows(name) {
+                    if tried.len() >= MAX_TRIED {
+                        tried.retain(|_, at| at.elapsed() < LEARN_EVERY);
                     }
+                    if tried.len() < MAX_TRIED {
+                        tried.insert(key, Instant::now());
+                    }
+                    self.learn(client, relay, params.get("_meta"), deadline).await;
                 }
             }
         }
         match_arguments(&self.tools, headers, params)
     }
 
-    /// Reads the upstream's tools, page by page; an error ends it (the call
-    /// then meets the upstream with what is known). Whether a page came.
-    async fn learn(&self, client: &Client, relay: Relay<'_>, meta: Option<&Value>, limit: Duration) -> bool {
+    /// Reads the upstream's tools, page by page, until `deadline`; an
+    /// error ends it (the call then meets the upstream with what is known).
+    async fn learn(&self, client: &Client, relay: Relay<'_>, meta: Option<&Value>, deadline: tokio::time::Instant) {
         let (empty, cancel) = (Map::new(), CancellationToken::new());
+        // The client's token would tie the listing's progress to a request
+        // of another client that has the same token upstream.
+        let meta = meta.and_then(Value::as_object).map(|meta| {
+            let mut meta = meta.clone();
+            meta.remove("progressToken");
+            Value::Object(meta)
+        });
         let mut cursor: Option<Value> = None;
-        for page in 0..MAX_PAGES {
+        for _ in 0..MAX_PAGES {
             let mut params = Map::new();
-            if let Some(meta) = meta {
+            if let Some(meta) = &meta {
                 params.insert("_meta".into(), meta.clone());
             }
             if let Some(cursor) = cursor.take() {
                 params.insert("cursor".into(), cursor);
             }
-            let Ok(slot) = client.reserve() else { return page > 0 };
+            let timeout = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let Ok(slot) = client.reserve() else { return };
             let call = Call {
                 method: UpstreamMethod::Forwarded(Method::ToolsList),
                 params: &params,
                 meta: &empty,
-                timeout: limit,
+                timeout,
                 progress: None,
                 cancel: &cancel,
                 slot: &slot,
                 relay: Some(relay),
             };
-            let Ok(mut result) = client.call(call).await else { return page > 0 };
+            let Ok(mut result) = client.call(call).await else { return };
             self.tools.observe(&mut result);
             cursor = result.get("nextCursor").filter(|c| !c.is_null()).cloned();
             if cursor.is_none() {
-                break;
+                return;
             }
         }
-        true
     }
+}
+
+/// A hash of an authorization, so that the table does not keep the token.
+fn key_of(authorization: Option<&str>) -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    static KEYS: std::sync::LazyLock<RandomState> = std::sync::LazyLock::new(RandomState::new);
+    KEYS.hash_one(authorization)
 }
 
 /// Whether the `Mcp-Param-*` headers of a `tools/call` with `params` are

@@ -41,6 +41,7 @@ impl Upstream {
     /// A place for a request of the client at `address`, unless it holds
     /// its share already.
     pub(super) fn share(&self, address: IpAddr) -> Option<Share> {
+        let address = client_of(address);
         let mut shares = lock(&self.shares);
         let held = shares.entry(address).or_default();
         if *held >= SHARE {
@@ -110,5 +111,39 @@ impl Drop for Share {
                 shares.remove(&self.address);
             }
         }
+    }
+}
+
+/// The address that stands for one client: every loopback address is the
+/// one machine (a process may pick any 127.x.y.z), an IPv4 address mapped
+/// into IPv6 is that IPv4 address, and an IPv6 address its /64, which one
+/// host gets whole.
+fn client_of(address: IpAddr) -> IpAddr {
+    match address {
+        address if address.is_loopback() => IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) if v4.is_loopback() => IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
+        },
+        v4 => v4,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::client_of;
+    use std::net::IpAddr;
+
+    #[test]
+    fn one_client_is_one_machine_on_loopback_and_one_64_on_ipv6() {
+        let of = |text: &str| client_of(text.parse::<IpAddr>().unwrap_or(IpAddr::from([0, 0, 0, 0])));
+        assert_eq!(of("127.0.0.1"), of("127.8.9.10"));
+        assert_eq!(of("127.0.0.1"), of("::1"));
+        assert_eq!(of("::ffff:127.0.0.2"), of("::1"));
+        assert_eq!(of("::ffff:192.0.2.1"), of("192.0.2.1"));
+        assert_eq!(of("2001:db8:1:2::1"), of("2001:db8:1:2:ffff::9"));
+        assert_ne!(of("2001:db8:1:2::1"), of("2001:db8:1:3::1"));
+        assert_ne!(of("192.0.2.1"), of("192.0.2.2"));
     }
 }

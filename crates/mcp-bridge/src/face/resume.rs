@@ -9,7 +9,7 @@
 //! from the old connection, which parks it at once, and waits for it at
 //! most [`TAKE_OVER`].
 
-use super::http::{self, Body, Parked, Resume};
+use super::http::{self, Body, OnEnd, Parked, Resume};
 use crate::output::Event;
 use crate::sync::lock;
 use bytes::Bytes;
@@ -47,8 +47,8 @@ enum State {
 impl Streams {
     /// A new stream of a request: its SSE response, `first` after its
     /// priming event when `primed` (SEP-1699, from 2025-11-25), then the
-    /// events of `rx`, each with its id. `on_end` runs when it ended,
-    /// not when it parks.
+    /// events of `rx`, each with its id. `on_end` runs when it ended (and
+    /// is kept while it waits to be taken up again).
     pub(crate) fn open(
         self: &Arc<Self>,
         (first, rx): (Vec<Bytes>, mpsc::Receiver<Event>),
@@ -61,8 +61,15 @@ impl Streams {
         if primed {
             first.insert(0, http::priming(&id));
         }
-        let parked = Parked { rx, stream: id, next: 1, sent: Default::default() };
-        self.respond(first, parked, ended, on_end)
+        let (ending, forget) = (Arc::downgrade(self), id.clone());
+        let on_end: OnEnd = Box::new(move |_| {
+            if let Some(streams) = ending.upgrade() {
+                lock(&streams.table).remove(&forget);
+            }
+            on_end();
+        });
+        let parked = Parked { rx, stream: id, next: 1, sent: Default::default(), on_end: Some(on_end) };
+        self.respond(first, parked, ended)
     }
 
     /// The stream that `last` (a `Last-Event-ID`) names, again, from the
@@ -73,7 +80,6 @@ impl Streams {
         self: &Arc<Self>,
         last: Option<&str>,
         ended: CancellationToken,
-        on_end: impl FnOnce() + Send + 'static,
     ) -> Option<Response<Body>> {
         let (stream, seq) = last?.rsplit_once('-')?;
         let seq: u64 = seq.parse().ok()?;
@@ -91,7 +97,7 @@ impl Streams {
         };
         tracing::debug!("a client took up a request stream again");
         let first = parked.sent.iter().filter(|(n, _)| *n > seq).map(|(_, bytes)| bytes.clone()).collect();
-        Some(self.respond(first, parked, ended, on_end))
+        Some(self.respond(first, parked, ended))
     }
 
     /// Ends every stream's wait (the session ends).
@@ -100,16 +106,10 @@ impl Streams {
     }
 
     /// The stream's SSE response, live under its id.
-    fn respond(
-        self: &Arc<Self>,
-        first: Vec<Bytes>,
-        parked: Parked,
-        ended: CancellationToken,
-        on_end: impl FnOnce() + Send + 'static,
-    ) -> Response<Body> {
+    fn respond(self: &Arc<Self>, first: Vec<Bytes>, parked: Parked, ended: CancellationToken) -> Response<Body> {
         let detach = CancellationToken::new();
         lock(&self.table).insert(parked.stream.clone(), State::Live(detach.clone()));
-        let (parking, ending, id) = (Arc::downgrade(self), Arc::downgrade(self), parked.stream.clone());
+        let parking = Arc::downgrade(self);
         let resume = Resume {
             stream: parked.stream,
             next: parked.next,
@@ -117,11 +117,11 @@ impl Streams {
             detach,
             park: Box::new(move |parked| park(&parking, parked)),
         };
-        http::sse_resumable(first, parked.rx, ended, (false, Some(resume)), move |_| {
-            if let Some(streams) = ending.upgrade() {
-                lock(&streams.table).remove(&id);
+        let on_end = parked.on_end;
+        http::sse_resumable(first, parked.rx, ended, (false, Some(resume)), move |rx| {
+            if let Some(on_end) = on_end {
+                on_end(rx);
             }
-            on_end();
         })
     }
 
@@ -157,9 +157,24 @@ fn park(streams: &Weak<Streams>, parked: Parked) {
             table.remove(&oldest);
         }
     }
-    table.insert(parked.stream.clone(), State::Parked(parked, Instant::now()));
+    let id = parked.stream.clone();
+    table.insert(id.clone(), State::Parked(parked, Instant::now()));
     drop(table);
     streams.parked.notify_waiters();
+    // The wait ends on time even when no other stream parks or is taken
+    // up: the stream holds its session open while it waits.
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        let streams = Arc::downgrade(&streams);
+        runtime.spawn(async move {
+            tokio::time::sleep(PARKED_FOR).await;
+            if let Some(streams) = streams.upgrade() {
+                let mut table = lock(&streams.table);
+                if matches!(table.get(&id), Some(State::Parked(_, since)) if since.elapsed() >= PARKED_FOR) {
+                    table.remove(&id);
+                }
+            }
+        });
+    }
 }
 
 fn count(table: &HashMap<String, State>) -> usize {

@@ -269,11 +269,12 @@ pub(super) async fn get(face: &Arc<Face>, request: Request<Incoming>) -> Respons
     }
     // A `Last-Event-ID` of a request stream whose connection broke takes
     // that stream up again; any other opens the session's stream.
-    let busy = session.busy();
     let last = http::header(headers, "last-event-id");
-    if let Some(resumed) = session.streams.take_up(last, session.ended.clone(), move || drop(busy)).await {
+    let waiting = session.busy();
+    if let Some(resumed) = session.streams.take_up(last, session.ended.clone()).await {
         return resumed;
     }
+    drop(waiting);
     let Some((rx, stop)) = session.routes.take_session() else {
         return http::refused(Refusal::StreamOpen);
     };

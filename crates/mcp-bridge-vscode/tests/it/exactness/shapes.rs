@@ -49,20 +49,20 @@ fn a_result_that_is_not_an_object_fails_its_request_with_invalid_input_request()
 /// schema | The original request fails with invalid_client_answer", held
 /// to every member that the 2025-11-25 schema of the result types: a root
 /// whose `name` is `5` or `null`, a root `_meta` of `5`, a form's content
-/// with an object value (which its `requestedSchema` allows, but
-/// `ElicitResult.content` does not), a sampling text block whose text is a
-/// number. None of them reaches the upstream: it gets no second round.
+/// with an object value (`ElicitResult.content` takes strings, numbers,
+/// booleans and string arrays only), a sampling text block whose text is
+/// a number. None of them reaches the upstream: it gets no second round.
 #[test]
 fn answers_without_the_shape_of_their_result_fail_the_request_and_never_reach_the_upstream() {
     let record = Record::new("answer-shapes");
     let mut bridge = bridge(&[], &["--record", record.arg()]);
-    let any_name = json!({"method": "elicitation/create", "params": {"mode": "form", "message": "Name?",
-        "requestedSchema": {"type": "object", "properties": {"name": {}}}}});
+    let name = json!({"method": "elicitation/create", "params": {"mode": "form", "message": "Name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}});
     let cases = [
         (roots(), json!({"roots": [{"uri": "file:///w", "name": 5}]})),
         (roots(), json!({"roots": [{"uri": "file:///w", "name": null}]})),
         (roots(), json!({"roots": [{"uri": "file:///w", "_meta": 5}]})),
-        (any_name, json!({"action": "accept", "content": {"name": {"first": "Ada"}}})),
+        (name, json!({"action": "accept", "content": {"name": {"first": "Ada"}}})),
         (sampling(), json!({"role": "assistant", "model": "m", "content": {"type": "text", "text": 5}})),
     ];
     for (n, (request, bad)) in cases.into_iter().enumerate() {

@@ -241,3 +241,28 @@ fn a_get_with_last_event_id_takes_a_stream_over_from_its_old_connection() {
     }
     resumed.assert_end();
 }
+
+/// A stream that waits to be taken up again is in use: its session does
+/// not end for the idle time while it waits (the session ends "unused for
+/// the idle time"; the stream waits up to 5 minutes). With an idle time of
+/// 300 ms, a call whose connection broke is taken up after 1.5 s and goes
+/// on to its response.
+#[test]
+fn a_stream_that_waits_keeps_its_session_open() {
+    let face = Face::start(&["--test-session-idle-ms", "300"], &demo());
+    let session = Session::open(&face, "2025-11-25", json!({}));
+    let params =
+        json!({"name": "slow_count", "arguments": {"steps": 3, "delay_ms": 600}, "_meta": {"progressToken": 1}});
+    let mut events = session.stream(&face, &request(json!(9), "tools/call", params));
+    let first = events.next();
+    let seen = first.id.unwrap_or_else(|| panic!("an event without an id"));
+    drop(events);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let mut resumed = sse(face.send(session.req(Req::get("/mcp")).header("Last-Event-ID", &seen)));
+    let mut last = resumed.any_message();
+    while last.get("method").is_some() {
+        last = resumed.any_message();
+    }
+    crate::support::assert_json("the response", &last, &text_result(json!(9), "counted to 3"));
+    resumed.assert_end();
+}

@@ -147,29 +147,53 @@ impl Auth {
     /// The server refused `used` (a 401, or a 403 with
     /// `insufficient_scope`): refresh, or sign in again (with the union of
     /// the scopes for a step-up), so that the caller can retry once.
-    pub(crate) async fn challenged(&self, challenge: &Challenge, used: Option<&str>) -> Result<(), BridgeError> {
-        let mut record = self.record.lock().await;
-        let current = self.current();
-        if current.is_some() && current.as_deref() != used {
-            // Another request renewed the token meanwhile.
-            return Ok(());
-        }
-        if !challenge.is_insufficient_scope() {
-            let refused = used.or(current.as_deref());
-            let refreshed = tokio::time::timeout(self.options.request_limit, self.refresh(&mut record, refused)).await;
-            if matches!(refreshed, Ok(Ok(()))) {
+    pub(crate) async fn challenged(
+        self: &Arc<Self>,
+        challenge: &Challenge,
+        used: Option<&str>,
+    ) -> Result<(), BridgeError> {
+        {
+            let mut record = self.record.lock().await;
+            let current = self.current();
+            if current.is_some() && current.as_deref() != used {
+                // Another request renewed the token meanwhile.
                 return Ok(());
+            }
+            if !challenge.is_insufficient_scope() {
+                let refused = used.or(current.as_deref());
+                let refreshed =
+                    tokio::time::timeout(self.options.request_limit, self.refresh(&mut record, refused)).await;
+                if matches!(refreshed, Ok(Ok(()))) {
+                    return Ok(());
+                }
             }
         }
         if self.options.sandbox {
             return Err(BridgeError::new(Cause::Sandbox));
         }
-        // One sign-in at a time per server in this process; one that waited
-        // takes the tokens that the one before it saved.
+        // The sign-in runs in a task of its own: a request that goes away
+        // does not stop it, and the next one joins it (it waits for the
+        // turn, then takes its tokens) instead of opening another browser.
+        let task = tokio::spawn(self.clone().sign_in_turn(challenge.clone(), used.map(str::to_owned)));
+        match task.await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(fail(Cause::SignInFailed, "the sign-in stopped")),
+        }
+    }
+
+    /// One sign-in at a time per server in this process: one that waited
+    /// for its turn takes the tokens that the one before it saved. Each
+    /// wait is bounded by the sign-in limit.
+    async fn sign_in_turn(self: Arc<Self>, challenge: Challenge, used: Option<String>) -> Result<(), BridgeError> {
         let Ok(_turn) = tokio::time::timeout(self.options.sign_in_timeout, shared::turn(&self.resource)).await else {
             return Err(self.timeout_error());
         };
-        if self.signed_in_meanwhile(&mut record, used.or(current.as_deref())).await {
+        let mut record = self.record.lock().await;
+        let current = self.current();
+        if current.is_some() && current != used {
+            return Ok(());
+        }
+        if self.signed_in_meanwhile(&mut record, used.as_deref().or(current.as_deref())).await {
             tracing::info!("took the tokens of a sign-in that ran meanwhile");
             return Ok(());
         }
@@ -177,11 +201,11 @@ impl Auth {
         if later {
             self.asker.may_ask().await?;
         }
-        // Set while the sign-in runs, and left set when the future is dropped
-        // by the time limit of its request: that request then reads it.
+        // Set while the sign-in runs: a request stopped by its own time
+        // limit meanwhile reads it, and names the sign-in.
         self.signing_in.store(true, Ordering::Release);
         let outcome =
-            tokio::time::timeout(self.options.sign_in_timeout, self.sign_in(&mut record, challenge, later)).await;
+            tokio::time::timeout(self.options.sign_in_timeout, self.sign_in(&mut record, &challenge, later)).await;
         self.signing_in.store(false, Ordering::Release);
         if later {
             self.asker.done().await;

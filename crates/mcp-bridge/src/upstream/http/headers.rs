@@ -122,7 +122,7 @@ fn annotation(
     let Some(name) = name.as_str() else {
         return Err("an x-mcp-header value is not a string".into());
     };
-    if name.is_empty() || !name.bytes().all(is_tchar) {
+    if !is_field_name(name) {
         return Err(format!("the x-mcp-header value {name:?} is not an HTTP field-name token"));
     }
     if !reachable || path.is_empty() {
@@ -133,6 +133,11 @@ fn annotation(
         _ => return Err(format!("the x-mcp-header {name} is on a property that is not a string, integer or boolean")),
     }
     Ok(ParamHeader { name: name.to_owned(), path: path.to_vec() })
+}
+
+/// An HTTP field name: a `token` of RFC 9110, section 5.6.2.
+pub(crate) fn is_field_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(is_tchar)
 }
 
 /// `tchar` of RFC 9110, section 5.6.2.

@@ -9,6 +9,10 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+/// The tools whose headers are known, at most: an upstream that lists new
+/// names each time must not grow the map without end.
+const MAX_TOOLS: usize = 16_384;
+
 /// The `Mcp-Param-*` headers of each tool, from the last `tools/list`.
 /// Cheap to clone: the transport reads it for each call, the client's
 /// result observer writes it.
@@ -26,7 +30,11 @@ impl ToolHeaders {
             let name = tool.get("name").and_then(Value::as_str).unwrap_or("").to_owned();
             match headers::tool_headers(tool) {
                 Ok(params) => {
-                    known.insert(name, params);
+                    if known.len() < MAX_TOOLS || known.contains_key(&name) {
+                        known.insert(name, params);
+                    } else {
+                        tracing::debug!("a tool's headers are not kept: the upstream listed too many tools");
+                    }
                     true
                 }
                 Err(reason) => {
