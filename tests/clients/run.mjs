@@ -592,7 +592,9 @@ function sseEvents(text) {
             if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
             else if (line.startsWith("event:")) event = line.slice(6).trim();
         }
-        if (data.length) events.push({ event, data: data.join("\n") });
+        // An event with empty data carries no message: the priming event of a
+        // resumable stream (2025-11-25, SEP-1699) has only an id.
+        if (data.length && data.join("\n") !== "") events.push({ event, data: data.join("\n") });
     }
     return events;
 }
