@@ -53,6 +53,11 @@ pub struct ListenArgs {
     /// A session that nobody uses for this long ends, in seconds.
     #[arg(long, default_value_t = 1800, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub session_idle: u64,
+    /// Start the upstream command once per session instead of once for
+    /// every session: for a server that keeps state per client, at the
+    /// price of a process per session.
+    #[arg(long, requires = "listen")]
+    pub child_per_session: bool,
     /// For tests: the idle time of a session, in ms.
     #[arg(long, hide = true, value_name = "MS")]
     pub test_session_idle_ms: Option<u64>,

@@ -54,6 +54,7 @@ pub fn options(args: &ListenArgs) -> Result<(SocketAddr, FaceOptions), String> {
         options.allow_origins.push(origin.clone());
     }
     options.max_sessions = usize::try_from(args.max_sessions).unwrap_or(usize::MAX);
+    options.child_per_session = args.child_per_session;
     options.session_idle = match args.test_session_idle_ms {
         Some(ms) => Duration::from_millis(ms),
         None => Duration::from_secs(args.session_idle),

@@ -19,10 +19,12 @@
 //! - `passing`: `--pass-authorization`, the clients' own sign-in;
 //!   `own_sign_in`: the face's sign-in, once for every session.
 //! - `hardening`: bodies, headers and connections after an attack; CORS.
+//! - `health`: `/health`, for load balancers and supervisors.
 
 mod command_line;
 mod door;
 mod hardening;
+mod health;
 mod legacy;
 mod modern;
 mod modern_checks;

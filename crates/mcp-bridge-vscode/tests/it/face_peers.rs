@@ -149,8 +149,9 @@ fn the_python_2025_client_calls_add_on_the_demo_through_the_face() {
     face.stop();
 }
 
-/// Two clients at once on one face (docs/decisions.md, "One upstream
-/// connection per session"): a Streamable HTTP client whose form answers
+/// Two clients at once on one face with `--child-per-session`
+/// (docs/decisions.md, "One upstream for every session": a server that
+/// keeps state per client): a Streamable HTTP client whose form answers
 /// "Ada" and an HTTP+SSE client whose form answers "Grace" run the demo
 /// scenario while both sessions are open. Each gets its own session id,
 /// its own form and greeting, its own progress (both with the same
@@ -158,7 +159,7 @@ fn the_python_2025_client_calls_add_on_the_demo_through_the_face() {
 /// same request ids.
 #[test]
 fn two_clients_at_once_on_one_face_each_get_their_own_answers() {
-    let face = Face::command(&demo());
+    let face = Face::command_per_session(&demo());
     let meeting = std::env::temp_dir().join(format!("mcp-bridge-face-pair-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&meeting);
     std::fs::create_dir_all(&meeting).expect("a folder for the two clients");
@@ -233,8 +234,9 @@ fn requests_at_once_in_one_session_each_get_their_own_progress_form_and_result()
 /// ask, fails with `undeclared_input_request`; the list changes come.
 #[test]
 fn a_client_of_the_first_revision_of_each_transport_gets_a_session_of_its_revision() {
-    let face = Face::command(&demo());
     for (kind, revision) in [(Kind::Sse, "2024-11-05"), (Kind::Streamable, "2025-03-26")] {
+        // A face each: the demo's `add_tool` changes its one child's list.
+        let face = Face::command(&demo());
         let doc = older_client(&face, kind, "demo", revision);
         assert_session(&doc, kind);
         let mut capabilities = json!({"tools": {"listChanged": true}, "prompts": {}, "resources": {}});
@@ -284,6 +286,6 @@ fn a_client_of_the_first_revision_of_each_transport_gets_a_session_of_its_revisi
         expected.extend(steps.iter().map(|p| progress(&token, p)));
         expected.push(list_changed("tools"));
         assert_json("the notifications", &doc["notifications"], &json!(expected));
+        face.stop();
     }
-    face.stop();
 }

@@ -99,6 +99,7 @@ where
         max_line_bytes: options.max_line_bytes,
         timeouts,
         notes: None,
+        link: None,
     };
     match frontend::serve(config, input, output).await {
         Exit::EndOfInput => Ok(()),

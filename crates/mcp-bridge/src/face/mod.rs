@@ -3,9 +3,11 @@
 //! as stdio. Streamable HTTP at `/mcp` for clients of 2025-03-26 to
 //! 2025-11-25 (`streamable`), HTTP+SSE at `/sse` for those of 2024-11-05
 //! (`legacy`). Each session is one client with a front end of its own
-//! (`sessions`): the behaviour spec applies to it as to a stdio client,
-//! and its upstream connection is its own, so that one session's fault
-//! never reaches another (docs/decisions.md).
+//! (`sessions`): the behaviour spec applies to it as to a stdio client. In
+//! front of a command the sessions share one child, on which each has its
+//! own ids and places, so that one session's fault never reaches another
+//! (docs/decisions.md, "One upstream for every session"); `health`
+//! answers load balancers.
 //!
 //! Every request passes the door first (`gate`: Host, Origin, the bearer
 //! token); every refusal is a row of `refusal`; every count and size is
@@ -16,6 +18,7 @@
 mod body;
 mod cors;
 mod gate;
+mod health;
 mod http;
 mod legacy;
 mod modern;
@@ -77,6 +80,9 @@ pub struct FaceOptions {
     pub max_sessions: usize,
     /// A session that nobody uses for this long ends.
     pub session_idle: Duration,
+    /// In front of a command, each session starts its own child instead
+    /// of sharing the one (a server that keeps state per client).
+    pub child_per_session: bool,
 }
 
 impl FaceOptions {
@@ -90,6 +96,7 @@ impl FaceOptions {
             pass_authorization: false,
             max_sessions: 256,
             session_idle: Duration::from_secs(30 * 60),
+            child_per_session: false,
         }
     }
 }
@@ -110,6 +117,7 @@ impl std::fmt::Debug for FaceOptions {
             .field("pass_authorization", &self.pass_authorization)
             .field("max_sessions", &self.max_sessions)
             .field("session_idle", &self.session_idle)
+            .field("child_per_session", &self.child_per_session)
             .finish()
     }
 }
@@ -126,16 +134,25 @@ pub async fn serve_http(
 ) -> std::io::Result<()> {
     let grace = config.timeouts.shutdown_grace;
     let passing = options.pass_authorization && passing::http_options(&config.upstream).is_some();
+    let modern = pool::Upstream::new(&config, passing);
+    // In front of a command every session shares the one child, unless
+    // each asks for its own; a session of a URL has its own HTTP client
+    // (docs/decisions.md, "One upstream for every session").
+    let mut session_config = config.clone();
+    if matches!(config.upstream, crate::upstream::UpstreamSpec::Stdio(_)) && !options.child_per_session {
+        session_config.link = Some(modern.link.clone());
+    }
     let face = Arc::new(Face {
         door: Door::new(options.public_url.as_ref(), &options.allow_origins, options.bearer_token.as_deref()),
         max_body: config.max_line_bytes,
         bodies: body::Budget::new(config.max_line_bytes),
         log_place: config.profile.log_place.clone(),
         request_id_prefix: config.profile.request_id_prefix.clone(),
-        sessions: Sessions::new(config.clone(), options.max_sessions.max(1), options.session_idle, passing),
-        modern: pool::Upstream::new(passing),
+        sessions: Sessions::new(session_config, options.max_sessions.max(1), options.session_idle, passing),
+        modern,
         passing,
         public_url: options.public_url.clone(),
+        health: health::Health::default(),
         config,
     });
     let connections = Arc::new(Semaphore::new(max_connections(options.max_sessions)));
@@ -173,7 +190,7 @@ pub async fn serve_http(
     }
     drop(listener);
     face.sessions.end_all().await;
-    face.modern.close(grace).await;
+    face.modern.close().await;
     tasks.close();
     if tokio::time::timeout(grace, tasks.wait()).await.is_err() {
         tracing::debug!("connections still open at the end of the grace");
@@ -278,6 +295,15 @@ async fn route(
             (_, None) => http::refused(Refusal::NotFound),
         };
     }
+    if path == "/health" && request.method() == Method::GET {
+        // A load balancer's probe brings no token: it learns only whether
+        // the face can serve.
+        if let Err(refusal) = face.door.check_place(local, host, origin.as_deref()) {
+            return http::refused(refusal);
+        }
+        let probes = matches!(face.config.upstream, crate::upstream::UpstreamSpec::Stdio(_));
+        return face.health.answer(&face.modern, probes).await;
+    }
     let mut response =
         match face.door.check(local, host, origin.as_deref(), http::header(headers, AUTHORIZATION.as_str())) {
             // A page of the face's place may read every answer, a 401 too:
@@ -298,6 +324,7 @@ fn allowed_methods(face: &Face, path: &str) -> Option<&'static str> {
         "/mcp" => Some("GET, POST, DELETE"),
         "/sse" => Some("GET"),
         "/messages" => Some("POST"),
+        "/health" => Some("GET"),
         path if face.passing && passing::METADATA_PATHS.contains(&path) => Some("GET"),
         _ => None,
     }

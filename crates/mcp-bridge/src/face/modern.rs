@@ -73,7 +73,7 @@ pub(super) async fn post(
     let Some(share) = face.modern.share(peer.ip()) else {
         return error(StatusCode::OK, &id, Cause::TooManyRequests.into(), face);
     };
-    let client = match face.modern.client(&face.config).await {
+    let client = match face.modern.client().await {
         Ok(client) => client,
         Err(err) => return error(StatusCode::OK, &id, err, face),
     };

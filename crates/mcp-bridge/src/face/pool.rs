@@ -1,13 +1,13 @@
 //! The one upstream connection that the face's 2026-07-28 clients share
-//! (`modern`): made at their first request, and again after a loss.
+//! (`modern`), and its sessions too when the upstream is a command
+//! (`link`): made at the first need, and again after a loss.
 
 use super::params::Known;
 use crate::frontend::Config;
 use crate::jsonrpc::BridgeError;
 use crate::sync::lock;
 use crate::upstream::http::passed::{Passed, Refused};
-use crate::upstream::{self, Client, Consent, Hooks, Identity, LogLevel, UpstreamSpec};
-use serde_json::json;
+use crate::upstream::{Client, SharedLink, UpstreamSpec};
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
@@ -18,7 +18,7 @@ const SHARE: usize = 64;
 
 /// The shared connection, when it is made.
 pub(super) struct Upstream {
-    client: tokio::sync::Mutex<Option<Client>>,
+    pub link: Arc<SharedLink>,
     /// The `Mcp-Param-*` headers of each tool (`params`).
     pub params: Known,
     /// The places each client's address holds now.
@@ -29,12 +29,22 @@ pub(super) struct Upstream {
 }
 
 impl Upstream {
-    pub(super) fn new(passing: bool) -> Upstream {
+    pub(super) fn new(config: &Config, passing: bool) -> Upstream {
+        let passed: Option<Arc<Passed>> = passing.then(Arc::default);
+        let spec = match (&config.upstream, &passed) {
+            (UpstreamSpec::Http(options), Some(passed)) => {
+                let mut options = options.clone();
+                options.passed = Some(passed.clone());
+                UpstreamSpec::Http(options)
+            }
+            (spec, _) => spec.clone(),
+        };
+        let (name, grace) = (&config.profile.name, config.timeouts.shutdown_grace);
         Upstream {
-            client: tokio::sync::Mutex::default(),
+            link: Arc::new(SharedLink::new(spec, name, config.max_line_bytes, grace)),
             params: Known::default(),
             shares: Arc::default(),
-            passed: passing.then(Arc::default),
+            passed,
         }
     }
 
@@ -62,37 +72,13 @@ impl Upstream {
         self.passed.as_ref()?.refused_since(0)
     }
 
-    pub(super) async fn client(&self, config: &Config) -> Result<Client, BridgeError> {
-        let mut slot = self.client.lock().await;
-        if let Some(client) = slot.as_ref().filter(|c| !c.is_lost()) {
-            return Ok(client.clone());
-        }
-        let identity = Identity { client_info: json!({"name": config.profile.name}), capabilities: json!({}) };
-        let hooks = Hooks {
-            // A log message of a pipe belongs to no request that can be
-            // told: it goes to no client (docs/decisions.md).
-            on_log: Arc::new(|_| tracing::debug!("a log message of the upstream went to no client of the face")),
-            log_level: LogLevel::default(),
-            consent: Arc::new(|_| Box::pin(async { Consent::CannotAsk })),
-        };
-        let spec = match (&config.upstream, &self.passed) {
-            (UpstreamSpec::Http(options), Some(passed)) => {
-                let mut options = options.clone();
-                options.passed = Some(passed.clone());
-                UpstreamSpec::Http(options)
-            }
-            (spec, _) => spec.clone(),
-        };
-        let connection = upstream::connect(&spec, identity, hooks, config.max_line_bytes)?;
-        *slot = Some(connection.client.clone());
-        Ok(connection.client)
+    pub(super) async fn client(&self) -> Result<Client, BridgeError> {
+        self.link.client().await
     }
 
     /// Closes the connection (the face stops).
-    pub(super) async fn close(&self, grace: std::time::Duration) {
-        if let Some(client) = self.client.lock().await.take() {
-            client.shutdown(grace).await;
-        }
+    pub(super) async fn close(&self) {
+        self.link.close().await;
     }
 }
 

@@ -24,4 +24,6 @@ pub(crate) struct Face {
     /// Each client's `Authorization` goes upstream (`passing`).
     pub passing: bool,
     pub public_url: Option<url::Url>,
+    /// The answers of `GET /health`.
+    pub health: super::health::Health,
 }

@@ -5,7 +5,7 @@ use crate::listener::ListenTimings;
 use crate::method::{LimitClass, Method};
 use crate::profile::Profile;
 use crate::translate::note::Note;
-use crate::upstream::UpstreamSpec;
+use crate::upstream::{SharedLink, UpstreamSpec};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -85,6 +85,10 @@ pub struct Config {
     /// Also receives each note of the result rules (a report can show
     /// them); the notes always go to the log.
     pub notes: Option<NoteSink>,
+    /// A connection to the upstream that this client shares with others
+    /// (the face's sessions in front of a command), instead of one of its
+    /// own.
+    pub(crate) link: Option<Arc<SharedLink>>,
 }
 
 impl Config {
@@ -100,6 +104,7 @@ impl Config {
             max_line_bytes: MAX_LINE_BYTES,
             timeouts: Timeouts::default(),
             notes: None,
+            link: None,
         }
     }
 }

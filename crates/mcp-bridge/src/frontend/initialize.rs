@@ -70,7 +70,7 @@ async fn run(
     revision::client_capabilities(&mut capabilities, revision);
     let identity = Identity { client_info: params.get("clientInfo").cloned().unwrap_or(Value::Null), capabilities };
     let identity_capabilities = identity.capabilities.clone();
-    let connection = connect(shared, identity, revision).map_err(|e| (None, e))?;
+    let connection = connect(shared, identity, revision).await.map_err(|e| (None, e))?;
     let (client, sign_in) = (&connection.client, connection.sign_in.as_ref());
     // A sign-in can start during server/discover: then its limit is the
     // discover limit and the sign-in limit together.
@@ -133,8 +133,13 @@ fn discover_error(code: Option<i64>, detail: String) -> BridgeError {
 }
 
 /// Steps 3 and 4: start the upstream command, or make the client for the
-/// URL.
-fn connect(shared: &Arc<Shared>, identity: Identity, revision: Revision) -> Result<Connection, BridgeError> {
+/// URL; or attach to the connection the client shares with others (the
+/// face's sessions in front of a command), whose log messages reach the
+/// client while only it has requests in flight.
+async fn connect(shared: &Arc<Shared>, identity: Identity, revision: Revision) -> Result<Connection, BridgeError> {
+    if let Some(link) = &shared.config.link {
+        return link.attach(&identity, shared.log_level.clone(), log_sink(shared)).await;
+    }
     let hooks = Hooks {
         on_log: log_sink(shared),
         log_level: shared.log_level.clone(),

@@ -1,12 +1,15 @@
 //! The 2026-07-28 client: the ids, the per-request `_meta`, the time
 //! limits, the places among the requests in flight, and cancellation.
-//! It owns the transport, which moves the messages out, and the inbox,
-//! which the transport's reader hands the messages in to.
+//! Its link owns the transport, which moves the messages out, and the
+//! inbox, which the transport's reader hands the messages in to. Several
+//! clients may share one link (`Client::attach`): the ids are the
+//! link's, the identity, the log level and the places in flight each
+//! client's own.
 
-use super::hooks::{Identity, LogLevel, ResultObserver};
+use super::hooks::{Identity, LogLevel, LogSink, ResultObserver};
 use super::inbox::Inbox;
 use super::outgoing::{Outgoing, UpstreamMethod};
-use super::pending::{self, Entry, ProgressSink, Reply, Throttle};
+use super::pending::{self, Entry, ProgressSink, Reply, Throttle, Whose};
 use super::request::{self, PROTOCOL_VERSION};
 use super::transport::Transport;
 use crate::jsonrpc::{self, reason, BridgeError, Cause};
@@ -121,18 +124,30 @@ impl Drop for Slot {
     }
 }
 
-struct Inner {
+/// One connection to the upstream server, which every client attached
+/// to it shares: the ids of its requests are unique on it.
+struct Link {
     transport: Transport,
     /// Shared with the transport's readers.
     inbox: Arc<Inbox>,
     next_id: AtomicU64,
+    /// Sees each result before its caller does.
+    observer: Option<ResultObserver>,
+}
+
+struct Inner {
+    link: Arc<Link>,
     /// The slots taken; at most [`MAX_IN_FLIGHT`].
     in_flight: AtomicUsize,
     /// The keys of the upstream client in every `_meta` but the log level.
     fixed_meta: request::FixedMeta,
     log_level: LogLevel,
-    /// Sees each result before its caller does.
-    observer: Option<ResultObserver>,
+    /// The client that made the link closes it; an attached one only
+    /// goes (`Client::shutdown`).
+    owns_link: bool,
+    /// An attached client's log sink, which its requests carry
+    /// (`pending::Entry::log`).
+    log: Option<LogSink>,
 }
 
 /// The 2026-07-28 client. Cheap to clone.
@@ -150,35 +165,49 @@ impl Client {
         log_level: LogLevel,
         observer: Option<ResultObserver>,
     ) -> Client {
+        let link = Arc::new(Link { transport, inbox, next_id: AtomicU64::new(1), observer });
+        Client::over(link, identity, log_level, None)
+    }
+
+    /// A client on `link`; `log` is `Some` for an attached one.
+    fn over(link: Arc<Link>, identity: &Identity, log_level: LogLevel, log: Option<LogSink>) -> Client {
         Client {
             inner: Arc::new(Inner {
-                transport,
-                inbox,
-                next_id: AtomicU64::new(1),
+                link,
                 in_flight: AtomicUsize::new(0),
                 fixed_meta: request::FixedMeta::new(&identity.client_info, &identity.capabilities),
                 log_level,
-                observer,
+                owns_link: log.is_none(),
+                log,
             }),
         }
     }
 
+    /// Another client on this client's link: its own identity, log level
+    /// and [`MAX_IN_FLIGHT`] places; the ids, the responses, the loss and
+    /// the transport are the link's. A log message goes to `on_log` while
+    /// only this client has requests in flight. Its shutdown leaves the
+    /// link open.
+    pub(crate) fn attach(&self, identity: &Identity, log_level: LogLevel, on_log: LogSink) -> Client {
+        Client::over(self.inner.link.clone(), identity, log_level, Some(on_log))
+    }
+
     pub(super) fn inbox(&self) -> &Arc<Inbox> {
-        &self.inner.inbox
+        &self.inner.link.inbox
     }
 
     pub(super) fn transport(&self) -> &Transport {
-        &self.inner.transport
+        &self.inner.link.transport
     }
 
-    /// A new id for a request.
+    /// A new id for a request, unique on the link.
     pub(super) fn next_id(&self) -> u64 {
-        self.inner.next_id.fetch_add(1, Ordering::Relaxed)
+        self.inner.link.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
     /// Whether the upstream server is remote: it selects the icon rule.
     pub(crate) fn is_remote(&self) -> bool {
-        self.inner.transport.is_remote()
+        self.transport().is_remote()
     }
 
     /// Takes a place among the requests in flight, or fails with
@@ -196,12 +225,12 @@ impl Client {
 
     /// Whether the connection is lost.
     pub(crate) fn is_lost(&self) -> bool {
-        self.inner.inbox.is_lost()
+        self.inbox().is_lost()
     }
 
     /// Resolves when the connection is lost, with its error.
     pub(crate) async fn lost(&self) -> BridgeError {
-        self.inner.inbox.lost().await
+        self.inbox().lost().await
     }
 
     /// Sends one request and waits for its answer, its time limit or its
@@ -267,7 +296,7 @@ impl Client {
             other => other,
         };
         if let Err(err) = sent {
-            self.inner.inbox.forget(id);
+            self.inbox().forget(id);
             // A pipe's line did not go out: there is nothing to cancel. A
             // POST whose status did not come can have reached the server,
             // which then gets the cancellation too (its stream closed with
@@ -277,7 +306,7 @@ impl Client {
                 Cause::Timeout => Some(reason::TIMED_OUT),
                 _ => None,
             };
-            if let Some(reason) = reason.filter(|_| self.inner.transport.is_remote()) {
+            if let Some(reason) = reason.filter(|_| self.transport().is_remote()) {
                 self.cancel_upstream(id, reason);
             }
             return Err(match err.cause {
@@ -290,7 +319,7 @@ impl Client {
             biased;
             reply = reply => match reply {
                 Ok(Reply::Result(mut result)) => {
-                    if let Some(observe) = &self.inner.observer {
+                    if let Some(observe) = &self.inner.link.observer {
                         observe(call.method, &mut result);
                     }
                     Ok(Payload::Value(result))
@@ -321,8 +350,16 @@ impl Client {
         let id = self.next_id();
         let (tx, rx) = oneshot::channel();
         let progress = call.progress.clone().map(Throttle::new);
-        self.inner.inbox.register(id, Entry { reply: tx, progress, raw }).map_err(CallError::Bridge)?;
+        self.inbox().register(id, Entry { reply: tx, progress, raw, log: self.whose() }).map_err(CallError::Bridge)?;
         Ok((id, rx))
+    }
+
+    /// Whose this client's requests are, for the log messages of a pipe.
+    fn whose(&self) -> Whose {
+        match &self.inner.log {
+            Some(sink) => Whose::Client(sink.clone()),
+            None => Whose::Link,
+        }
     }
 
     /// Sends a registered request as its text written from its parts (the
@@ -337,7 +374,7 @@ impl Client {
             level: self.inner.log_level.get(),
         };
         let fixed = &self.inner.fixed_meta;
-        let transport = &self.inner.transport;
+        let transport = self.transport();
         if let Some(relay) = call.relay {
             let message = request::relayed(&parts);
             let mut outgoing = Outgoing::of(Some(id), call.method, &message);
@@ -367,11 +404,11 @@ impl Client {
 
     /// Forgets a request and tells the upstream server to stop it.
     fn abandon(&self, id: u64, reason: &str) {
-        if !self.inner.inbox.forget(id) {
+        if !self.inbox().forget(id) {
             return;
         }
         self.cancel_upstream(id, reason);
-        self.inner.transport.forget(id);
+        self.transport().forget(id);
     }
 
     /// `notifications/cancelled` for one of our requests. The caller never
@@ -379,18 +416,22 @@ impl Client {
     pub(super) fn cancel_upstream(&self, id: u64, reason: &str) {
         let params = serde_json::json!({ "requestId": id, "reason": reason });
         let cancelled = UpstreamMethod::Cancelled;
-        self.inner.transport.send_soon(Outgoing::of(None, cancelled, &jsonrpc::notification(cancelled.name(), params)));
+        self.transport().send_soon(Outgoing::of(None, cancelled, &jsonrpc::notification(cancelled.name(), params)));
     }
 
     /// Closes the connection: the child's stdin closes, the child gets
-    /// `grace` to exit, then it is killed.
+    /// `grace` to exit, then it is killed. An attached client's requests
+    /// were canceled by its owner already: the link stays for the others.
     pub(crate) async fn shutdown(&self, grace: Duration) {
-        self.inner.transport.close(grace).await;
+        if !self.inner.owns_link {
+            return;
+        }
+        self.transport().close(grace).await;
         // The connection is closed: whatever waits for its loss (the watch of
         // the front end, which holds the client and so the output) ends now.
         // A pipe's supervisor said so already; a URL has no other end that
         // would.
-        self.inner.inbox.mark_lost(BridgeError::new(Cause::Closed));
+        self.inbox().mark_lost(BridgeError::new(Cause::Closed));
     }
 }
 

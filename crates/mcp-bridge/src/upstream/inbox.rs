@@ -258,7 +258,12 @@ impl Inbox {
                 }
             }
             "notifications/message" => match params {
-                Some(params) if is_log_message(&params) => (self.on_log)(params),
+                Some(params) if is_log_message(&params) => {
+                    // On a shared link, the one client that waits; else
+                    // the connection's sink.
+                    let owner = lock(&self.table).sole_log();
+                    (owner.as_ref().unwrap_or(&self.on_log))(params)
+                }
                 _ => tracing::debug!("dropped a notifications/message that is not valid"),
             },
             _ => {
@@ -302,7 +307,7 @@ mod tests {
 
     fn entry() -> (Entry, oneshot::Receiver<Reply>) {
         let (reply, rx) = oneshot::channel();
-        (Entry { reply, progress: None, raw: false }, rx)
+        (Entry { reply, progress: None, raw: false, log: crate::upstream::pending::Whose::Link }, rx)
     }
 
     /// The loss of the connection fails every request in flight and every

@@ -3,7 +3,7 @@
 
 use super::client::Client;
 use super::outgoing::{Outgoing, UpstreamMethod};
-use super::pending::{Entry, Reply};
+use super::pending::{Entry, Reply, Whose};
 use super::stream::{Listen, StreamEnd};
 use crate::jsonrpc::{self, reason, BridgeError, Cause, Id};
 use serde_json::{Map, Value};
@@ -31,7 +31,7 @@ impl Client {
         let id = self.next_id();
         let (reply_tx, reply) = oneshot::channel();
         // Both entries go in before the line goes out.
-        let entry = Entry { reply: reply_tx, progress: None, raw: false };
+        let entry = Entry { reply: reply_tx, progress: None, raw: false, log: Whose::Stream };
         if let Err(err) = self.inbox().register(id, entry) {
             return StreamEnd::UpstreamEnded(err);
         }

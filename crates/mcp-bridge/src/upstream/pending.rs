@@ -3,6 +3,7 @@
 //! The reader task resolves entries here without waiting on anyone: the
 //! answer goes through a oneshot channel, progress through a callback.
 
+use super::hooks::LogSink;
 use crate::jsonrpc::{BridgeError, Cause};
 use crate::raw::RawResult;
 use serde_json::Value;
@@ -55,6 +56,18 @@ pub(crate) struct Entry {
     pub progress: Option<Throttle>,
     /// The caller takes a result as its bytes ([`Reply::Raw`]).
     pub raw: bool,
+    /// Whose log messages come while it is in flight (`Table::sole_log`).
+    pub log: Whose,
+}
+
+/// Whose a request is, as the log messages of a pipe see it.
+pub(crate) enum Whose {
+    /// A listen stream: its messages carry its subscription id.
+    Stream,
+    /// The connection's own: its log messages go to the connection's sink.
+    Link,
+    /// A client attached to a shared connection, and its log sink.
+    Client(LogSink),
 }
 
 /// Drops the progress above [`PROGRESS_PER_SECOND`] in each second of a
@@ -116,6 +129,23 @@ impl Table {
         self.entries.contains_key(&id)
     }
 
+    /// The log sink of the one client whose requests are in flight; `None`
+    /// when there is none, or when several clients have requests in
+    /// flight: a log message of a pipe names no request, so whose it is
+    /// can be told only while one client waits.
+    pub(crate) fn sole_log(&self) -> Option<LogSink> {
+        let mut sole: Option<&LogSink> = None;
+        for entry in self.entries.values() {
+            match (&entry.log, sole) {
+                (Whose::Stream, _) => {}
+                (Whose::Link, _) => return None,
+                (Whose::Client(sink), Some(seen)) if !Arc::ptr_eq(sink, seen) => return None,
+                (Whose::Client(sink), _) => sole = Some(sink),
+            }
+        }
+        sole.cloned()
+    }
+
     /// Progress for the request with this id; dropped when unknown.
     pub(crate) fn progress(&mut self, id: u64, params: Value) {
         if let Some(throttle) = self.entries.get_mut(&id).and_then(|e| e.progress.as_mut()) {
@@ -148,7 +178,7 @@ mod tests {
 
     fn entry(raw: bool) -> (Entry, oneshot::Receiver<Reply>) {
         let (reply, rx) = oneshot::channel();
-        (Entry { reply, progress: None, raw }, rx)
+        (Entry { reply, progress: None, raw, log: Whose::Link }, rx)
     }
 
     /// The raw path looks at a line only while a request in flight
@@ -177,6 +207,34 @@ mod tests {
         table.insert(5, raw);
         table.fail_all(&BridgeError::new(Cause::Closed));
         assert!(!table.takes_raw());
+    }
+
+    fn of(log: Whose) -> Entry {
+        let (reply, _rx) = oneshot::channel();
+        Entry { reply, progress: None, raw: false, log }
+    }
+
+    /// A log message of a shared pipe goes to a client only while that
+    /// client alone has requests in flight (docs/decisions.md, "One
+    /// upstream for every session"); listen streams do not count.
+    #[test]
+    fn a_log_message_is_a_clients_only_while_it_alone_waits() {
+        let a: LogSink = Arc::new(|_| {});
+        let b: LogSink = Arc::new(|_| {});
+        let mut table = Table::default();
+        assert!(table.sole_log().is_none(), "nobody waits");
+        table.insert(1, of(Whose::Stream));
+        assert!(table.sole_log().is_none(), "a listen stream claims nothing");
+        table.insert(2, of(Whose::Client(a.clone())));
+        table.insert(3, of(Whose::Client(a.clone())));
+        assert!(table.sole_log().is_some_and(|s| Arc::ptr_eq(&s, &a)), "one client waits");
+        table.insert(4, of(Whose::Client(b.clone())));
+        assert!(table.sole_log().is_none(), "two clients wait");
+        table.remove(4);
+        table.insert(5, of(Whose::Link));
+        assert!(table.sole_log().is_none(), "the connection's own request waits too");
+        table.remove(5);
+        assert!(table.sole_log().is_some_and(|s| Arc::ptr_eq(&s, &a)));
     }
 
     #[test]

@@ -86,7 +86,7 @@ fn a_post_to_an_unknown_session_gets_404() {
 
 /// The session ends with its stream: once the client closes the SSE
 /// connection, a POST with its id gets 404 (within a bounded wait), and
-/// its upstream child ends.
+/// the child it shared serves the next session.
 #[test]
 fn closing_the_stream_ends_the_session() {
     let face = Face::start(&[], &demo());
@@ -102,7 +102,10 @@ fn closing_the_stream_ends_the_session() {
     let gone = eventually(STEP, || post(&face, &endpoint, &ping).status == 404);
     assert!(gone, "the session outlived its stream");
     assert_refused(&post(&face, &endpoint, &ping), "unknown_session");
-    assert!(eventually(STEP, || !children.iter().any(|pid| alive(*pid))), "its upstream child still runs");
+    let (mut next, endpoint) = open(&face);
+    assert_accepted(&post(&face, &endpoint, &init));
+    assert_eq!(next.message()["id"], 1, "the next session is served");
+    assert_eq!(face.children(), children, "by the same child");
 }
 
 /// A message that is not valid gets 202 like any other, and its error

@@ -1,11 +1,12 @@
 //! Sessions side by side (docs/decisions.md, "The HTTP face": "One
-//! upstream connection per session", "The end of a session", the bounds):
-//! one session's bad line, dead upstream or slow reader never reaches
-//! another; a session whose upstream is lost ends after the grace;
-//! `--max-sessions` and the idle time bound them.
+//! upstream for every session", "The end of a session", the bounds): one
+//! session's bad line, bad answer or slow reader never reaches another;
+//! the loss of the shared child ends every session after the grace and the
+//! next session gets a new child; `--max-sessions` and the idle time bound
+//! them.
 
 use super::*;
-use crate::support::fake::fake_upstream;
+use crate::support::fake::{fake_upstream, Record};
 use crate::support::http::{assert_refused, send_only, send_pipelined, STEP};
 use crate::support::{bridge_error, message, repo_root};
 use std::time::{Duration, Instant};
@@ -32,18 +33,15 @@ fn error(id: Value, cause: &str, detail: Option<&str>) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": bridge_error(-32603, &message(cause), cause, detail)})
 }
 
-/// Two sessions against the fake, each with its own child. Session A
-/// sends a body that is not JSON, gets an upstream line that is not JSON,
-/// then its child exits (a script step): its call in flight, the call and
-/// each later request get upstream_exited, and within the grace its id
-/// gets 404. Session B answers throughout without an error; a new
-/// initialize works.
+/// Two sessions against the fake, which share one child. Session A sends
+/// a body that is not JSON and gets an upstream line that is not JSON;
+/// session B answers throughout without an error.
 #[test]
 fn one_sessions_faults_stay_its_own() {
     let face = Face::start(&["--test-shutdown-grace-ms", "200"], &fake_upstream(&[]));
     let a = Session::open(&face, "2025-11-25", json!({}));
     let b = Session::open(&face, "2025-11-25", json!({}));
-    assert_eq!(face.children().len(), 2, "a child per session");
+    assert_eq!(face.children().len(), 1, "one child for every session");
     assert_serves(&face, &b, 1);
     let bad = face.send(a.req(Req::post(&json!(null)).body(b"{\"jsonrpc\":\"2.0\",".to_vec())));
     let parse_error = json!({"jsonrpc": "2.0",
@@ -58,31 +56,68 @@ fn one_sessions_faults_stay_its_own() {
         &error(json!(10), "invalid_response", Some("parse_error")),
     );
     assert_serves(&face, &b, 3);
-    let mut stalled = a.stream(&face, &call(json!(11), "stall", json!({})));
+}
+
+/// The shared child exits (a script step of session A) while session B
+/// has a call in flight: A's call, B's call in flight and each later
+/// request of either get upstream_exited; within the grace both ids get
+/// 404 (the transport's word for "initialize again"); the next session
+/// gets a new child and is served (docs/decisions.md, "The loss of the
+/// shared child").
+#[test]
+fn the_loss_of_the_shared_child_ends_every_session_and_a_new_child_serves_the_next() {
+    let face = Face::start(&["--test-shutdown-grace-ms", "200"], &fake_upstream(&[]));
+    let a = Session::open(&face, "2025-11-25", json!({}));
+    let b = Session::open(&face, "2025-11-25", json!({}));
+    let first = face.children();
+    assert_eq!(first.len(), 1, "one child for every session: {first:?}");
+    let mut stalled = b.stream(&face, &call(json!(11), "stall", json!({})));
     let exit = a.answer(&face, &call(json!(12), "script", json!({"steps": ["exit"]})));
     crate::support::assert_json("the exit", &exit, &error(json!(12), "upstream_exited", None));
-    let later = a.answer(&face, &request(json!(13), "tools/list", json!({})));
-    crate::support::assert_json("a later request", &later, &error(json!(13), "upstream_exited", None));
-    // The session keeps its revision after the loss: another one in
-    // MCP-Protocol-Version is still refused.
-    let other = Req::post(&request(json!(15), "ping", json!({}))).session(&a.id);
-    assert_refused(&face.send(other.header("MCP-Protocol-Version", "2025-06-18")), "wrong_protocol_version");
     crate::support::assert_json(
-        "the call in flight",
+        "the other session's call in flight",
         &stalled.any_message(),
         &error(json!(11), "upstream_exited", None),
     );
     stalled.assert_end();
-    assert_serves(&face, &b, 4);
+    for session in [&a, &b] {
+        let later = session.answer(&face, &request(json!(13), "tools/list", json!({})));
+        crate::support::assert_json("a later request", &later, &error(json!(13), "upstream_exited", None));
+    }
+    // A session keeps its revision after the loss: another one in
+    // MCP-Protocol-Version is still refused.
+    let other = Req::post(&request(json!(15), "ping", json!({}))).session(&a.id);
+    assert_refused(&face.send(other.header("MCP-Protocol-Version", "2025-06-18")), "wrong_protocol_version");
     let ping = request(json!(14), "ping", json!({}));
-    // The grace is 200 ms: 404 well within 3 s.
-    let gone = eventually(Duration::from_secs(3), || a.post(&face, &ping).status == 404);
-    assert!(gone, "session A outlived the grace of its lost upstream");
-    assert_refused(&a.post(&face, &ping), "unknown_session");
-    assert_serves(&face, &b, 5);
+    for session in [&a, &b] {
+        // The grace is 200 ms: 404 well within 3 s.
+        let gone = eventually(Duration::from_secs(3), || session.post(&face, &ping).status == 404);
+        assert!(gone, "a session outlived the grace of the lost child");
+        assert_refused(&session.post(&face, &ping), "unknown_session");
+    }
     let again = Session::open(&face, "2025-11-25", json!({}));
     assert_serves(&face, &again, 6);
-    assert_serves(&face, &b, 7);
+    let second = face.children();
+    assert!(second.len() == 1 && second != first, "a new child for the next session: {first:?} then {second:?}");
+}
+
+/// The end of a session (a DELETE) cancels its call in flight on the
+/// shared child (its `notifications/cancelled` reaches the child), and
+/// the child serves the other session on.
+#[test]
+fn the_end_of_a_session_cancels_its_work_on_the_shared_child() {
+    let record = Record::new("end");
+    let face = Face::start(&[], &fake_upstream(&["--record", record.arg()]));
+    let a = Session::open(&face, "2025-11-25", json!({}));
+    let b = Session::open(&face, "2025-11-25", json!({}));
+    let mut waiting = a.stream(&face, &call(json!(5), "after-cancel", json!({})));
+    let called = || record.messages().iter().any(|m| m["params"]["name"] == "after-cancel");
+    assert!(eventually(STEP, called), "the call never reached the child");
+    assert_eq!(face.send(a.req(Req::new("DELETE", "/mcp"))).status, 200);
+    waiting.assert_end();
+    let cancelled = || record.count("notifications/cancelled") == 1;
+    assert!(eventually(STEP, cancelled), "the call of the ended session was not canceled on the shared child");
+    assert_serves(&face, &b, 1);
 }
 
 /// An initialize that fails (its params are not valid) gets its error as
@@ -155,25 +190,27 @@ fn max_sessions_refuses_the_next_session_with_503() {
 }
 
 /// `--test-session-idle-ms 300`: a session that nobody uses ends after
-/// the idle time (not before), with its upstream child, and its id gets
-/// 404; a session whose GET stream is open is in use and stays.
+/// the idle time (not before), and its id gets 404; a session whose GET
+/// stream is open is in use and stays, and so does the child they share.
 #[test]
-fn an_idle_session_ends_with_its_upstream_child() {
+fn an_idle_session_ends_and_a_busy_one_stays() {
     let face = Face::start(&["--test-session-idle-ms", "300"], &demo());
     // Its last use comes after this instant.
     let opened = Instant::now();
     let idle = Session::open(&face, "2025-11-25", json!({}));
-    let idle_child = face.children();
-    assert_eq!(idle_child.len(), 1, "{idle_child:?}");
     let busy = Session::open(&face, "2025-11-25", json!({}));
     let mut listen = busy.listen(&face);
-    let busy_child: Vec<u32> = face.children().into_iter().filter(|pid| !idle_child.contains(pid)).collect();
-    assert_eq!(busy_child.len(), 1, "{busy_child:?}");
-    assert!(eventually(Duration::from_secs(5), || !alive(idle_child[0])), "the idle session's child still runs");
+    let child = face.children();
+    assert_eq!(child.len(), 1, "one child for both sessions: {child:?}");
+    let ping = request(json!(1), "ping", json!({}));
+    // Asking would be a use: the face's log says when it ended.
+    let ended =
+        eventually(Duration::from_secs(5), || face.stderr_text().contains("a session ended after the idle time"));
+    assert!(ended, "the idle session did not end");
     let took = opened.elapsed();
     assert!(took >= Duration::from_millis(300), "the idle session ended after {took:?}, before its idle time");
-    assert_refused(&idle.post(&face, &request(json!(1), "ping", json!({}))), "unknown_session");
-    assert!(alive(busy_child[0]), "the child of the session with an open stream ended");
+    assert_refused(&idle.post(&face, &ping), "unknown_session");
+    assert!(alive(child[0]), "the child that the session with an open stream uses ended");
     let pong = busy.answer(&face, &request(json!(2), "ping", json!({})));
     assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
     // Its stream still carries its messages: the change of the gap.

@@ -67,6 +67,14 @@ impl Face {
         Face::launch(&args)
     }
 
+    /// `--listen 127.0.0.1:0 --child-per-session -- <upstream command>`.
+    #[track_caller]
+    pub fn command_per_session(upstream: &[String]) -> Face {
+        let mut args = vec!["--child-per-session".to_string(), "--".to_string()];
+        args.extend_from_slice(upstream);
+        Face::launch(&args)
+    }
+
     /// `--listen 127.0.0.1:0 <url>`: the upstream is a server over HTTP.
     #[track_caller]
     pub fn url(url: &str) -> Face {
