@@ -62,6 +62,8 @@ Options
                          silent          200 text/event-stream, then nothing until the client closes
                          status:CODE[:KIND]
                                          the HTTP status CODE, the body as for --status
+  --port N             the port of the MCP endpoint (default 0: one the system picks), so
+                       that a test can start the fake again where it was
   --tls-cert PATH      serve HTTPS on the main listener with this PEM certificate chain
   --tls-key PATH       and this PEM private key (both needed; the OTHER listener stays HTTP)
 
@@ -140,6 +142,7 @@ args.add_argument("--status", action="append", default=[], metavar="METHOD=CODE[
 args.add_argument("--delay", action="append", default=[], metavar="METHOD=MS")
 args.add_argument("--notification-status", type=int, default=202)
 args.add_argument("--listen", default="ack")
+args.add_argument("--port", type=int, default=0)
 args.add_argument("--tls-cert")
 args.add_argument("--tls-key")
 opts = args.parse_args()
@@ -606,7 +609,7 @@ def main():
     global other_port
     if bool(opts.tls_cert) != bool(opts.tls_key):
         sys.exit("--tls-cert and --tls-key go together")
-    main_server = Server(("127.0.0.1", 0), Handler)
+    main_server = Server(("127.0.0.1", opts.port), Handler)
     if opts.tls_cert:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(opts.tls_cert, opts.tls_key)

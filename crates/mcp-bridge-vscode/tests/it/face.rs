@@ -19,10 +19,13 @@
 //! - `passing`: `--pass-authorization`, the clients' own sign-in;
 //!   `own_sign_in`: the face's sign-in, once for every session.
 //! - `hardening`: bodies, headers and connections after an attack; CORS.
-//! - `health`: `/health`, for load balancers and supervisors.
+//! - `health`: `/health`, for load balancers and supervisors; `faults`:
+//!   a URL that goes away and comes back, clients that vanish.
+//! - `scale_out`: several faces behind HAProxy, affinity on the session.
 
 mod command_line;
 mod door;
+mod faults;
 mod hardening;
 mod health;
 mod legacy;
@@ -32,6 +35,7 @@ mod own_sign_in;
 mod passing;
 mod process;
 mod refusals;
+mod scale_out;
 mod sessions;
 mod streams;
 
