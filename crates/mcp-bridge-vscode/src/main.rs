@@ -4,6 +4,7 @@
 mod check;
 mod cli;
 mod demo;
+mod files;
 mod hint;
 mod listen;
 mod log;
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
             if let Err(message) = listen::check_passing(&options, &config.upstream, &cli.bridge) {
                 return usage_error(&message);
             }
+            files::raise(options.max_sessions);
             // Many sessions: every core serves them.
             let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
                 Ok(runtime) => runtime,

@@ -78,3 +78,30 @@ fn clients_that_vanish_mid_stream_leave_no_connection_behind() {
     let next = Session::open(&face, "2025-11-25", json!({}));
     assert_eq!(next.answer(&face, &request(json!(2), "ping", json!({})))["result"], json!({}));
 }
+
+/// A face started with a soft open-file limit of 512 raises it to the hard
+/// limit, so that `--max-sessions` clients find descriptors
+/// (`src/files.rs`).
+#[test]
+fn the_face_raises_its_soft_open_file_limit_to_the_hard_one() {
+    use std::io::BufRead;
+    let bin = env!("CARGO_BIN_EXE_mcp-bridge-vscode");
+    let script = r#"ulimit -Sn 512 && exec "$0" --listen 127.0.0.1:0 -- "$0" demo-server"#;
+    let mut child = Command::new("sh")
+        .args(["-c", script, bin])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the face starts");
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let ready = std::io::BufReader::new(stderr).lines().map_while(Result::ok).any(|l| l.contains("listening on"));
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", child.id())).unwrap_or_default();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(ready, "no ready line");
+    let line = limits.lines().find(|l| l.starts_with("Max open files")).unwrap_or_default();
+    let numbers: Vec<&str> = line.split_whitespace().skip(3).take(2).collect();
+    assert_eq!(numbers.len(), 2, "{limits}");
+    assert_ne!(numbers[0], "512", "the soft limit stayed: {line}");
+    assert_eq!(numbers[0], numbers[1], "the soft limit is the hard one: {line}");
+}
