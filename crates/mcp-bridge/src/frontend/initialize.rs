@@ -195,11 +195,17 @@ async fn fail(shared: &Shared, client: Option<Client>, error: Option<BridgeError
 }
 
 /// When the upstream server stops in `ready`, the state becomes `closing`
-/// and the reader loop ends the bridge with exit code 1.
+/// and the reader loop ends the bridge with exit code 1. The watch ends
+/// with the connection too: a shared upstream outlives it, and the watch
+/// must not keep the connection's state.
 fn watch_upstream(shared: &Arc<Shared>, client: Client) {
-    let shared = shared.clone();
+    let (closed, shared) = (shared.closed.clone(), Arc::downgrade(shared));
     tokio::spawn(async move {
-        let error = client.lost().await;
+        let error = tokio::select! {
+            error = client.lost() => error,
+            _ = closed.cancelled() => return,
+        };
+        let Some(shared) = shared.upgrade() else { return };
         let cause = error.cause.name();
         if shared.transition(|p| matches!(p, Phase::Ready(_)), Phase::Closing(Some(error))) {
             tracing::warn!(cause, "the upstream server stopped");

@@ -172,6 +172,7 @@ fn timer_floor() -> AbortOnDropHandle<()> {
 /// the requests at most the grace, then closes the upstream.
 async fn shutdown(shared: &Shared, exit: Exit) {
     let client = shared.take_client();
+    shared.closed.cancel();
     if exit == Exit::EndOfInput {
         // After the loss of the upstream the state is `closing` already,
         // with the error of the loss; the end of the input has none.

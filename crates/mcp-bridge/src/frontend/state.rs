@@ -109,6 +109,9 @@ pub(crate) struct Shared {
     pub log_level: LogLevel,
     /// Fired once when the upstream server stops in `ready`.
     pub upstream_lost: CancellationToken,
+    /// Fired when the connection ends: what watches the upstream for it
+    /// stops (a shared upstream outlives the connection).
+    pub closed: CancellationToken,
     /// The questions of the bridge to the client.
     pub asks: Asks,
     /// The next `elicitation-<n>`, unique on the connection.
@@ -146,6 +149,7 @@ impl Shared {
             tracker: TaskTracker::new(),
             log_level: LogLevel::default(),
             upstream_lost: CancellationToken::new(),
+            closed: CancellationToken::new(),
             asks: Asks::new(&config_prefix),
             elicitation_ids: AtomicU64::new(1),
             listener: Mutex::new(ListenSlot::NotOpened),
