@@ -1,8 +1,9 @@
-//! mcp-bridge: the core of a bridge between a client of MCP revision
-//! 2025-11-25 and an upstream server of revision 2026-07-28. Toward its
-//! client it is a 2025-11-25 server; toward the upstream it is a
-//! 2026-07-28 client of a child process, a URL (Streamable HTTP with OAuth
-//! sign-in) or a server in the same process.
+//! mcp-bridge: the core of a bridge between MCP clients of the older
+//! revisions (2024-11-05 to 2025-11-25) and an upstream server of revision
+//! 2026-07-28. Toward each client it is a server of the client's revision,
+//! over stdio or over HTTP for many clients ([`serve_http`]); toward the
+//! upstream it is a 2026-07-28 client of a child process, a URL (Streamable
+//! HTTP with OAuth sign-in) or a server in the same process.
 //!
 //! # What an embedder touches
 //!

@@ -1,6 +1,7 @@
-//! The front end: a 2025-11-25 server toward the client, as a state
-//! machine that does not know which transport is behind the upstream
-//! client (behaviour spec, "Lifecycle and initialize (M1)").
+//! The front end: a server of the client's revision (2024-11-05 to
+//! 2025-11-25) toward the client, as a state machine that does not know
+//! which transport is behind the upstream client (behaviour spec,
+//! "Lifecycle and initialize (M1)").
 //!
 //! A [`Connection`] is one client, fed line by line by its link (stdio
 //! here, an HTTP session in the face) and writing to the [`Output`] the
