@@ -23,6 +23,7 @@
 //!   a URL that goes away and comes back, clients that vanish.
 //! - `scale_out`: several faces behind HAProxy, affinity on the session.
 
+mod attack_shared;
 mod command_line;
 mod door;
 mod faults;

@@ -5,14 +5,15 @@
 //! error table's cause when it does not. A server at a URL is the same
 //! for every replica, so the face answers for itself only (200). Probes
 //! are at most one a second: those that come meanwhile get the last
-//! answer.
+//! answer. A probe runs in a task of its own, so a prober that leaves
+//! early neither stops it nor skips the limit.
 
 use super::http::{self, Body};
-use super::pool::Upstream;
 use crate::jsonrpc::{BridgeError, Cause};
-use crate::upstream::{Call, CallError, UpstreamMethod};
+use crate::upstream::{Call, CallError, SharedLink, UpstreamMethod};
 use hyper::{Response, StatusCode};
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -22,16 +23,23 @@ const FRESH: Duration = Duration::from_secs(1);
 const PROBE_LIMIT: Duration = Duration::from_secs(5);
 
 /// The last probe: when, and the cause when the upstream did not answer.
-#[derive(Default)]
+type Last = Option<(Instant, Option<Cause>)>;
+
 pub(super) struct Health {
-    last: tokio::sync::Mutex<Option<(Instant, Option<Cause>)>>,
+    /// The shared connection (a command's child) that a probe asks.
+    link: Arc<SharedLink>,
+    last: Arc<tokio::sync::Mutex<Last>>,
 }
 
 impl Health {
+    pub(super) fn new(link: Arc<SharedLink>) -> Health {
+        Health { link, last: Arc::default() }
+    }
+
     /// The answer of `GET /health`; `probes`: the upstream is a command.
-    pub(super) async fn answer(&self, upstream: &Upstream, probes: bool) -> Response<Body> {
+    pub(super) async fn answer(&self, probes: bool) -> Response<Body> {
         let failed = match probes {
-            true => self.probe(upstream).await,
+            true => tokio::spawn(probe(self.link.clone(), self.last.clone())).await.unwrap_or(Some(Cause::Closed)),
             false => None,
         };
         let (status, body) = match failed {
@@ -44,24 +52,25 @@ impl Health {
             .insert(hyper::header::CACHE_CONTROL, hyper::header::HeaderValue::from_static("no-store"));
         response
     }
-
-    /// The cause of a failed `server/discover` of the shared child, or of a
-    /// child that does not start; `None` when it answered.
-    async fn probe(&self, upstream: &Upstream) -> Option<Cause> {
-        let mut last = self.last.lock().await;
-        if let Some((at, cause)) = *last {
-            if at.elapsed() < FRESH {
-                return cause;
-            }
-        }
-        let cause = discover(upstream).await.err().map(|e| e.cause);
-        *last = Some((Instant::now(), cause));
-        cause
-    }
 }
 
-async fn discover(upstream: &Upstream) -> Result<Value, BridgeError> {
-    let client = upstream.client().await?;
+/// The cause of a failed `server/discover` of the shared child, or of a
+/// child that does not start; `None` when it answered. The last answer
+/// stands for [`FRESH`].
+async fn probe(link: Arc<SharedLink>, last: Arc<tokio::sync::Mutex<Last>>) -> Option<Cause> {
+    let mut last = last.lock().await;
+    if let Some((at, cause)) = *last {
+        if at.elapsed() < FRESH {
+            return cause;
+        }
+    }
+    let cause = discover(&link).await.err().map(|e| e.cause);
+    *last = Some((Instant::now(), cause));
+    cause
+}
+
+async fn discover(link: &SharedLink) -> Result<Value, BridgeError> {
+    let client = link.client().await?;
     let slot = client.reserve()?;
     let (empty, cancel) = (Map::new(), CancellationToken::new());
     let call = Call {

@@ -142,6 +142,7 @@ pub async fn serve_http(
     if matches!(config.upstream, crate::upstream::UpstreamSpec::Stdio(_)) && !options.child_per_session {
         session_config.link = Some(modern.link.clone());
     }
+    let health = health::Health::new(modern.link.clone());
     let face = Arc::new(Face {
         door: Door::new(options.public_url.as_ref(), &options.allow_origins, options.bearer_token.as_deref()),
         max_body: config.max_line_bytes,
@@ -152,7 +153,7 @@ pub async fn serve_http(
         modern,
         passing,
         public_url: options.public_url.clone(),
-        health: health::Health::default(),
+        health,
         config,
     });
     let connections = Arc::new(Semaphore::new(max_connections(options.max_sessions)));
@@ -302,7 +303,7 @@ async fn route(
             return http::refused(refusal);
         }
         let probes = matches!(face.config.upstream, crate::upstream::UpstreamSpec::Stdio(_));
-        return face.health.answer(&face.modern, probes).await;
+        return face.health.answer(probes).await;
     }
     let mut response =
         match face.door.check(local, host, origin.as_deref(), http::header(headers, AUTHORIZATION.as_str())) {

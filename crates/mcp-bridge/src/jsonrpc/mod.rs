@@ -35,7 +35,9 @@ fn envelope<const N: usize>(members: [(&str, Value); N]) -> Value {
     Value::Object(map)
 }
 
-/// A result response.
+/// A result response (the raw path's properties and the tests build the
+/// full path's response with it).
+#[cfg(any(test, feature = "props"))]
 pub(crate) fn result_response(id: &Id, result: Value) -> Value {
     envelope([("id", id.as_value().clone()), ("result", result)])
 }

@@ -9,9 +9,9 @@
 use super::events::{self, Lists};
 use super::setup::Change;
 use crate::gate::text;
-use crate::jsonrpc;
+use crate::jsonrpc::Id;
 use crate::upstream::StreamEvent;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -33,6 +33,9 @@ struct Stream {
 /// What an event of a stream gives.
 #[derive(Default)]
 pub(crate) struct Effect {
+    /// The change that the event completed: its response goes first, on
+    /// the change's own stream (a POST's), never on the session's.
+    pub answered: Option<Id>,
     /// The messages for the client, in order.
     pub messages: Vec<Value>,
     /// The event made the stream active.
@@ -99,7 +102,7 @@ impl Board {
                 if messages.is_empty() {
                     tracing::debug!(method = %text::shown(&method, text::NAME), "dropped an event of the listen stream");
                 }
-                Effect { messages, activated: false }
+                Effect { answered: None, messages, activated: false }
             }
             StreamEvent::Notification { method, .. } => {
                 tracing::debug!(method = %text::shown(&method, text::NAME), stream = key, "dropped an event of a stream that is not active");
@@ -122,7 +125,7 @@ impl Board {
                 return Effect::default();
             }
             stream.acked_at = Some(now);
-            return Effect { messages: events::gap_events(self.lists, &self.uris), activated: false };
+            return Effect { answered: None, messages: events::gap_events(self.lists, &self.uris), activated: false };
         }
         if stream.change.as_ref().is_some_and(|c| c.cancel.is_cancelled()) {
             // The client canceled the change: the owner stops this stream.
@@ -136,15 +139,11 @@ impl Board {
         self.active = Some(key);
         self.uris = stream.uris.clone();
         let mut messages = Vec::new();
-        if let Some(change) = stream.change.take() {
-            if (change.finish)() {
-                messages.push(jsonrpc::result_response(&change.id, json!({})));
-            }
-        }
+        let answered = stream.change.take().and_then(|change| (change.finish)().then_some(change.id));
         if std::mem::take(&mut self.gap) {
             messages.extend(events::gap_events(self.lists, &self.uris));
         }
-        Effect { messages, activated: true }
+        Effect { answered, messages, activated: true }
     }
 
     /// Removes a stream that ended. The loss of the active stream by any
@@ -166,7 +165,7 @@ impl Board {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsonrpc::Id;
+    use serde_json::json;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
     use tokio_util::sync::CancellationToken;
@@ -181,11 +180,11 @@ mod tests {
         StreamEvent::Notification { method: method.into(), params }
     }
 
+    /// The response of a completed change first, then the messages.
     fn methods(effect: &Effect) -> Vec<String> {
-        effect
-            .messages
-            .iter()
-            .map(|m| match (m.get("method"), m.get("id")) {
+        let answered = effect.answered.iter().map(|id| format!("response {}", id.as_value()));
+        answered
+            .chain(effect.messages.iter().map(|m| match (m.get("method"), m.get("id")) {
                 (Some(method), _) => format!(
                     "{}{}",
                     method.as_str().unwrap_or(""),
@@ -193,7 +192,7 @@ mod tests {
                 ),
                 (None, Some(id)) => format!("response {id}"),
                 _ => "?".into(),
-            })
+            }))
             .collect()
     }
 

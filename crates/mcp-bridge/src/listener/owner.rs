@@ -199,6 +199,9 @@ impl Owner {
             }
             let out = out.clone();
             Box::pin(async move {
+                if let Some(id) = &effect.answered {
+                    out.respond(id, jsonrpc::result_line(id, &json!({}))).await;
+                }
                 for message in &effect.messages {
                     out.send(message).await;
                 }

@@ -4,7 +4,7 @@
 //! speaks to it.
 
 use super::{ensure, text, Checked};
-use crate::jsonrpc::{self, Id};
+use crate::jsonrpc::Id;
 use crate::listener::board::Board;
 use crate::listener::events::{for_client, gap_events, Lists, EVENT_METHODS};
 use crate::listener::Change;
@@ -136,9 +136,10 @@ pub(crate) fn board(lists: Lists, steps: &[u8]) -> Checked {
                 let canceled = stream.change.as_ref().is_some_and(|c| c.canceled);
                 let activates = stream.acks == 1 && !canceled && active.is_none_or(|a| a <= key);
                 let mut expected = Vec::new();
+                let mut answered = None;
                 if activates {
                     if let Some(change) = stream.change.take().filter(|c| c.wanted) {
-                        expected.push(jsonrpc::result_response(&Id::number(change.id), json!({})));
+                        answered = Some(Id::number(change.id));
                     }
                     uris.clone_from(&stream.uris);
                     if std::mem::take(&mut gap) {
@@ -149,6 +150,7 @@ pub(crate) fn board(lists: Lists, steps: &[u8]) -> Checked {
                     expected.extend(gap_events(lists, &uris));
                 }
                 ensure!(effect.activated == activates, "step {step}: stream {key} activated: {}", effect.activated);
+                ensure!(effect.answered == answered, "step {step}: stream {key} answered {:?}", effect.answered);
                 ensure!(
                     effect.messages.iter().map(text).eq(expected.iter().map(text)),
                     "step {step}: the acknowledgment of {key} gave {:?}, not {expected:?}",

@@ -277,6 +277,7 @@ impl Client {
         mut deadline: std::pin::Pin<&mut tokio::time::Sleep>,
     ) -> Result<Payload, CallError> {
         let (id, reply) = self.register(call, raw)?;
+        let _gone = GivenUp { client: self, id };
         let sent = tokio::select! {
             biased;
             sent = self.send_request(id, call) => sent,
@@ -356,9 +357,11 @@ impl Client {
 
     /// Whose this client's requests are, for the log messages of a pipe.
     fn whose(&self) -> Whose {
-        match &self.inner.log {
-            Some(sink) => Whose::Client(sink.clone()),
-            None => Whose::Link,
+        match (&self.inner.log, self.inner.log_level.get()) {
+            (None, _) => Whose::Link,
+            (Some(sink), Some(_)) => Whose::Client(sink.clone()),
+            // No level: the server sends it no log message.
+            (Some(_), None) => Whose::Nobody,
         }
     }
 
@@ -432,6 +435,22 @@ impl Client {
         // A pipe's supervisor said so already; a URL has no other end that
         // would.
         self.inbox().mark_lost(BridgeError::new(Cause::Closed));
+    }
+}
+
+/// A request whose caller went away before its end (the caller's future
+/// dropped: a client of the face that left during a probe or a lookup)
+/// is given up as a cancellation would: no entry stays in the table, and
+/// the server is told. After every other end it was forgotten already,
+/// and this does nothing.
+struct GivenUp<'a> {
+    client: &'a Client,
+    id: u64,
+}
+
+impl Drop for GivenUp<'_> {
+    fn drop(&mut self) {
+        self.client.abandon(self.id, reason::CLIENT_CANCELED);
     }
 }
 

@@ -57,7 +57,7 @@ impl Inbox {
 
     /// Forgets a request in flight; `false` when it was not.
     pub(super) fn forget(&self, id: u64) -> bool {
-        lock(&self.table).remove(id).is_some()
+        lock(&self.table).give_up(id).is_some()
     }
 
     /// Routes the messages of the stream opened by request `id` to `sink`;
@@ -261,7 +261,7 @@ impl Inbox {
                 Some(params) if is_log_message(&params) => {
                     // On a shared link, the one client that waits; else
                     // the connection's sink.
-                    let owner = lock(&self.table).sole_log();
+                    let owner = lock(&self.table).sole_log(std::time::Instant::now());
                     (owner.as_ref().unwrap_or(&self.on_log))(params)
                 }
                 _ => tracing::debug!("dropped a notifications/message that is not valid"),

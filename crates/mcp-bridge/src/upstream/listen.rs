@@ -31,7 +31,7 @@ impl Client {
         let id = self.next_id();
         let (reply_tx, reply) = oneshot::channel();
         // Both entries go in before the line goes out.
-        let entry = Entry { reply: reply_tx, progress: None, raw: false, log: Whose::Stream };
+        let entry = Entry { reply: reply_tx, progress: None, raw: false, log: Whose::Nobody };
         if let Err(err) = self.inbox().register(id, entry) {
             return StreamEnd::UpstreamEnded(err);
         }

@@ -7,7 +7,7 @@ use super::hooks::LogSink;
 use crate::jsonrpc::{BridgeError, Cause};
 use crate::raw::RawResult;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
@@ -61,14 +61,26 @@ pub(crate) struct Entry {
 }
 
 /// Whose a request is, as the log messages of a pipe see it.
+#[derive(Clone)]
 pub(crate) enum Whose {
-    /// A listen stream: its messages carry its subscription id.
-    Stream,
+    /// No log message can be its: a listen stream (whose messages carry
+    /// its subscription id), or a request without a log level, for which
+    /// a server "MUST NOT emit notifications/message" (2026-07-28).
+    Nobody,
     /// The connection's own: its log messages go to the connection's sink.
     Link,
-    /// A client attached to a shared connection, and its log sink.
+    /// A request with a log level of a client attached to a shared
+    /// connection, and the client's log sink.
     Client(LogSink),
 }
+
+/// How long a request that was given up (canceled, timed out, its client
+/// gone) keeps its claim on the log messages of a pipe: the server may
+/// still be writing them, and they must not reach another client.
+const LINGER: Duration = Duration::from_secs(2);
+/// The most claims kept after their requests; past it, a log message is
+/// nobody's until they expire.
+const MAX_LINGERING: usize = 1024;
 
 /// Drops the progress above [`PROGRESS_PER_SECOND`] in each second of a
 /// request (behaviour spec, "Progress (M1)"). A dropped notification is
@@ -104,6 +116,8 @@ pub(crate) struct Table {
     /// The entries that take a raw result: while there is none, a line is
     /// not worth the raw path's look at its envelope.
     raw: usize,
+    /// The claims of the requests given up, oldest first, for [`LINGER`].
+    lingering: VecDeque<(Instant, Whose)>,
 }
 
 impl Table {
@@ -129,15 +143,34 @@ impl Table {
         self.entries.contains_key(&id)
     }
 
-    /// The log sink of the one client whose requests are in flight; `None`
-    /// when there is none, or when several clients have requests in
-    /// flight: a log message of a pipe names no request, so whose it is
-    /// can be told only while one client waits.
-    pub(crate) fn sole_log(&self) -> Option<LogSink> {
+    /// Forgets a request that was given up; its claim on log messages
+    /// stays for [`LINGER`].
+    pub(crate) fn give_up(&mut self, id: u64) -> Option<Entry> {
+        let mut entry = self.remove(id)?;
+        let whose = std::mem::replace(&mut entry.log, Whose::Nobody);
+        if !matches!(whose, Whose::Nobody) && self.lingering.len() < MAX_LINGERING {
+            self.lingering.push_back((Instant::now(), whose));
+        }
+        Some(entry)
+    }
+
+    /// The log sink of the one client whose requests with a log level are
+    /// in flight (or were given up within [`LINGER`]); `None` when there is
+    /// none, when several clients have such requests, or when the
+    /// connection's own may have: a log message of a pipe names no
+    /// request, so whose it is can be told only while one client waits.
+    pub(crate) fn sole_log(&mut self, now: Instant) -> Option<LogSink> {
+        while self.lingering.front().is_some_and(|(at, _)| now.duration_since(*at) >= LINGER) {
+            self.lingering.pop_front();
+        }
+        if self.lingering.len() >= MAX_LINGERING {
+            return None;
+        }
+        let claims = self.entries.values().map(|e| &e.log).chain(self.lingering.iter().map(|(_, w)| w));
         let mut sole: Option<&LogSink> = None;
-        for entry in self.entries.values() {
-            match (&entry.log, sole) {
-                (Whose::Stream, _) => {}
+        for whose in claims {
+            match (whose, sole) {
+                (Whose::Nobody, _) => {}
                 (Whose::Link, _) => return None,
                 (Whose::Client(sink), Some(seen)) if !Arc::ptr_eq(sink, seen) => return None,
                 (Whose::Client(sink), _) => sole = Some(sink),
@@ -215,26 +248,35 @@ mod tests {
     }
 
     /// A log message of a shared pipe goes to a client only while that
-    /// client alone has requests in flight (docs/decisions.md, "One
-    /// upstream for every session"); listen streams do not count.
+    /// client alone has requests with a log level in flight (docs/decisions.md,
+    /// "One upstream for every session"); listen streams and requests
+    /// without a level claim nothing; a request given up keeps its claim
+    /// for `LINGER`, so its late log messages reach no other client.
     #[test]
     fn a_log_message_is_a_clients_only_while_it_alone_waits() {
         let a: LogSink = Arc::new(|_| {});
         let b: LogSink = Arc::new(|_| {});
+        let now = Instant::now();
         let mut table = Table::default();
-        assert!(table.sole_log().is_none(), "nobody waits");
-        table.insert(1, of(Whose::Stream));
-        assert!(table.sole_log().is_none(), "a listen stream claims nothing");
+        assert!(table.sole_log(now).is_none(), "nobody waits");
+        table.insert(1, of(Whose::Nobody));
+        assert!(table.sole_log(now).is_none(), "a listen stream or a request without a level claims nothing");
         table.insert(2, of(Whose::Client(a.clone())));
         table.insert(3, of(Whose::Client(a.clone())));
-        assert!(table.sole_log().is_some_and(|s| Arc::ptr_eq(&s, &a)), "one client waits");
+        assert!(table.sole_log(now).is_some_and(|s| Arc::ptr_eq(&s, &a)), "one client waits");
         table.insert(4, of(Whose::Client(b.clone())));
-        assert!(table.sole_log().is_none(), "two clients wait");
+        assert!(table.sole_log(now).is_none(), "two clients wait");
         table.remove(4);
         table.insert(5, of(Whose::Link));
-        assert!(table.sole_log().is_none(), "the connection's own request waits too");
+        assert!(table.sole_log(now).is_none(), "the connection's own request waits too");
         table.remove(5);
-        assert!(table.sole_log().is_some_and(|s| Arc::ptr_eq(&s, &a)));
+        assert!(table.sole_log(now).is_some_and(|s| Arc::ptr_eq(&s, &a)));
+        table.insert(6, of(Whose::Client(b.clone())));
+        assert!(table.give_up(6).is_some());
+        assert!(table.sole_log(Instant::now()).is_none(), "a request of b given up still claims");
+        assert!(table.sole_log(Instant::now() + LINGER).is_some_and(|s| Arc::ptr_eq(&s, &a)), "until LINGER");
+        assert!(table.resolve(2, Reply::Result(Value::Null)) && table.resolve(3, Reply::Result(Value::Null)));
+        assert!(table.sole_log(Instant::now() + LINGER).is_none(), "an answered request claims nothing");
     }
 
     #[test]

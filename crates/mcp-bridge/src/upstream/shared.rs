@@ -35,12 +35,6 @@ impl SharedLink {
         if let Some(client) = slot.as_ref().filter(|c| !c.is_lost()) {
             return Ok(client.clone());
         }
-        if let Some(lost) = slot.take() {
-            // A child that only closed its stdout still gets the end of
-            // its stdin, then the kill.
-            let grace = self.grace;
-            tokio::spawn(async move { lost.shutdown(grace).await });
-        }
         let identity = Identity { client_info: json!({"name": self.name}), capabilities: json!({}) };
         let hooks = Hooks {
             // A log message of a pipe names no request: while several
@@ -52,6 +46,13 @@ impl SharedLink {
         };
         let connection = connect(&self.spec, identity, hooks, self.max_line_bytes)?;
         *slot = Some(connection.client.clone());
+        // A connection lost while its child lives on (it closed its stdout)
+        // is stopped at once: nobody else would until the next need.
+        let (lost, grace) = (connection.client.clone(), self.grace);
+        tokio::spawn(async move {
+            lost.lost().await;
+            lost.shutdown(grace).await;
+        });
         Ok(connection.client)
     }
 
