@@ -469,3 +469,67 @@ fn offers_our_version(error: &Value) -> bool {
 fn timeout_error(method: UpstreamMethod, limit: Duration) -> CallError {
     CallError::Bridge(BridgeError::no_response(Cause::Timeout, Some(method.name()), limit))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::upstream::connect::{connect, MemoryLink, UpstreamSpec};
+    use crate::upstream::hooks::Hooks;
+    use crate::upstream::later_sign_in::Consent;
+    use serde_json::json;
+    use std::sync::Mutex;
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    /// A caller that goes away (its future dropped) leaves no request in
+    /// the table, and the server gets `notifications/cancelled` for it, as
+    /// for a cancellation (the attack on the shared child: a prober that
+    /// left kept its request in the table for good).
+    #[tokio::test]
+    async fn a_call_whose_caller_went_away_is_given_up_and_canceled() {
+        let far: Arc<Mutex<Option<tokio::io::DuplexStream>>> = Arc::default();
+        let keep = far.clone();
+        let link = MemoryLink::new(move || {
+            let (ours, theirs) = tokio::io::duplex(1 << 16);
+            *keep.lock().unwrap_or_else(|e| e.into_inner()) = Some(theirs);
+            ours
+        });
+        let hooks = Hooks {
+            on_log: Arc::new(|_| {}),
+            log_level: LogLevel::default(),
+            consent: Arc::new(|_| Box::pin(async { Consent::CannotAsk })),
+        };
+        let identity = Identity { client_info: json!({"name": "t"}), capabilities: json!({}) };
+        let client = match connect(&UpstreamSpec::Memory(link), identity, hooks, 1 << 20) {
+            Ok(connection) => connection.client,
+            Err(err) => panic!("no client over the memory link: {err}"),
+        };
+        let server = far.lock().unwrap_or_else(|e| e.into_inner()).take().expect("the far end");
+        let mut lines = BufReader::new(server).lines();
+        let (empty, cancel) = (Map::new(), CancellationToken::new());
+        let slot = client.reserve().expect("a place");
+        let call = Call {
+            method: UpstreamMethod::Forwarded(crate::method::Method::ToolsList),
+            params: &empty,
+            meta: &empty,
+            timeout: Duration::from_secs(60),
+            progress: None,
+            cancel: &cancel,
+            slot: &slot,
+            relay: None,
+        };
+        let mut pending = Box::pin(client.call(call));
+        let first = tokio::select! {
+            line = lines.next_line() => line.ok().flatten().expect("the request"),
+            _ = &mut pending => panic!("answered without a server"),
+        };
+        let request: Value = serde_json::from_str(&first).expect("JSON");
+        let id = request["id"].as_u64().expect("an id");
+        drop(pending);
+        let next = tokio::time::timeout(Duration::from_secs(5), lines.next_line()).await;
+        let cancelled: Value =
+            serde_json::from_str(&next.ok().and_then(|l| l.ok().flatten()).expect("a line")).expect("JSON");
+        assert_eq!(cancelled["method"], "notifications/cancelled", "{cancelled}");
+        assert_eq!(cancelled["params"]["requestId"], json!(id), "{cancelled}");
+        assert!(!client.inbox().forget(id), "the request stayed in the table");
+    }
+}
