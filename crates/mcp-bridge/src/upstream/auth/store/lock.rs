@@ -17,9 +17,7 @@
 use super::disk;
 use super::error::StoreError;
 use std::fs::{File, TryLockError};
-use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 /// The pause between two tries of a lock that another bridge holds.
@@ -35,46 +33,24 @@ pub(crate) struct RecordLock {
 impl RecordLock {
     /// Waits at most `wait` for the lock at `path`, sleeping the thread.
     pub(crate) fn blocking(path: &Path, wait: Duration) -> Result<RecordLock, StoreError> {
-        // The pause sleeps the thread and is ready when it returns, so the
-        // wait never gives way to a waker: its first poll runs it to the
-        // end. The loop takes the outcome without a panic on a branch that
-        // cannot run.
-        let waited = wait_for(path, wait, |pause| {
-            std::thread::sleep(pause);
-            std::future::ready(())
-        });
-        let mut waited = std::pin::pin!(waited);
-        let mut context = Context::from_waker(Waker::noop());
+        let (deadline, mut attempt) = (Instant::now() + wait, Attempt::new(path));
         loop {
-            if let Poll::Ready(outcome) = waited.as_mut().poll(&mut context) {
-                return outcome;
+            if let Some(lock) = attempt.until(deadline, wait)? {
+                return Ok(lock);
             }
+            std::thread::sleep(POLL);
         }
     }
 
     /// Waits at most `wait` for the lock at `path`, sleeping the task.
     pub(crate) async fn waiting(path: &Path, wait: Duration) -> Result<RecordLock, StoreError> {
-        wait_for(path, wait, tokio::time::sleep).await
-    }
-}
-
-/// The tries of one wait, [`POLL`] apart, until the lock is taken or
-/// `wait` is over; `pause` sleeps the thread or the task between two.
-async fn wait_for<P: Future<Output = ()>>(
-    path: &Path,
-    wait: Duration,
-    pause: impl Fn(Duration) -> P,
-) -> Result<RecordLock, StoreError> {
-    let deadline = Instant::now() + wait;
-    let mut attempt = Attempt { path: path.to_owned(), file: None };
-    loop {
-        if let Some(lock) = attempt.take()? {
-            return Ok(lock);
+        let (deadline, mut attempt) = (Instant::now() + wait, Attempt::new(path));
+        loop {
+            if let Some(lock) = attempt.until(deadline, wait)? {
+                return Ok(lock);
+            }
+            tokio::time::sleep(POLL).await;
         }
-        if Instant::now() >= deadline {
-            return Err(StoreError::Busy(wait));
-        }
-        pause(POLL).await;
     }
 }
 
@@ -95,6 +71,21 @@ struct Attempt {
 }
 
 impl Attempt {
+    fn new(path: &Path) -> Attempt {
+        Attempt { path: path.to_owned(), file: None }
+    }
+
+    /// One try of a wait of `wait` that ends at `deadline`: `Some` when the
+    /// lock is taken, `Busy` when the wait is over, else `None` (try again
+    /// after [`POLL`]).
+    fn until(&mut self, deadline: Instant, wait: Duration) -> Result<Option<RecordLock>, StoreError> {
+        match self.take()? {
+            Some(lock) => Ok(Some(lock)),
+            None if Instant::now() >= deadline => Err(StoreError::Busy(wait)),
+            None => Ok(None),
+        }
+    }
+
     /// One try: `Some` when the lock is taken.
     fn take(&mut self) -> Result<Option<RecordLock>, StoreError> {
         let file = match self.file.take() {
