@@ -1,7 +1,6 @@
 //! The table "Message of the client / What the front end does": each line
 //! of the client goes to the rule of its kind and its method.
 
-use super::level::parse_set_level;
 use super::state::{Phase, Shared};
 use super::{forward, initialize, subscriptions};
 use crate::framing::{self, Decoded, Frame, MAX_DEPTH};
@@ -170,7 +169,7 @@ async fn closing(shared: &Shared, id: &Id, lost: Option<&BridgeError>) {
 /// upstream client reads the same cell for each request and stream, so the
 /// level applies from the next round, whatever the state was.
 async fn set_level(shared: &Shared, id: &Id, params: Option<&Value>) {
-    let Some(level) = parse_set_level(params) else {
+    let Some(level) = crate::jsonrpc::LoggingLevel::of_set_level(params) else {
         return shared.reply_error(Some(id), &Cause::InvalidParams.into()).await;
     };
     shared.log_level.set(level);

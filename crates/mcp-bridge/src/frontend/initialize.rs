@@ -2,7 +2,6 @@
 //! initialize").
 
 use super::consent;
-use super::level;
 use super::state::{Phase, Ready, Shared};
 use crate::dialect::Dialect;
 use crate::gate::text;
@@ -156,7 +155,7 @@ fn log_sink(shared: &Shared) -> LogSink {
     let chosen = shared.log_level.clone();
     Arc::new(move |params: Value| {
         let level = params.get("level").and_then(Value::as_str).unwrap_or("");
-        if !level::passes(level, chosen.get()) {
+        if !crate::jsonrpc::LoggingLevel::passes(level, chosen.get()) {
             return;
         }
         let mut message = Map::new();

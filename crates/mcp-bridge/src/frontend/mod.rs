@@ -15,7 +15,6 @@ mod consent;
 mod dispatch;
 mod forward;
 mod initialize;
-mod level;
 mod rounds;
 mod state;
 mod subscriptions;

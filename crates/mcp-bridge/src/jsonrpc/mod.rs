@@ -10,6 +10,7 @@ mod cause;
 mod depth;
 mod envelope;
 mod id;
+mod level;
 mod message;
 pub(crate) mod reason;
 mod text;
@@ -19,6 +20,7 @@ pub use cause::{BridgeError, Cause};
 pub(crate) use depth::{exceeds_depth, skip_string, PARSER_MAX_DEPTH};
 pub(crate) use envelope::{plain_request, result_envelope};
 pub(crate) use id::{Id, IdKey};
+pub(crate) use level::LoggingLevel;
 pub(crate) use message::Message;
 pub(crate) use text::{append_json, json_line};
 

@@ -5,6 +5,7 @@
 
 use super::later_sign_in::ConsentFn;
 use super::outgoing::UpstreamMethod;
+use crate::jsonrpc::LoggingLevel;
 use crate::sync::lock;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -23,15 +24,15 @@ pub(crate) type LogSink = Arc<dyn Fn(Value) + Send + Sync>;
 /// level set during `initializing` reaches every later request. Cheap to
 /// clone.
 #[derive(Clone, Default)]
-pub(crate) struct LogLevel(Arc<Mutex<Option<&'static str>>>);
+pub(crate) struct LogLevel(Arc<Mutex<Option<LoggingLevel>>>);
 
 impl LogLevel {
-    pub(crate) fn set(&self, level: &'static str) {
+    pub(crate) fn set(&self, level: LoggingLevel) {
         *lock(&self.0) = Some(level);
     }
 
     /// The level now; `None` until the client chose one.
-    pub(crate) fn get(&self) -> Option<&'static str> {
+    pub(crate) fn get(&self) -> Option<LoggingLevel> {
         *lock(&self.0)
     }
 }

@@ -276,8 +276,7 @@ impl Inbox {
 /// A log message needs a valid `level` and a `data` member, and a
 /// `logger` is a string (the members that reach the client).
 fn is_log_message(params: &Value) -> bool {
-    const LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
-    params.get("level").and_then(Value::as_str).is_some_and(|l| LEVELS.contains(&l))
+    params.get("level").and_then(Value::as_str).is_some_and(|l| crate::jsonrpc::LoggingLevel::parse(l).is_some())
         && params.get("data").is_some()
         && params.get("logger").is_none_or(Value::is_string)
 }

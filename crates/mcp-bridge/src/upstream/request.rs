@@ -11,7 +11,7 @@
 //! same on every request ([`FixedMeta`]) are serialized once per client.
 
 use super::outgoing::UpstreamMethod;
-use crate::jsonrpc::{self, Id};
+use crate::jsonrpc::{self, Id, LoggingLevel};
 use serde_json::{Map, Value};
 
 /// The revision the upstream client speaks.
@@ -50,10 +50,10 @@ impl FixedMeta {
 
     /// The `_meta` of the upstream client: the fixed members, then the log
     /// level when the client chose one.
-    pub(super) fn base_meta(&self, level: Option<&'static str>) -> Map<String, Value> {
+    pub(super) fn base_meta(&self, level: Option<LoggingLevel>) -> Map<String, Value> {
         let mut meta = self.members.clone();
         if let Some(level) = level {
-            meta.insert(LOG_LEVEL_KEY.into(), Value::from(level));
+            meta.insert(LOG_LEVEL_KEY.into(), Value::from(level.name()));
         }
         meta
     }
@@ -68,7 +68,7 @@ pub(super) struct Parts<'a> {
     pub meta: &'a Map<String, Value>,
     /// The request carries its id as its progress token.
     pub progress: bool,
-    pub level: Option<&'static str>,
+    pub level: Option<LoggingLevel>,
 }
 
 /// The request as a message: the passthrough keys of the client, the
@@ -157,7 +157,7 @@ fn write_meta(out: &mut Vec<u8>, parts: &Parts<'_>, fixed: &FixedMeta) -> Option
     out.extend_from_slice(&fixed.text);
     if let Some(level) = parts.level {
         out.push(b',');
-        member(out, LOG_LEVEL_KEY, &Value::from(level))?;
+        member(out, LOG_LEVEL_KEY, &Value::from(level.name()))?;
     }
     out.push(b'}');
     Some(())
@@ -205,7 +205,7 @@ mod tests {
         for params in &params {
             for (meta, has_line) in &metas {
                 for progress in [false, true] {
-                    for level in [None, Some("warning")] {
+                    for level in [None, Some(LoggingLevel::Warning)] {
                         let (params, meta) = (map(params.clone()), map(meta.clone()));
                         let method = UpstreamMethod::Forwarded(Method::ToolsCall);
                         let parts = Parts { id: 42, method, params: &params, meta: &meta, progress, level };
