@@ -357,11 +357,13 @@ impl Client {
 
     /// Whose this client's requests are, for the log messages of a pipe.
     fn whose(&self) -> Whose {
-        match (&self.inner.log, self.inner.log_level.get()) {
-            (None, _) => Whose::Link,
-            (Some(sink), Some(_)) => Whose::Client(sink.clone()),
+        // Only an attached client reads its level here: the connection's
+        // own request (every stdio one) pays no lock for it.
+        let Some(sink) = &self.inner.log else { return Whose::Link };
+        match self.inner.log_level.get() {
+            Some(_) => Whose::Client(sink.clone()),
             // No level: the server sends it no log message.
-            (Some(_), None) => Whose::Nobody,
+            None => Whose::Nobody,
         }
     }
 
