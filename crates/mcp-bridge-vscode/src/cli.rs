@@ -112,6 +112,10 @@ pub struct BridgeArgs {
     /// file name of the upstream command without its extension).
     #[arg(long)]
     pub name: Option<String>,
+    /// The client whose words the error messages use (the place of its
+    /// log), instead of the one that initialize names.
+    #[arg(long, value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(mcp_bridge::Profile::client_names()))]
+    pub client: Option<String>,
     /// The time limit of server/discover during initialize, in seconds.
     #[arg(long, default_value_t = 60, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub discover_timeout: u64,
@@ -186,6 +190,10 @@ pub struct BridgeArgs {
     /// refresh, in ms.
     #[arg(long, hide = true, value_name = "MS")]
     pub test_oauth_timeout_ms: Option<u64>,
+    /// For tests: an access token is refreshed when fewer than this many
+    /// seconds of its life are left (a long margin makes it due at once).
+    #[arg(long, hide = true, value_name = "SECONDS")]
+    pub test_refresh_ahead_secs: Option<u64>,
     /// The upstream: the URL of a server over Streamable HTTP (http or
     /// https), or the command of a stdio server and its arguments, passed
     /// as given, without a shell. Every word after the command is the

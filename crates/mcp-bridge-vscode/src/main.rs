@@ -272,6 +272,7 @@ fn http_options(args: &BridgeArgs, url: Url) -> Result<HttpOptions, String> {
     if let Some(ms) = args.test_oauth_timeout_ms {
         auth.request_limit = Duration::from_millis(ms);
     }
+    auth.refresh_ahead = args.test_refresh_ahead_secs.map(Duration::from_secs);
     auth.sign_in = match args.sign_in {
         None | Some(cli::SignIn::Auto) => SignInMode::Auto,
         Some(cli::SignIn::Browser) => SignInMode::Browser,
@@ -347,7 +348,11 @@ fn config(args: &BridgeArgs, prefix: (&str, bool)) -> Result<Config, String> {
     if let Some(ms) = args.test_shutdown_grace_ms {
         timeouts.shutdown_grace = Duration::from_millis(ms);
     }
-    let mut config = Config::new(mcp_bridge::Profile::vscode(), upstream);
+    let profile = match &args.client {
+        Some(name) => mcp_bridge::Profile::vscode().for_client(name).ok_or("--client names no known client")?,
+        None => mcp_bridge::Profile::vscode(),
+    };
+    let mut config = Config::new(profile, upstream);
     config.fallback_name = fallback_name;
     config.max_line_bytes =
         usize::try_from(args.max_line_bytes).map_err(|_| "--max-line-bytes is too large".to_string())?;

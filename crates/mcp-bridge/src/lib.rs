@@ -10,8 +10,9 @@
 //! - [`serve`] serves one connection of a client on any reader and writer,
 //!   with its [`Config`] ([`Timeouts`], the [`NoteSink`] of the result
 //!   rules) until its input ends or the upstream is lost ([`Exit`]).
-//! - [`Profile`]: the product's settings ([`Quirks`], [`MetaPassthrough`]);
-//!   [`Profile::vscode`] is VS Code's.
+//! - [`Profile`]: the product's settings ([`Quirks`], [`MetaPassthrough`],
+//!   the [`Words`] of its messages, which a known client gets in its own
+//!   terms); [`Profile::vscode`] is VS Code's, [`Profile::new`] another's.
 //! - [`UpstreamSpec`]: where the upstream server is, with its options
 //!   ([`StdioCommand`], [`HttpOptions`] and the sign-in's [`AuthOptions`],
 //!   [`MemoryLink`]).
@@ -82,7 +83,7 @@ pub use face::{serve_http, FaceOptions};
 pub use frontend::{serve, Config, Exit, NoteSink, Timeouts};
 pub use jsonrpc::{BridgeError, Cause};
 pub use listener::ListenTimings;
-pub use profile::{MetaPassthrough, Profile, Quirks, Revision};
+pub use profile::{MetaPassthrough, Profile, Quirks, Revision, Words};
 pub use translate::note::{Level, Note};
 pub use upstream::auth::{AuthOptions, ClientOptions, SignInMode};
 pub use upstream::http::{CaBundle, HttpOptions, SecretHeader};

@@ -8,7 +8,7 @@
 mod print;
 
 use crate::log::{Stdout, Tail};
-use mcp_bridge::{Config, Note, NoteSink, UpstreamSpec};
+use mcp_bridge::{Config, Note, NoteSink};
 use print::{out, Out};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
@@ -47,7 +47,8 @@ pub async fn run(mut config: Config, tail: Tail, stdout: Stdout) -> Outcome {
     // The error table sends the reader to VS Code's Output channel; in a
     // terminal the log is on stderr (with, for a command, the tail of its
     // stderr that the report shows).
-    config.profile.log_place = "the log".to_owned();
+    config.profile.words.log_place = "the log".to_owned();
+    config.profile.follows_client = false;
     let notes: Arc<Mutex<Vec<(String, Note)>>> = Arc::default();
     let sink_notes = notes.clone();
     config.notes = Some(NoteSink::new(move |method: &str, note: &Note| {
@@ -83,7 +84,7 @@ struct Context {
 
 impl Context {
     fn of(config: &Config, tail: Tail, stdout: Stdout) -> Self {
-        let remote = matches!(config.upstream, UpstreamSpec::Http(_));
+        let remote = config.upstream.is_remote();
         Context { remote, discover: config.timeouts.discover, tail, stdout }
     }
 

@@ -10,6 +10,7 @@
 //! listeners with a small client of its own. Whole messages are compared;
 //! every wait is bounded.
 
+mod client_words;
 mod device;
 mod flow;
 mod gates;

@@ -24,6 +24,7 @@
 //! - `scale_out`: several faces behind HAProxy, affinity on the session.
 
 mod attack_shared;
+mod client_words;
 mod command_line;
 mod door;
 mod faults;

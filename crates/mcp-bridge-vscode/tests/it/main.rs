@@ -17,6 +17,8 @@ mod arguments;
 mod auth;
 mod bad_input;
 mod check;
+mod client_words;
+mod client_words_attack;
 mod command_line;
 mod demo;
 mod embed;

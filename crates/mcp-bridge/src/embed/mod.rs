@@ -100,6 +100,7 @@ where
         timeouts,
         notes: None,
         link: None,
+        by_url: false,
     };
     match frontend::serve(config, input, output).await {
         Exit::EndOfInput => Ok(()),

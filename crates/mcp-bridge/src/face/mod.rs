@@ -139,6 +139,7 @@ pub async fn serve_http(
     // each asks for its own; a session of a URL has its own HTTP client
     // (docs/decisions.md, "One upstream for every session").
     let mut session_config = config.clone();
+    session_config.by_url = true;
     if matches!(config.upstream, crate::upstream::UpstreamSpec::Stdio(_)) && !options.child_per_session {
         session_config.link = Some(modern.link.clone());
     }
@@ -147,7 +148,7 @@ pub async fn serve_http(
         door: Door::new(options.public_url.as_ref(), &options.allow_origins, options.bearer_token.as_deref()),
         max_body: config.max_line_bytes,
         bodies: body::Budget::new(config.max_line_bytes),
-        log_place: config.profile.log_place.clone(),
+        words: config.profile.words.clone(),
         request_id_prefix: config.profile.request_id_prefix.clone(),
         sessions: Sessions::new(session_config, options.max_sessions.max(1), options.session_idle, passing),
         modern,

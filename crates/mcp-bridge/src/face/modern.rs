@@ -22,6 +22,7 @@ use crate::jsonrpc::{self, BridgeError, Cause, Id};
 use crate::method::Method;
 use crate::output::Event;
 use crate::pipe::Line;
+use crate::profile::Words;
 use crate::upstream::http::headers::decode_value;
 use crate::upstream::http::passed::Refused;
 use crate::upstream::{
@@ -42,6 +43,8 @@ pub(super) const REVISION: &str = "2026-07-28";
 /// capabilities.
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 const CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The `_meta` key of the client's `clientInfo`.
+const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
 /// The queue of one request's stream.
 const STREAM_QUEUE: usize = 64;
 
@@ -63,7 +66,7 @@ pub(super) async fn post(
     params: Option<Value>,
 ) -> Response<Body> {
     let Some(Value::Object(params)) = params else {
-        return error(StatusCode::BAD_REQUEST, &id, Cause::InvalidParams.into(), face);
+        return error(StatusCode::BAD_REQUEST, &id, Cause::InvalidParams.into(), &face.words);
     };
     if let Err(body) = check(headers, &id, method, &params) {
         return http::json(StatusCode::BAD_REQUEST, body);
@@ -71,11 +74,11 @@ pub(super) async fn post(
     // Each client's address gets its share of the shared connection's
     // places, so that one cannot take them all.
     let Some(share) = face.modern.share(peer.ip()) else {
-        return error(StatusCode::OK, &id, Cause::TooManyRequests.into(), face);
+        return error(StatusCode::OK, &id, Cause::TooManyRequests.into(), &words_of(face, &params));
     };
     let client = match face.modern.client().await {
         Ok(client) => client,
-        Err(err) => return error(StatusCode::OK, &id, err, face),
+        Err(err) => return error(StatusCode::OK, &id, err, &words_of(face, &params)),
     };
     // The client's own authorization goes upstream only when the face
     // passes it: else it is the face's token, which stays here.
@@ -94,7 +97,7 @@ pub(super) async fn post(
         (_, Some(forwarded)) => UpstreamMethod::Forwarded(forwarded),
         // The transport page: an unknown method, or one of the earlier
         // revisions (initialize, ping, ...), is 404 with -32601.
-        (_, None) => return error(StatusCode::NOT_FOUND, &id, Cause::MethodNotFound.into(), face),
+        (_, None) => return error(StatusCode::NOT_FOUND, &id, Cause::MethodNotFound.into(), &face.words),
     };
     let (tx, mut rx) = mpsc::channel(STREAM_QUEUE);
     let token = CancellationToken::new();
@@ -186,7 +189,7 @@ async fn call(
 ) -> Outcome {
     let slot = match client.reserve() {
         Ok(slot) => slot,
-        Err(err) => return Outcome::Line(error_line(id, &err, face)),
+        Err(err) => return Outcome::Line(error_line(id, &err, &words_of(face, &params))),
     };
     let token = params.get("_meta").and_then(|m| m.get("progressToken")).cloned();
     let progress = token.zip(stream).map(|(token, stream)| progress_sink(token, stream));
@@ -215,7 +218,7 @@ async fn call(
         Err(CallError::Upstream { error, .. } | CallError::Verbatim(error)) => {
             Outcome::Line(jsonrpc::json_line(&jsonrpc::error_response(Some(id), error)))
         }
-        Err(CallError::Bridge(err)) => Outcome::Line(error_line(id, &err, face)),
+        Err(CallError::Bridge(err)) => Outcome::Line(error_line(id, &err, &words_of(face, &params))),
         Err(CallError::Canceled) => Outcome::Canceled,
     }
 }
@@ -268,6 +271,7 @@ fn listen(
         }
         Box::pin(async {})
     });
+    let words = words_of(&face, &params);
     tokio::spawn(async move {
         let _share = share;
         let listen = Listen {
@@ -283,9 +287,9 @@ fn listen(
             StreamEnd::Canceled => return,
             StreamEnd::Result => jsonrpc::result_line(&id, &json!({})),
             StreamEnd::Error(error) => jsonrpc::json_line(&jsonrpc::error_response(Some(&id), error)),
-            StreamEnd::Timeout => error_line(&id, &BridgeError::new(Cause::Timeout), &face),
+            StreamEnd::Timeout => error_line(&id, &BridgeError::new(Cause::Timeout), &words),
             StreamEnd::Lost(err) | StreamEnd::UpstreamEnded(err) | StreamEnd::Failed(err) => {
-                error_line(&id, &err, &face)
+                error_line(&id, &err, &words)
             }
         };
         let _ = tx.send(Event::Response(Line::Text(line))).await;
@@ -355,10 +359,20 @@ fn error_body_of(id: &Id, error: BridgeError) -> Vec<u8> {
     http::error_body(Some(id), error.to_value())
 }
 
-fn error_line(id: &Id, error: &BridgeError, face: &Face) -> Vec<u8> {
-    http::error_body(Some(id), error.to_value_for(&face.log_place))
+fn error_line(id: &Id, error: &BridgeError, words: &Words) -> Vec<u8> {
+    http::error_body(Some(id), error.to_value_for(words))
 }
 
-fn error(status: StatusCode, id: &Id, error: BridgeError, face: &Face) -> Response<Body> {
-    http::json(status, error_line(id, &error, face))
+fn error(status: StatusCode, id: &Id, error: BridgeError, words: &Words) -> Response<Body> {
+    http::json(status, error_line(id, &error, words))
+}
+
+/// The words of the client of a request: each request of 2026-07-28 names
+/// its client in `_meta`; one that does not gets the profile's.
+fn words_of(face: &Face, params: &Map<String, Value>) -> Words {
+    let meta = params.get("_meta");
+    match meta.and_then(|m| m.get(CLIENT_INFO_KEY)?.get("name")?.as_str()) {
+        Some(name) => face.config.profile.words_for(name, true),
+        None => face.words.clone(),
+    }
 }

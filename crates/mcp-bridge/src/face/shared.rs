@@ -17,8 +17,9 @@ pub(crate) struct Face {
     pub max_body: usize,
     /// The bytes of big bodies read and decoded at one time.
     pub bodies: Budget,
-    /// Where the messages of the error table send the reader.
-    pub log_place: String,
+    /// The words of the error table's messages for a client that is not
+    /// known yet (the profile's).
+    pub words: crate::profile::Words,
     /// The prefix of the ids of the bridge's own requests to a client.
     pub request_id_prefix: String,
     /// Each client's `Authorization` goes upstream (`passing`).

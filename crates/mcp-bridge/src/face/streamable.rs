@@ -116,7 +116,7 @@ async fn first(
         }
         Some(Decoded::Message(Message::Request { ref id, ref method, .. })) if method == "initialize" => id.clone(),
         Some(Decoded::Bad { ref id, ref error }) => {
-            let error = error.to_value_for(&face.log_place);
+            let error = error.to_value_for(&face.words);
             return http::json(StatusCode::BAD_REQUEST, http::error_body(id.as_ref(), error));
         }
         None => return http::json(StatusCode::BAD_REQUEST, blank_body(face)),
@@ -189,7 +189,7 @@ async fn answer(
             // A single message that is not valid gets its error as the
             // answer of the POST; an element of a batch, on its stream.
             Decoded::Bad { id, error } if !is_bridge_id(face, id.as_ref()) => {
-                let body = http::error_body(id.as_ref(), error.to_value_for(&face.log_place));
+                let body = http::error_body(id.as_ref(), error.to_value_for(&face.words));
                 if !messages.batch {
                     return Answer::Response(http::json(StatusCode::BAD_REQUEST, body));
                 }
@@ -232,7 +232,7 @@ async fn answer(
 fn blank_body(face: &Face) -> Vec<u8> {
     http::error_body(
         None,
-        crate::jsonrpc::BridgeError::new(crate::jsonrpc::Cause::ParseError).to_value_for(&face.log_place),
+        crate::jsonrpc::BridgeError::new(crate::jsonrpc::Cause::ParseError).to_value_for(&face.words),
     )
 }
 

@@ -4,7 +4,7 @@
 //! of the client delivers each answer at once.
 
 use crate::input::questions::Answer;
-use crate::jsonrpc::{self, Id};
+use crate::jsonrpc::{self, ClientNotification, ClientRequest, Id};
 use crate::output::Output;
 use crate::sync::lock;
 use serde_json::{json, Value};
@@ -26,11 +26,16 @@ impl Asks {
     }
 
     /// Sends a question; the entry is in the table before the line goes out.
-    pub(crate) async fn ask(&self, out: &Output, method: &str, params: Value) -> (String, oneshot::Receiver<Answer>) {
+    pub(crate) async fn ask(
+        &self,
+        out: &Output,
+        method: ClientRequest,
+        params: Value,
+    ) -> (String, oneshot::Receiver<Answer>) {
         let id = format!("{}{}", self.prefix, self.next.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         lock(&self.entries).insert(id.clone(), tx);
-        out.send(&jsonrpc::request(&Id::string(id.as_str()), method, params)).await;
+        out.send(&jsonrpc::request(&Id::string(id.as_str()), method.as_str(), params)).await;
         (id, rx)
     }
 
@@ -52,7 +57,7 @@ impl Asks {
         };
         for id in unanswered {
             let params = json!({"requestId": id, "reason": reason});
-            out.send(&jsonrpc::notification("notifications/cancelled", params)).await;
+            out.send(&jsonrpc::notification(ClientNotification::Cancelled.as_str(), params)).await;
         }
     }
 }

@@ -89,6 +89,9 @@ pub struct Config {
     /// (the face's sessions in front of a command), instead of one of its
     /// own.
     pub(crate) link: Option<Arc<SharedLink>>,
+    /// The client reached the bridge by URL (the face): the bridge's log
+    /// is then its operator's, not the client's.
+    pub(crate) by_url: bool,
 }
 
 impl Config {
@@ -105,6 +108,7 @@ impl Config {
             timeouts: Timeouts::default(),
             notes: None,
             link: None,
+            by_url: false,
         }
     }
 }

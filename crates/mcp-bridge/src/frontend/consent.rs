@@ -8,7 +8,7 @@
 use super::state::Shared;
 use crate::gate::url::CheckedUrl;
 use crate::input::questions::Answer;
-use crate::jsonrpc::{self, reason};
+use crate::jsonrpc::{self, reason, ClientNotification, ClientRequest};
 use crate::sync::lock;
 use crate::upstream::{Consent, ConsentFn, ConsentStep};
 use serde_json::{json, Value};
@@ -37,7 +37,7 @@ pub(crate) fn ask_fn(shared: &Arc<Shared>, declared_url: bool) -> ConsentFn {
         let (weak, step) = (weak.clone(), step.clone());
         Box::pin(async move {
             let Some(shared) = weak.upgrade() else { return Consent::CannotAsk };
-            let can_ask = declared_url && shared.initialized.load(Ordering::Acquire);
+            let can_ask = declared_url && shared.initialized();
             match request {
                 ConsentStep::CanAsk if can_ask => Consent::Accepted,
                 ConsentStep::Ask { url, code } if can_ask => ask(&shared, &step, url, code.as_deref()).await,
@@ -47,7 +47,8 @@ pub(crate) fn ask_fn(shared: &Arc<Shared>, declared_url: bool) -> ConsentFn {
                     let done = lock(&step).take();
                     if let Some(id) = done {
                         let params = json!({"elicitationId": id});
-                        shared.out.send(&jsonrpc::notification("notifications/elicitation/complete", params)).await;
+                        let complete = ClientNotification::ElicitationComplete.as_str();
+                        shared.out.send(&jsonrpc::notification(complete, params)).await;
                     }
                     Consent::CannotAsk
                 }
@@ -60,7 +61,7 @@ async fn ask(shared: &Shared, step: &Mutex<Option<String>>, url: CheckedUrl, cod
     let n = shared.elicitation_ids.fetch_add(1, Ordering::Relaxed);
     let id = format!("elicitation-{n}");
     let params = json!({"mode": "url", "message": message(code), "url": url.as_str(), "elicitationId": id});
-    let (question, answer) = shared.asks.ask(&shared.out, "elicitation/create", params).await;
+    let (question, answer) = shared.asks.ask(&shared.out, ClientRequest::ElicitationCreate, params).await;
     let answer = match tokio::time::timeout(shared.config.timeouts.input, answer).await {
         Ok(answer) => answer.unwrap_or(Answer::Invalid),
         Err(_) => {

@@ -54,7 +54,7 @@ async fn batch(shared: &Arc<Shared>, elements: Vec<Decoded>) {
         match element {
             Decoded::Message(Message::Request { id, .. }) => batch.hold(id),
             Decoded::Bad { id, error } if !id.as_ref().is_some_and(|id| is_bridge_id(shared, id)) => {
-                let error = error.to_value_for(&shared.config.profile.log_place);
+                let error = error.to_value_for(&shared.words());
                 batch.add(&crate::jsonrpc::error_response(id.as_ref(), error));
             }
             _ => {}
@@ -133,20 +133,20 @@ async fn request(shared: &Arc<Shared>, id: Id, method: &str, params: Option<Valu
         "server/discover" => shared.reply_error(Some(&id), &Cause::MethodNotFound.into()).await,
         "initialize" => match shared.phase() {
             Phase::AwaitingInitialize => initialize::start(shared, id, params),
-            Phase::Closing(lost) => closing(shared, &id, lost.as_ref()).await,
-            Phase::Initializing | Phase::Ready(_) => {
+            Phase::Closing(lost, _) => closing(shared, &id, lost.as_ref()).await,
+            Phase::Initializing | Phase::Ready(..) => {
                 shared.reply_error(Some(&id), &Cause::AlreadyInitialized.into()).await;
             }
         },
         _ => match (shared.phase(), Method::parse(method)) {
-            (Phase::Ready(ready), _) if SUBSCRIPTION_METHODS.contains(&method) => {
+            (Phase::Ready(ready, _), _) if SUBSCRIPTION_METHODS.contains(&method) => {
                 subscriptions::change(shared, &ready, id, method, params.as_ref()).await;
             }
-            (Phase::Ready(ready), Some(forwarded)) => {
+            (Phase::Ready(ready, _), Some(forwarded)) => {
                 forward::start(shared, &ready, id, forwarded, params).await;
             }
-            (Phase::Ready(_), None) => shared.reply_error(Some(&id), &Cause::MethodNotFound.into()).await,
-            (Phase::Closing(lost), _) => closing(shared, &id, lost.as_ref()).await,
+            (Phase::Ready(..), None) => shared.reply_error(Some(&id), &Cause::MethodNotFound.into()).await,
+            (Phase::Closing(lost, _), _) => closing(shared, &id, lost.as_ref()).await,
             (Phase::AwaitingInitialize | Phase::Initializing, _) => {
                 let cause =
                     if has_modern_meta(params.as_ref()) { Cause::MethodNotFound } else { Cause::NotInitialized };

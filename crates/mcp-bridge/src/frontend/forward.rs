@@ -5,7 +5,7 @@ use super::rounds::{self, Request};
 use super::state::{log_note, Ready, Shared};
 use crate::dialect::Dialect;
 use crate::input::checks::check_object;
-use crate::jsonrpc::{self, Id};
+use crate::jsonrpc::{self, ClientNotification, Id};
 use crate::method::Method;
 use crate::output::Output;
 use crate::profile::Revision;
@@ -161,6 +161,6 @@ fn progress_sink(out: &Output, client_token: Value, cancel: CancellationToken, r
             }
         }
         translate::revision::progress(&mut params, revision);
-        out.offer(&jsonrpc::notification("notifications/progress", Value::Object(params)));
+        out.offer(&jsonrpc::notification(ClientNotification::Progress.as_str(), Value::Object(params)));
     })
 }

@@ -7,11 +7,13 @@ use crate::dialect::Dialect;
 use crate::gate::text;
 use crate::input::checks::Declared;
 use crate::jsonrpc::{self, BridgeError, Cause, Id};
-use crate::profile::Revision;
+use crate::profile::{Revision, Words};
 use crate::translate::capabilities::client_capabilities;
 use crate::translate::discover::initialize_result;
 use crate::translate::revision;
-use crate::upstream::{self, Call, CallError, Client, Connection, Hooks, Identity, LogSink, SignIn, UpstreamMethod};
+use crate::upstream::{
+    self, Call, CallError, Client, Connection, Hooks, Identity, LogSink, SignIn, UpstreamMethod, UpstreamSpec,
+};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -26,6 +28,10 @@ pub(crate) fn start(shared: &Arc<Shared>, id: Id, params: Option<Value>) {
     // reads them before this request's task has run.
     if let Some(requested) = valid_params(params.as_ref()).and_then(|p| p.get("protocolVersion")?.as_str()) {
         shared.set_batches(Dialect::negotiate(requested, &shared.config.profile).takes_batches());
+    }
+    // The messages of this and every later error use the client's words.
+    if let Some(name) = valid_params(params.as_ref()).and_then(|p| p.get("clientInfo")?.get("name")?.as_str()) {
+        shared.set_client(name);
     }
     let (token, seq) = shared.inflight.insert(&id);
     let shared = shared.clone();
@@ -144,7 +150,24 @@ async fn connect(shared: &Arc<Shared>, identity: Identity, revision: Revision) -
         log_level: shared.log_level.clone(),
         consent: consent::ask_fn(shared, Declared::from_capabilities(&identity.capabilities, revision).url),
     };
-    upstream::connect(&shared.config.upstream, identity, hooks, shared.config.max_line_bytes)
+    let spec = with_words(&shared.config.upstream, &shared.words());
+    upstream::connect(spec.as_ref().unwrap_or(&shared.config.upstream), identity, hooks, shared.config.max_line_bytes)
+}
+
+/// The spec of an upstream with a sign-in, whose advice on a remote host
+/// names the client's own way to carry a port (VS Code's Ports view only
+/// for VS Code); `None` when it needs no change.
+fn with_words(spec: &UpstreamSpec, words: &Words) -> Option<UpstreamSpec> {
+    let UpstreamSpec::Http(http) = spec else { return None };
+    let auth = http.auth.as_ref()?;
+    if auth.port_forwarding == words.port_forwarding {
+        return None;
+    }
+    let mut http = http.clone();
+    if let Some(auth) = http.auth.as_mut() {
+        auth.port_forwarding.clone_from(&words.port_forwarding);
+    }
+    Some(UpstreamSpec::Http(http))
 }
 
 /// Each upstream log message goes to the client as `level`, `logger` and
@@ -164,7 +187,7 @@ fn log_sink(shared: &Shared) -> LogSink {
                 message.insert(key.into(), value.clone());
             }
         }
-        out.offer(&jsonrpc::notification("notifications/message", Value::Object(message)));
+        out.offer(&jsonrpc::notification(jsonrpc::ClientNotification::Message.as_str(), Value::Object(message)));
     })
 }
 
@@ -186,10 +209,13 @@ async fn fail(shared: &Shared, client: Option<Client>, error: Option<BridgeError
     if let Some(client) = client {
         client.shutdown(shared.config.timeouts.shutdown_grace).await;
     }
+    // In this client's words: once the state is back, the next initialize
+    // may name another client.
+    let error = error.filter(|e| e.cause != Cause::Canceled).map(|e| e.to_value_for(&shared.words()));
     shared.transition(|p| matches!(p, Phase::Initializing), Phase::AwaitingInitialize);
     match error {
-        Some(error) if error.cause != Cause::Canceled => shared.reply_error(Some(id), &error).await,
-        _ => tracing::info!("the initialize ended without a response"),
+        Some(error) => shared.reply_error_value(Some(id), error).await,
+        None => tracing::info!("the initialize ended without a response"),
     }
 }
 
@@ -206,7 +232,7 @@ fn watch_upstream(shared: &Arc<Shared>, client: Client) {
         };
         let Some(shared) = shared.upgrade() else { return };
         let cause = error.cause.name();
-        if shared.transition(|p| matches!(p, Phase::Ready(_)), Phase::Closing(Some(error))) {
+        if shared.lose(error) {
             tracing::warn!(cause, "the upstream server stopped");
             shared.upstream_lost.cancel();
         }

@@ -29,7 +29,7 @@ use crate::framing::{Decoded, Frame};
 use crate::jsonrpc::Cause;
 use crate::pipe::LineReader;
 use crate::profile::Revision;
-use state::Shared;
+use state::{Kept, Listen, Shared};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -123,7 +123,7 @@ impl Connection {
     /// The revision the client negotiated, once it is `ready`.
     pub(crate) fn revision(&self) -> Option<Revision> {
         match self.shared.phase() {
-            Phase::Ready(ready) => Some(ready.dialect.revision),
+            Phase::Ready(ready, _) => Some(ready.dialect.revision),
             _ => None,
         }
     }
@@ -133,7 +133,7 @@ impl Connection {
     /// connection (its command did not stop).
     pub(crate) fn exit_at_end_of_input(&self) -> Exit {
         match self.shared.phase() {
-            Phase::Closing(Some(lost)) if lost.cause == Cause::UpstreamExited => Exit::UpstreamLost,
+            Phase::Closing(Some(lost), _) if lost.cause == Cause::UpstreamExited => Exit::UpstreamLost,
             _ => Exit::EndOfInput,
         }
     }
@@ -171,14 +171,16 @@ fn timer_floor() -> AbortOnDropHandle<()> {
 /// canceled without a response, the front end waits for the listener and
 /// the requests at most the grace, then closes the upstream.
 async fn shutdown(shared: &Shared, exit: Exit) {
-    let client = shared.take_client();
+    // After the loss of the upstream the state is `closing` already, with
+    // the error of the loss; the end of the input has none.
+    let kept = shared.end(exit == Exit::EndOfInput);
     shared.closed.cancel();
-    if exit == Exit::EndOfInput {
-        // After the loss of the upstream the state is `closing` already,
-        // with the error of the loss; the end of the input has none.
-        shared.set_phase(Phase::Closing(None));
-    }
-    shared.stop_listener();
+    let client = kept.map(|Kept { client, listen }| {
+        if let Listen::Open(listener) = listen {
+            listener.stop();
+        }
+        client
+    });
     shared.inflight.cancel_all();
     shared.out.unanswered_all().await;
     shared.tracker.close();

@@ -9,7 +9,7 @@ use crate::gate::url::{CheckedUrl, Refused};
 use crate::input::checks::{check_round, Ask, Declared, InputRequest};
 use crate::input::questions::{self, continue_form, Answer, Expect, Question, CONTINUE_MESSAGE};
 use crate::input::schema;
-use crate::jsonrpc::{self, code, reason, Cause};
+use crate::jsonrpc::{self, code, reason, Cause, ClientNotification, ClientRequest};
 use crate::method::Method;
 use crate::output::Output;
 use crate::translate::result::is_input_required;
@@ -124,7 +124,7 @@ async fn complete_steps(request: &Request<'_>, steps: &mut [UrlStep], asked: &[S
     for step in steps.iter_mut().filter(|s| s.accepted && !s.complete && !asked.contains(&s.url)) {
         step.complete = true;
         let params = json!({"elicitationId": step.id});
-        request.out.send(&jsonrpc::notification("notifications/elicitation/complete", params)).await;
+        request.out.send(&jsonrpc::notification(ClientNotification::ElicitationComplete.as_str(), params)).await;
     }
 }
 
@@ -185,7 +185,7 @@ async fn answer_round(
             answer = rx => answer.unwrap_or(Answer::Invalid),
             _ = request.cancel.cancelled() => {
                 let why = match request.shared.phase() {
-                    Phase::Closing(None) => reason::INPUT_ENDED,
+                    Phase::Closing(None, _) => reason::INPUT_ENDED,
                     _ => reason::CLIENT_CANCELED,
                 };
                 request.shared.asks.withdraw(request.out, &ids, why).await;
@@ -250,7 +250,11 @@ fn url_question(
     let step = &steps[index];
     if step.accepted && request.declared.form {
         return Ok((
-            Question { method: "elicitation/create", params: continue_form(CONTINUE_MESSAGE), expect: Expect::Url },
+            Question {
+                method: ClientRequest::ElicitationCreate,
+                params: continue_form(CONTINUE_MESSAGE),
+                expect: Expect::Url,
+            },
             Some(index),
         ));
     }
@@ -258,7 +262,8 @@ fn url_question(
     // The URL that passed the gate, in the place of the one that came.
     params.insert("url".into(), Value::from(url));
     params.insert("elicitationId".into(), Value::from(step.id.as_str()));
-    Ok((Question { method: "elicitation/create", params: Value::Object(params), expect: Expect::Url }, Some(index)))
+    let method = ClientRequest::ElicitationCreate;
+    Ok((Question { method, params: Value::Object(params), expect: Expect::Url }, Some(index)))
 }
 
 fn is_invalid_params(error: &Value) -> bool {

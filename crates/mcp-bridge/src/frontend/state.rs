@@ -7,6 +7,7 @@ use crate::input::checks::Declared;
 use crate::jsonrpc::{self, BridgeError, Id, IdKey};
 use crate::listener::Listener;
 use crate::output::Output;
+use crate::profile::Words;
 use crate::sync::lock;
 use crate::translate::note::{Level, Note};
 use crate::upstream::{Client, LogLevel, SignIn};
@@ -17,7 +18,8 @@ use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-/// The four states of the front end.
+/// The four states of the front end, with what each state has: one cell,
+/// so that no listen stream or upstream client exists without `ready`.
 #[derive(Clone)]
 pub(crate) enum Phase {
     /// No initialize yet, or the last one failed.
@@ -26,11 +28,30 @@ pub(crate) enum Phase {
     Initializing,
     /// Requests go to the upstream server. In an `Arc`: each request reads
     /// the state, and a copy of `Ready` would copy its capabilities.
-    Ready(Arc<Ready>),
+    Ready(Arc<Ready>, Listen),
     /// The input ended (`None`), or the upstream server was lost, with the
     /// error of the loss (`closed`, `upstream_exited`, `transport_failed`)
-    /// that every later request gets.
-    Closing(Option<BridgeError>),
+    /// that every later request gets; and what `ready` had, until the end
+    /// of the connection closes it (a child that closed its stdout and
+    /// lives on still gets the end of its stdin, then the kill).
+    Closing(Option<BridgeError>, Option<Kept>),
+}
+
+/// What `ready` had, kept in `closing` for the end of the connection.
+#[derive(Clone)]
+pub(crate) struct Kept {
+    pub client: Client,
+    pub listen: Listen,
+}
+
+/// The listen stream of the connection, in `ready`.
+#[derive(Clone)]
+pub(crate) enum Listen {
+    /// `notifications/initialized` did not come in `ready` yet.
+    NotOpened,
+    /// The initialize result declares no list change and no subscribe.
+    NotWanted,
+    Open(Listener),
 }
 
 /// What the front end knows in `ready`.
@@ -116,31 +137,17 @@ pub(crate) struct Shared {
     pub asks: Asks,
     /// The next `elicitation-<n>`, unique on the connection.
     pub elicitation_ids: AtomicU64,
-    /// The listen stream, opened once after `notifications/initialized`.
-    pub listener: Mutex<ListenSlot>,
-    /// `notifications/initialized` came in `ready`: from then on a later
-    /// sign-in can ask the client with a URL elicitation.
-    pub initialized: std::sync::atomic::AtomicBool,
     /// The client negotiated a revision that has batches (2025-03-26).
     batches: std::sync::atomic::AtomicBool,
-    /// The upstream client of `ready`, kept after a loss too: the end of
-    /// the connection closes it in every case (a child that closed its
-    /// stdout and lives on still gets the end of its stdin, then the kill).
-    upstream: Mutex<Option<Client>>,
-}
-
-/// The listen stream of the connection.
-pub(crate) enum ListenSlot {
-    /// `notifications/initialized` did not come in `ready` yet.
-    NotOpened,
-    /// The initialize result declares no list change and no subscribe.
-    NotWanted,
-    Open(Listener),
+    /// The words of the client's messages: the profile's, then those of
+    /// the client that `initialize` names.
+    words: Mutex<Arc<Words>>,
 }
 
 impl Shared {
     pub(crate) fn new(config: Config, out: Output) -> Self {
         let config_prefix = config.profile.request_id_prefix.clone();
+        let words = Mutex::new(Arc::new(config.profile.words.clone()));
         Shared {
             config,
             out,
@@ -152,10 +159,8 @@ impl Shared {
             closed: CancellationToken::new(),
             asks: Asks::new(&config_prefix),
             elicitation_ids: AtomicU64::new(1),
-            listener: Mutex::new(ListenSlot::NotOpened),
-            initialized: std::sync::atomic::AtomicBool::new(false),
             batches: std::sync::atomic::AtomicBool::new(false),
-            upstream: Mutex::new(None),
+            words,
         }
     }
 
@@ -188,18 +193,72 @@ impl Shared {
         self.batches.load(Ordering::Acquire)
     }
 
-    /// Stops the listener, when there is one.
-    pub(crate) fn stop_listener(&self) {
-        if let ListenSlot::Open(listener) = &*lock(&self.listener) {
-            listener.stop();
-        }
+    /// The words of the client's messages.
+    pub(crate) fn words(&self) -> Arc<Words> {
+        lock(&self.words).clone()
+    }
+
+    /// The client that `initialize` names, whose words the messages use.
+    pub(crate) fn set_client(&self, client_name: &str) {
+        let words = self.config.profile.words_for(client_name, self.config.by_url);
+        *lock(&self.words) = Arc::new(words);
     }
 
     /// Step 7 of the first initialize: the state becomes `ready` with the
     /// upstream client.
     pub(crate) fn set_ready(&self, ready: Ready) {
-        *lock(&self.upstream) = Some(ready.client.clone());
-        self.set_phase(Phase::Ready(Arc::new(ready)));
+        self.set_phase(Phase::Ready(Arc::new(ready), Listen::NotOpened));
+    }
+
+    /// `notifications/initialized` came in `ready`: from then on a later
+    /// sign-in can ask the client with a URL elicitation.
+    pub(crate) fn initialized(&self) -> bool {
+        match &*lock(&self.phase) {
+            Phase::Ready(_, listen) | Phase::Closing(_, Some(Kept { listen, .. })) => {
+                !matches!(listen, Listen::NotOpened)
+            }
+            _ => false,
+        }
+    }
+
+    /// The first `notifications/initialized` in `ready`: the listen stream
+    /// becomes what `open` makes of it. Later ones change nothing.
+    pub(crate) fn open_listen(&self, open: impl FnOnce(&Ready) -> Listen) {
+        if let Phase::Ready(ready, listen @ Listen::NotOpened) = &mut *lock(&self.phase) {
+            *listen = open(ready);
+        }
+    }
+
+    /// The listen stream, when it is open in `ready`.
+    pub(crate) fn listener(&self) -> Option<Listener> {
+        match &*lock(&self.phase) {
+            Phase::Ready(_, Listen::Open(listener)) => Some(listener.clone()),
+            _ => None,
+        }
+    }
+
+    /// The upstream server was lost in `ready`: the state becomes
+    /// `closing` with the error of the loss; false in another state.
+    pub(crate) fn lose(&self, error: BridgeError) -> bool {
+        let mut phase = lock(&self.phase);
+        let Phase::Ready(ready, listen) = &*phase else { return false };
+        let kept = Kept { client: ready.client.clone(), listen: listen.clone() };
+        *phase = Phase::Closing(Some(error), Some(kept));
+        true
+    }
+
+    /// The end of the connection: the state becomes `closing` (after the
+    /// end of the input without an error), and what `ready` had comes
+    /// out, once, for the end to close.
+    pub(crate) fn end(&self, input_ended: bool) -> Option<Kept> {
+        let mut phase = lock(&self.phase);
+        let (lost, kept) = match std::mem::replace(&mut *phase, Phase::Closing(None, None)) {
+            Phase::Ready(ready, listen) => (None, Some(Kept { client: ready.client.clone(), listen })),
+            Phase::Closing(lost, kept) => (lost.filter(|_| !input_ended), kept),
+            Phase::AwaitingInitialize | Phase::Initializing => (None, None),
+        };
+        *phase = Phase::Closing(lost, None);
+        kept
     }
 
     /// Writes the result response of a request.
@@ -209,7 +268,7 @@ impl Shared {
 
     /// Writes the error response of a request (`None`: the id is unknown).
     pub(crate) async fn reply_error(&self, id: Option<&Id>, error: &BridgeError) {
-        let error = error.to_value_for(&self.config.profile.log_place);
+        let error = error.to_value_for(&self.words());
         self.reply_error_value(id, error).await;
     }
 
@@ -236,11 +295,6 @@ impl Shared {
         if let Some(sink) = &self.config.notes {
             (sink.0)(method, note);
         }
-    }
-
-    /// The upstream client, for the end of the connection.
-    pub(crate) fn take_client(&self) -> Option<Client> {
-        lock(&self.upstream).take()
     }
 }
 

@@ -2,10 +2,9 @@
 //! `resources/subscribe` and `resources/unsubscribe` (behaviour spec,
 //! "Listen stream (M3)"). The streams themselves live in [`crate::listener`].
 
-use super::state::{ListenSlot, Phase, Ready, Shared};
+use super::state::{Listen, Phase, Ready, Shared};
 use crate::jsonrpc::{BridgeError, Cause, Id};
 use crate::listener::{self, events, Change, Listener, Setup};
-use crate::sync::lock;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -13,29 +12,25 @@ use std::sync::Arc;
 /// time, when the initialize result declares a list change or
 /// `resources.subscribe`. In another state it does nothing.
 pub(crate) fn initialized(shared: &Shared) {
-    let Phase::Ready(ready) = shared.phase() else {
+    if !matches!(shared.phase(), Phase::Ready(..)) {
         tracing::debug!("ignored notifications/initialized outside ready");
         return;
-    };
-    shared.initialized.store(true, std::sync::atomic::Ordering::Release);
-    let mut slot = lock(&shared.listener);
-    if !matches!(*slot, ListenSlot::NotOpened) {
-        return;
     }
-    *slot = if listener::wanted(&ready.capabilities) {
+    shared.open_listen(|ready| {
+        if !listener::wanted(&ready.capabilities) {
+            return Listen::NotWanted;
+        }
         let setup = Setup {
             client: ready.client.clone(),
             sign_in: ready.sign_in.clone(),
             out: shared.out.clone(),
             capabilities: ready.capabilities.clone(),
             timings: shared.config.timeouts.listen,
-            log_place: shared.config.profile.log_place.clone(),
+            words: shared.words(),
         };
         tracing::debug!("opening the listen stream");
-        ListenSlot::Open(Listener::start(setup, &shared.tracker))
-    } else {
-        ListenSlot::NotWanted
-    };
+        Listen::Open(Listener::start(setup, &shared.tracker))
+    });
 }
 
 /// `resources/subscribe` and `resources/unsubscribe` in `ready`: without
@@ -44,10 +39,10 @@ pub(crate) fn initialized(shared: &Shared) {
 /// change goes to the owner of the streams, which answers it.
 pub(crate) async fn change(shared: &Arc<Shared>, ready: &Ready, id: Id, method: &str, params: Option<&Value>) {
     let declared = events::declares_subscribe(&ready.capabilities);
-    let has_stream = matches!(*lock(&shared.listener), ListenSlot::Open(_));
-    if !declared || !has_stream {
+    let listener = shared.listener();
+    let Some(listener) = listener.filter(|_| declared) else {
         return shared.reply_error(Some(&id), &Cause::MethodNotFound.into()).await;
-    }
+    };
     let Some(uri) = params.and_then(|p| p.get("uri")).and_then(Value::as_str) else {
         return shared.reply_error(Some(&id), &Cause::InvalidParams.into()).await;
     };
@@ -61,11 +56,7 @@ pub(crate) async fn change(shared: &Arc<Shared>, ready: &Ready, id: Id, method: 
         cancel,
         finish: Box::new(move || finisher.inflight.finish(&finish_id, seq)),
     };
-    let refused = match &*lock(&shared.listener) {
-        ListenSlot::Open(listener) => listener.change(change).err(),
-        _ => Some(Box::new(change)),
-    };
-    if let Some(change) = refused {
+    if let Err(change) = listener.change(change) {
         // The queue of changes is full: the reader never waits.
         if (change.finish)() {
             shared.reply_error(Some(&id), &BridgeError::new(Cause::TooManyRequests)).await;

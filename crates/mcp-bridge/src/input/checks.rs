@@ -3,7 +3,7 @@
 //! check fails the original request; the client then gets no question.
 
 use super::shape;
-use crate::jsonrpc::{BridgeError, Cause};
+use crate::jsonrpc::{BridgeError, Cause, ClientRequest};
 use crate::profile::Revision;
 use crate::translate::revision::{carries_form, carries_sampling};
 use jsonschema::Validator;
@@ -24,6 +24,17 @@ pub(crate) enum Ask {
     Sampling(Map<String, Value>),
     /// A roots request.
     Roots(Map<String, Value>),
+}
+
+impl Ask {
+    /// The request of the bridge to the client that carries it.
+    pub(crate) fn method(&self) -> ClientRequest {
+        match self {
+            Ask::Form(_) | Ask::Url(..) => ClientRequest::ElicitationCreate,
+            Ask::Sampling(_) => ClientRequest::SamplingCreateMessage,
+            Ask::Roots(_) => ClientRequest::RootsList,
+        }
+    }
 }
 
 /// One checked input request, with the key the server gave it.
@@ -146,15 +157,16 @@ fn check_request(
     if !has_shape(request) {
         return Err(shape());
     }
-    let method = request.get("method").and_then(Value::as_str).ok_or_else(shape)?;
+    // The one place where the method of an input request is read.
+    let method = request.get("method").and_then(Value::as_str).and_then(ClientRequest::parse).ok_or_else(shape)?;
     let mut params = match request.get("params") {
         Some(Value::Object(p)) => p.clone(),
-        None if method == "roots/list" => Map::new(),
+        None if method == ClientRequest::RootsList => Map::new(),
         _ => return Err(shape()),
     };
     params.shift_remove("task");
     match method {
-        "elicitation/create" => match params.get("mode").map(Value::as_str) {
+        ClientRequest::ElicitationCreate => match params.get("mode").map(Value::as_str) {
             None | Some(Some("form")) => {
                 if !declared.form {
                     return Err(request_error(
@@ -184,7 +196,7 @@ fn check_request(
             }
             _ => Err(shape()),
         },
-        "sampling/createMessage" => {
+        ClientRequest::SamplingCreateMessage => {
             let messages = params.get("messages").and_then(Value::as_array).ok_or_else(shape)?;
             if !declared.sampling {
                 return Err(request_error(Cause::UndeclaredInputRequest, key, "the client did not declare sampling"));
@@ -207,13 +219,12 @@ fn check_request(
                 .map_err(|why| request_error(Cause::UndeclaredInputRequest, key, &why))?;
             Ok(Ask::Sampling(params))
         }
-        "roots/list" => {
+        ClientRequest::RootsList => {
             if !declared.roots {
                 return Err(request_error(Cause::UndeclaredInputRequest, key, "the client did not declare roots"));
             }
             Ok(Ask::Roots(params))
         }
-        _ => Err(shape()),
     }
 }
 

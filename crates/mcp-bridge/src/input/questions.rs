@@ -4,7 +4,7 @@
 
 use super::checks::Ask;
 use super::{answers, schema};
-use crate::jsonrpc::{BridgeError, Cause};
+use crate::jsonrpc::{BridgeError, Cause, ClientRequest};
 use serde_json::{json, Map, Value};
 
 /// The message of the Continue form for a URL that the user accepted.
@@ -46,7 +46,7 @@ pub(crate) enum Expect {
 /// answer.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Question {
-    pub method: &'static str,
+    pub method: ClientRequest,
     pub params: Value,
     pub expect: Expect,
 }
@@ -54,32 +54,21 @@ pub(crate) struct Question {
 /// The question of a form, a sampling or a roots request. URL questions
 /// are made by the rounds, which know the steps of the URLs.
 pub(crate) fn question(ask: &Ask) -> Option<Question> {
+    let method = ask.method();
     match ask {
         Ask::Form(params) => {
             let schema = params.get("requestedSchema").cloned().unwrap_or(Value::Null);
             let empty = schema.get("properties").and_then(Value::as_object).is_none_or(Map::is_empty);
             if empty {
                 let message = params.get("message").and_then(Value::as_str).unwrap_or("");
-                return Some(Question {
-                    method: "elicitation/create",
-                    params: continue_form(message),
-                    expect: Expect::EmptyForm,
-                });
+                return Some(Question { method, params: continue_form(message), expect: Expect::EmptyForm });
             }
-            Some(Question {
-                method: "elicitation/create",
-                params: Value::Object(params.clone()),
-                expect: Expect::Form { schema },
-            })
+            Some(Question { method, params: Value::Object(params.clone()), expect: Expect::Form { schema } })
         }
-        Ask::Sampling(params) => Some(Question {
-            method: "sampling/createMessage",
-            params: Value::Object(params.clone()),
-            expect: Expect::Sampling,
-        }),
-        Ask::Roots(params) => {
-            Some(Question { method: "roots/list", params: Value::Object(params.clone()), expect: Expect::Roots })
+        Ask::Sampling(params) => {
+            Some(Question { method, params: Value::Object(params.clone()), expect: Expect::Sampling })
         }
+        Ask::Roots(params) => Some(Question { method, params: Value::Object(params.clone()), expect: Expect::Roots }),
         Ask::Url(..) => None,
     }
 }

@@ -5,6 +5,7 @@
 //! they cannot drift from the spec; `tests/error_table.rs` compares each row
 //! with the table of the behaviour spec.
 
+use crate::profile::Words;
 use serde_json::{json, Map, Value};
 use std::time::Duration;
 
@@ -48,10 +49,18 @@ macro_rules! causes {
                 match self { $(Cause::$variant => $code,)* }
             }
 
-            /// The fixed message. Some messages of the sign-in have
-            /// placeholders such as `{seconds}`; the caller fills them.
-            pub fn message(self) -> &'static str {
+            /// The fixed message with its placeholders: the client's
+            /// words (`{client}`, `{log}`: [`Words`]), and in some
+            /// messages of the sign-in `{seconds}` and the like, which
+            /// the caller fills.
+            pub fn template(self) -> &'static str {
                 match self { $(Cause::$variant => $message,)* }
+            }
+
+            /// The fixed message as the behaviour spec writes it, with
+            /// VS Code's words.
+            pub fn message(self) -> String {
+                Words::vscode().fill(self.template())
             }
         }
     };
@@ -59,29 +68,25 @@ macro_rules! causes {
 
 use code::*;
 
-/// Where the messages of the table send the reader for the log: the
-/// Output channel of VS Code, as the behaviour spec writes them.
-pub(crate) const LOG_PLACE: &str = "the Output channel of the server";
-
 causes! {
-    Rpc => "rpc", INTERNAL_ERROR, "The upstream server sent an error. See the Output channel of the server.";
+    Rpc => "rpc", INTERNAL_ERROR, "The upstream server sent an error. See {log}.";
     Canceled => "canceled", INTERNAL_ERROR, "The client canceled the request.";
-    Timeout => "timeout", INTERNAL_ERROR, "The upstream server did not answer in time. See the Output channel of the server.";
-    Closed => "closed", INTERNAL_ERROR, "The upstream server process stopped. See the Output channel of the server.";
-    TransportFailed => "transport_failed", INTERNAL_ERROR, "The connection to the upstream server failed. See the Output channel of the server.";
-    InvalidResponse => "invalid_response", INTERNAL_ERROR, "The upstream server sent a response that is not valid. See the Output channel of the server.";
-    TooManyRounds => "too_many_rounds", INTERNAL_ERROR, "The upstream server asked for input too many times. See the Output channel of the server.";
+    Timeout => "timeout", INTERNAL_ERROR, "The upstream server did not answer in time. See {log}.";
+    Closed => "closed", INTERNAL_ERROR, "The upstream server process stopped. See {log}.";
+    TransportFailed => "transport_failed", INTERNAL_ERROR, "The connection to the upstream server failed. See {log}.";
+    InvalidResponse => "invalid_response", INTERNAL_ERROR, "The upstream server sent a response that is not valid. See {log}.";
+    TooManyRounds => "too_many_rounds", INTERNAL_ERROR, "The upstream server asked for input too many times. See {log}.";
     OutOfMemory => "out_of_memory", INTERNAL_ERROR, "The bridge does not have sufficient memory for the request.";
     UndeclaredInputRequest => "undeclared_input_request", INTERNAL_ERROR, "The upstream server asked for input that the client did not declare.";
     HookFailed => "hook_failed", INTERNAL_ERROR, "The bridge cannot give the input that the upstream server asked for.";
-    NotConnected => "not_connected", INTERNAL_ERROR, "The bridge has no connection to the upstream server. See the Output channel of the server.";
+    NotConnected => "not_connected", INTERNAL_ERROR, "The bridge has no connection to the upstream server. See {log}.";
     TaskCancelled => "task_cancelled", INTERNAL_ERROR, "The upstream server canceled the task of the request.";
     InvalidRequest => "invalid_request", INVALID_PARAMS, "The bridge cannot send the parameters of the request to the upstream server.";
     InvalidMeta => "invalid_meta", INVALID_PARAMS, "The request has a _meta key that the bridge cannot send to the upstream server.";
-    SpawnFailed => "spawn_failed", INTERNAL_ERROR, "The bridge cannot start the upstream server. Examine the command in the configuration of the server. See the Output channel of the server.";
-    ConnectFailed => "connect_failed", INTERNAL_ERROR, "The bridge cannot make the client for the URL of the upstream server. Examine the URL, the proxy variables and the CA certificates. See the Output channel of the server.";
-    DiscoverFailed => "discover_failed", INTERNAL_ERROR, "The upstream server did not answer server/discover. It is not an MCP server of revision 2026-07-28, or it does not respond. See the Output channel of the server.";
-    UpstreamExited => "upstream_exited", INTERNAL_ERROR, "The upstream server process stopped. See the Output channel of the server.";
+    SpawnFailed => "spawn_failed", INTERNAL_ERROR, "The bridge cannot start the upstream server. Examine the command in the configuration of the server. See {log}.";
+    ConnectFailed => "connect_failed", INTERNAL_ERROR, "The bridge cannot make the client for the URL of the upstream server. Examine the URL, the proxy variables and the CA certificates. See {log}.";
+    DiscoverFailed => "discover_failed", INTERNAL_ERROR, "The upstream server did not answer server/discover. It is not an MCP server of revision 2026-07-28, or it does not respond. See {log}.";
+    UpstreamExited => "upstream_exited", INTERNAL_ERROR, "The upstream server process stopped. See {log}.";
     NotInitialized => "not_initialized", INVALID_REQUEST, "The client did not initialize the connection. Send initialize first.";
     AlreadyInitialized => "already_initialized", INVALID_REQUEST, "The client already sent initialize on this connection.";
     TooManyRequests => "too_many_requests", INTERNAL_ERROR, "The connection has too many requests in flight";
@@ -91,25 +96,25 @@ causes! {
     InvalidRequestShape => "invalid_request_shape", INVALID_REQUEST, "The message is not a valid JSON-RPC 2.0 request.";
     MethodNotFound => "method_not_found", METHOD_NOT_FOUND, "The server does not have this method.";
     InvalidParams => "invalid_params", INVALID_PARAMS, "The parameters of the request are not valid.";
-    InvalidInputRequest => "invalid_input_request", INTERNAL_ERROR, "The upstream server sent an input request that is not valid for the client. See the Output channel of the server.";
+    InvalidInputRequest => "invalid_input_request", INTERNAL_ERROR, "The upstream server sent an input request that is not valid for the client. See {log}.";
     TooManyInputRequests => "too_many_input_requests", INTERNAL_ERROR, "The upstream server asked for more inputs at one time than the limit of the bridge.";
     InputTimeout => "input_timeout", INTERNAL_ERROR, "The client did not answer the input request of the upstream server in time.";
     InvalidClientAnswer => "invalid_client_answer", INTERNAL_ERROR, "The client sent an answer that is not valid for the input request of the upstream server.";
-    SignInFailed => "sign_in_failed", INTERNAL_ERROR, "The sign-in at the authorization server of the upstream server failed. See the Output channel of the server.";
-    SignInTimeout => "sign_in_timeout", INTERNAL_ERROR, "The sign-in did not complete in {seconds} s. The URL of the sign-in is in the Output channel of the server. To get more time, set --sign-in-timeout. During initialize, also set --discover-timeout. When the authorization server shows no sign-in page, it possibly does not know the stored client. Then run \"{name} logout <url>\" with the URL of this server, and restart the server.";
+    SignInFailed => "sign_in_failed", INTERNAL_ERROR, "The sign-in at the authorization server of the upstream server failed. See {log}.";
+    SignInTimeout => "sign_in_timeout", INTERNAL_ERROR, "The sign-in did not complete in {seconds} s. The URL of the sign-in is in {log}. To get more time, set --sign-in-timeout. During initialize, also set --discover-timeout. When the authorization server shows no sign-in page, it possibly does not know the stored client. Then run \"{name} logout <url>\" with the URL of this server, and restart the server.";
     SignInDenied => "sign_in_denied", INTERNAL_ERROR, "The authorization server refused the access. Restart the server to sign in again.";
-    SignInError => "sign_in_error", INTERNAL_ERROR, "The authorization server sent an error for the sign-in. See the Output channel of the server.";
-    SignInInvalidUrl => "sign_in_invalid_url", INTERNAL_ERROR, "The authorization server sent an authorization URL that is not valid. The bridge did not open it. See the Output channel of the server.";
+    SignInError => "sign_in_error", INTERNAL_ERROR, "The authorization server sent an error for the sign-in. See {log}.";
+    SignInInvalidUrl => "sign_in_invalid_url", INTERNAL_ERROR, "The authorization server sent an authorization URL that is not valid. The bridge did not open it. See {log}.";
     SignInStartReused => "sign_in_start_reused", INTERNAL_ERROR, "The start URL of the sign-in received a second request, thus the bridge stopped the sign-in. Another program on the host of the bridge possibly opened the URL. Restart the server to sign in again. When this occurs again on a host that other users share, use --no-browser.";
-    BrowserLaunchFailed => "browser_launch_failed", INTERNAL_ERROR, "The bridge cannot open a browser for the sign-in. See the Output channel of the server.";
+    BrowserLaunchFailed => "browser_launch_failed", INTERNAL_ERROR, "The bridge cannot open a browser for the sign-in. See {log}.";
     RedirectPortUnavailable => "redirect_port_unavailable", INTERNAL_ERROR, "The bridge cannot listen on the redirect port {port}. Stop the program that uses the port, or set a different port with --redirect-port. Each server with a sign-in needs its own port.";
     RegistrationUnavailable => "registration_unavailable", INTERNAL_ERROR, "The authorization server has no client registration that the bridge can use. Register a client with the redirect URI {redirect_uri} at the authorization server. Then give its client ID with --client-id and its issuer with --client-issuer.";
     RegistrationFailed => "registration_failed", INTERNAL_ERROR, "The authorization server refused the registration of the client. Register a client with the redirect URI {redirect_uri} at the authorization server. Then give its client ID with --client-id and its issuer with --client-issuer.";
     IssuerNotRegistered => "issuer_not_registered", INTERNAL_ERROR, "The client ID of --client-id is not for the authorization server of the upstream server. Give a client ID of this authorization server with --client-id, and its issuer with --client-issuer.";
     InvalidClientMetadataUrl => "invalid_client_metadata_url", INTERNAL_ERROR, "The URL of --client-metadata-url is not valid for a client ID metadata document. Use an https URL with a path.";
-    AccessRefused => "access_refused", INTERNAL_ERROR, "The upstream server refused the access after the sign-in. The account possibly does not have the necessary permissions. See the Output channel of the server.";
+    AccessRefused => "access_refused", INTERNAL_ERROR, "The upstream server refused the access after the sign-in. The account possibly does not have the necessary permissions. See {log}.";
     ReauthorizationRequired => "reauthorization_required", INTERNAL_ERROR, "The upstream server needs a new sign-in, and the client did not open the URL of the sign-in. Restart the server to sign in again.";
-    Sandbox => "sandbox", INTERNAL_ERROR, "The upstream server needs a sign-in, but the bridge runs in the sandbox of VS Code. The sandbox blocks the browser and the redirect port of the sign-in. Disable the sandbox for this server.";
+    Sandbox => "sandbox", INTERNAL_ERROR, "The upstream server needs a sign-in, but the bridge runs in the sandbox of {client}. The sandbox blocks the browser and the redirect port of the sign-in. Disable the sandbox for this server.";
 }
 
 /// An error of the bridge, ready to become the `error` member of a response.
@@ -122,8 +127,9 @@ pub struct BridgeError {
     pub cause: Cause,
     /// The code; usually `cause.code()`, the upstream code for `discover_failed`.
     pub code: i64,
-    /// The message; usually `cause.message()`, filled in for placeholders.
-    pub message: String,
+    /// The message: `cause.template()` with the caller's placeholders
+    /// filled; the client's words fill the rest when it goes out.
+    pub(crate) message: String,
     /// `data.detail`, where the table says so.
     pub detail: Option<String>,
     /// The HTTP status of a failed request to an upstream server at a URL;
@@ -140,7 +146,7 @@ pub(crate) fn fail(cause: Cause, detail: impl Into<String>) -> BridgeError {
 impl BridgeError {
     /// The error of a cause, with its code and message from the table.
     pub fn new(cause: Cause) -> Self {
-        BridgeError { cause, code: cause.code(), message: cause.message().to_owned(), detail: None, status: None }
+        BridgeError { cause, code: cause.code(), message: cause.template().to_owned(), detail: None, status: None }
     }
 
     /// The same error after a failed HTTP request: `data.detail` gets
@@ -173,27 +179,26 @@ impl BridgeError {
         self.with_detail(crate::gate::text::escape(text, crate::gate::text::DETAIL))
     }
 
-    /// The `error` object as a client whose log is at `log_place` reads
-    /// it: the table's messages name VS Code's, "the Output channel of the
-    /// server" ([`LOG_PLACE`]); another product's profile names its own.
-    pub(crate) fn to_value_for(&self, log_place: &str) -> Value {
-        let mut value = self.to_value();
-        if log_place != LOG_PLACE {
-            let message = self.message.replace(LOG_PLACE, log_place);
-            value["message"] = Value::from(message);
-        }
-        value
+    /// The message as the behaviour spec writes it, with VS Code's words.
+    pub fn message(&self) -> String {
+        Words::vscode().fill(&self.message)
     }
 
-    /// The `error` object: code, message and `data` with `cause` (always)
-    /// and `detail` (when there is one).
-    pub fn to_value(&self) -> Value {
+    /// The `error` object as a client of these words reads it.
+    pub(crate) fn to_value_for(&self, words: &Words) -> Value {
         let mut data = Map::new();
         data.insert("cause".into(), Value::from(self.cause.name()));
         if let Some(detail) = &self.detail {
             data.insert("detail".into(), Value::from(detail.as_str()));
         }
-        json!({ "code": self.code, "message": self.message, "data": data })
+        json!({ "code": self.code, "message": words.fill(&self.message), "data": data })
+    }
+
+    /// The `error` object with the behaviour spec's words (VS Code's):
+    /// code, message and `data` with `cause` (always) and `detail` (when
+    /// there is one).
+    pub fn to_value(&self) -> Value {
+        self.to_value_for(&Words::vscode())
     }
 }
 
@@ -225,7 +230,7 @@ impl From<Cause> for BridgeError {
 
 #[cfg(test)]
 mod tests {
-    use super::{BridgeError, Cause};
+    use super::{BridgeError, Cause, Words};
 
     #[test]
     fn the_text_of_an_error_is_its_cause_and_its_detail() {
@@ -234,16 +239,24 @@ mod tests {
         assert_eq!(timeout.to_string(), "timeout: tools/list: no response in 120 s");
     }
 
-    /// The messages name VS Code's log as the spec writes them; a profile
-    /// whose client shows the log elsewhere gets its own place, and the
+    /// The messages name VS Code's log as the spec writes them; a client
+    /// that shows the log elsewhere gets its own place and name, and the
     /// rest of the error stays.
     #[test]
-    fn a_message_names_the_log_of_the_profile() {
+    fn a_message_names_the_log_and_the_product_of_the_client() {
         let error = BridgeError::new(Cause::Timeout).with_detail("d");
-        assert_eq!(error.to_value_for(super::LOG_PLACE), error.to_value());
-        let elsewhere = error.to_value_for("the log");
+        assert_eq!(error.to_value_for(&Words::vscode()), error.to_value());
+        assert_eq!(
+            error.to_value()["message"],
+            "The upstream server did not answer in time. See the Output channel of the server."
+        );
+        let elsewhere = error.to_value_for(&Words::new("Codex", "the log"));
         assert_eq!(elsewhere["message"], "The upstream server did not answer in time. See the log.");
         assert_eq!(elsewhere["data"], error.to_value()["data"]);
+        let sandbox = BridgeError::new(Cause::Sandbox).to_value_for(&Words::new("Codex", "the log"));
+        let message = sandbox["message"].as_str().unwrap_or_default();
+        assert!(message.contains("the sandbox of Codex."), "{message}");
+        assert!(Cause::ALL.iter().all(|c| !c.message().contains("{log}") && !c.message().contains("{client}")));
     }
 
     #[test]

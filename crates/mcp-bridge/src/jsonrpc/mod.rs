@@ -14,8 +14,9 @@ mod level;
 mod message;
 pub(crate) mod reason;
 mod text;
+mod to_client;
 
-pub(crate) use cause::{code, fail, format_limit, no_response, LOG_PLACE};
+pub(crate) use cause::{code, fail, format_limit, no_response};
 pub use cause::{BridgeError, Cause};
 pub(crate) use depth::{exceeds_depth, skip_string, PARSER_MAX_DEPTH};
 pub(crate) use envelope::{plain_request, result_envelope};
@@ -23,6 +24,7 @@ pub(crate) use id::{Id, IdKey};
 pub(crate) use level::LoggingLevel;
 pub(crate) use message::Message;
 pub(crate) use text::{append_json, json_line};
+pub(crate) use to_client::{ClientNotification, ClientRequest};
 
 use serde_json::{Map, Value};
 

@@ -2,17 +2,23 @@
 //! (M3)", "The events for the client" and "Events after a gap"): pure
 //! functions over `serde_json::Value`.
 
-use crate::jsonrpc;
+use crate::jsonrpc::{self, ClientNotification};
 use crate::upstream::SUBSCRIPTION_ID_KEY;
 use serde_json::{json, Map, Value};
 
-/// The four methods that reach the client.
-pub(crate) const EVENT_METHODS: [&str; 4] = [
-    "notifications/tools/list_changed",
-    "notifications/prompts/list_changed",
-    "notifications/resources/list_changed",
-    "notifications/resources/updated",
+/// The four notifications that reach the client; the upstream server
+/// sends them with the same methods.
+const EVENTS: [ClientNotification; 4] = [
+    ClientNotification::ToolsListChanged,
+    ClientNotification::PromptsListChanged,
+    ClientNotification::ResourcesListChanged,
+    ClientNotification::ResourcesUpdated,
 ];
+
+/// Their methods, for the properties.
+#[cfg(feature = "props")]
+pub(crate) const EVENT_METHODS: [&str; 4] =
+    [EVENTS[0].as_str(), EVENTS[1].as_str(), EVENTS[2].as_str(), EVENTS[3].as_str()];
 
 /// The lists whose changes the initialize result declares.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -37,11 +43,11 @@ impl Lists {
     }
 
     /// The declared lists with the filter key and the method of each.
-    fn each(self) -> impl Iterator<Item = (&'static str, &'static str)> {
+    fn each(self) -> impl Iterator<Item = (&'static str, ClientNotification)> {
         [
-            (self.tools, "toolsListChanged", EVENT_METHODS[0]),
-            (self.prompts, "promptsListChanged", EVENT_METHODS[1]),
-            (self.resources, "resourcesListChanged", EVENT_METHODS[2]),
+            (self.tools, "toolsListChanged", ClientNotification::ToolsListChanged),
+            (self.prompts, "promptsListChanged", ClientNotification::PromptsListChanged),
+            (self.resources, "resourcesListChanged", ClientNotification::ResourcesListChanged),
         ]
         .into_iter()
         .filter(|(declared, _, _)| *declared)
@@ -71,8 +77,9 @@ pub(crate) fn filter(lists: Lists, uris: &[String]) -> Value {
 /// The events after a gap: one list change for each declared list, then
 /// one `notifications/resources/updated` for each subscribed URI.
 pub(crate) fn gap_events(lists: Lists, uris: &[String]) -> Vec<Value> {
-    let changes = lists.each().map(|(_, method)| jsonrpc::notification(method, json!({})));
-    let updates = uris.iter().map(|uri| jsonrpc::notification(EVENT_METHODS[3], json!({ "uri": uri })));
+    let changes = lists.each().map(|(_, method)| jsonrpc::notification(method.as_str(), json!({})));
+    let updated = ClientNotification::ResourcesUpdated.as_str();
+    let updates = uris.iter().map(|uri| jsonrpc::notification(updated, json!({ "uri": uri })));
     changes.chain(updates).collect()
 }
 
@@ -82,14 +89,13 @@ pub(crate) fn gap_events(lists: Lists, uris: &[String]) -> Vec<Value> {
 /// `_meta` that is then empty or is not an object; every other member
 /// stays.
 pub(crate) fn for_client(method: &str, params: Value) -> Option<Value> {
-    if !EVENT_METHODS.contains(&method) {
-        return None;
-    }
+    // The one place where the method of an event is read.
+    let event = EVENTS.into_iter().find(|event| event.as_str() == method)?;
     let mut params = match params {
         Value::Object(params) => params,
         _ => Map::new(),
     };
-    if method == EVENT_METHODS[3] && !params.get("uri").is_some_and(Value::is_string) {
+    if event == ClientNotification::ResourcesUpdated && !params.get("uri").is_some_and(Value::is_string) {
         return None;
     }
     match params.get_mut("_meta") {
@@ -106,7 +112,7 @@ pub(crate) fn for_client(method: &str, params: Value) -> Option<Value> {
         }
         None => {}
     }
-    Some(jsonrpc::notification(method, Value::Object(params)))
+    Some(jsonrpc::notification(event.as_str(), Value::Object(params)))
 }
 
 #[cfg(test)]

@@ -40,6 +40,7 @@ pub(crate) fn wanted(capabilities: &Map<String, Value>) -> bool {
 }
 
 /// The handle of the owner task.
+#[derive(Clone)]
 pub(crate) struct Listener {
     changes: mpsc::Sender<Change>,
     shutdown: CancellationToken,

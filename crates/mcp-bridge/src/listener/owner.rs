@@ -14,6 +14,7 @@ use crate::jsonrpc::format_limit;
 use crate::jsonrpc::reason;
 use crate::jsonrpc::{self, BridgeError, Cause};
 use crate::output::Output;
+use crate::profile::Words;
 use crate::sync::lock;
 use crate::upstream::{Client, Listen, SignIn, StreamEnd, StreamSink, StreamStop, LISTEN_METHOD};
 use serde_json::{json, Value};
@@ -49,8 +50,8 @@ pub(crate) struct Owner {
     sign_in: Option<SignIn>,
     out: Output,
     timings: ListenTimings,
-    /// The profile's place of the log, for the messages of errors.
-    log_place: String,
+    /// The client's words, for the messages of errors.
+    words: Arc<Words>,
     changes: mpsc::Receiver<Change>,
     shutdown: CancellationToken,
     /// Unbounded on purpose, and bounded all the same: `Activated` is sent
@@ -87,7 +88,7 @@ impl Owner {
             sign_in: setup.sign_in,
             out: setup.out,
             timings,
-            log_place: setup.log_place,
+            words: setup.words,
             changes,
             shutdown,
             signals,
@@ -231,7 +232,7 @@ impl Owner {
             if self.change.as_ref().is_some_and(|(k, _)| *k == key) {
                 self.change = None;
             }
-            match change_error(&end, self.timings, &self.log_place) {
+            match change_error(&end, self.timings, &self.words) {
                 Some(error) if (change.finish)() => {
                     tracing::warn!(uri = %text::shown(&change.uri, text::NAME), "a change of the subscriptions failed");
                     let response = jsonrpc::json_line(&jsonrpc::error_response(Some(&change.id), error));
@@ -343,7 +344,7 @@ impl Owner {
 
 /// The error of a change whose stream ended before its acknowledgment;
 /// `None` when the change was canceled.
-fn change_error(end: &StreamEnd, timings: ListenTimings, log_place: &str) -> Option<Value> {
+fn change_error(end: &StreamEnd, timings: ListenTimings, words: &Words) -> Option<Value> {
     let error = match end {
         StreamEnd::Canceled => return None,
         StreamEnd::Error(error) => return Some(jsonrpc::upstream_error_for_client(error.clone())),
@@ -353,7 +354,7 @@ fn change_error(end: &StreamEnd, timings: ListenTimings, log_place: &str) -> Opt
         StreamEnd::Timeout => BridgeError::no_response(Cause::Timeout, Some(LISTEN_METHOD), timings.ack_timeout),
         StreamEnd::Lost(error) | StreamEnd::UpstreamEnded(error) | StreamEnd::Failed(error) => error.clone(),
     };
-    Some(error.to_value_for(log_place))
+    Some(error.to_value_for(words))
 }
 
 fn describe(end: &StreamEnd) -> &'static str {

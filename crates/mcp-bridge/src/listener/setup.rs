@@ -61,6 +61,6 @@ pub(crate) struct Setup {
     /// The capabilities of the initialize result.
     pub capabilities: Map<String, Value>,
     pub timings: ListenTimings,
-    /// The profile's place of the log, for the messages of errors.
-    pub log_place: String,
+    /// The client's words, for the messages of errors.
+    pub words: std::sync::Arc<crate::profile::Words>,
 }

@@ -209,7 +209,11 @@ fn ask(key: &str, request: &Value, ask: &Ask, declared: Declared) -> Checked {
         (Ask::Url(..), Some(q)) => return Err(format!("{key}: a URL got a question of its own: {q:?}")),
         (_, None) => return Err(format!("{key}: no question")),
         (Ask::Form(p), Some(q)) => {
-            ensure!(q.method == "elicitation/create", "{key}: the question of a form is {}", q.method);
+            ensure!(
+                q.method.as_str() == "elicitation/create",
+                "{key}: the question of a form is {}",
+                q.method.as_str()
+            );
             let schema = p.get("requestedSchema").cloned().unwrap_or_default();
             let empty = schema.get("properties").and_then(Value::as_object).is_none_or(Map::is_empty);
             if empty {
@@ -229,13 +233,13 @@ fn ask(key: &str, request: &Value, ask: &Ask, declared: Declared) -> Checked {
             }
         }
         (Ask::Sampling(p), Some(q)) => ensure!(
-            q.method == "sampling/createMessage"
+            q.method.as_str() == "sampling/createMessage"
                 && q.params == Value::Object(p.clone())
                 && q.expect == Expect::Sampling,
             "{key}: the sampling question"
         ),
         (Ask::Roots(p), Some(q)) => ensure!(
-            q.method == "roots/list" && q.params == Value::Object(p.clone()) && q.expect == Expect::Roots,
+            q.method.as_str() == "roots/list" && q.params == Value::Object(p.clone()) && q.expect == Expect::Roots,
             "{key}: the roots question"
         ),
     }

@@ -205,7 +205,8 @@ impl Client {
         self.inner.link.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Whether the upstream server is remote: it selects the icon rule.
+    /// Whether the upstream server is remote: it selects the icon rule
+    /// (one answer, `transport::FarEnd::is_remote`).
     pub(crate) fn is_remote(&self) -> bool {
         self.transport().is_remote()
     }
@@ -298,16 +299,16 @@ impl Client {
         };
         if let Err(err) = sent {
             self.inbox().forget(id);
-            // A pipe's line did not go out: there is nothing to cancel. A
-            // POST whose status did not come can have reached the server,
-            // which then gets the cancellation too (its stream closed with
-            // the dropped request).
+            // Whether the request may have reached the server, which then
+            // gets the cancellation too (a POST's stream closed with the
+            // dropped request), is the transport's to say: a pipe's line
+            // that did not go out leaves nothing to cancel.
             let reason = match err.cause {
                 Cause::Canceled => Some(reason::CLIENT_CANCELED),
                 Cause::Timeout => Some(reason::TIMED_OUT),
                 _ => None,
             };
-            if let Some(reason) = reason.filter(|_| self.transport().is_remote()) {
+            if let Some(reason) = reason.filter(|_| self.transport().send_may_have_arrived()) {
                 self.cancel_upstream(id, reason);
             }
             return Err(match err.cause {

@@ -10,7 +10,7 @@ use super::http;
 use super::inbox::Inbox;
 use super::lines;
 use super::stdio::{self, StdioCommand};
-use super::transport::Transport;
+use super::transport::{FarEnd, Transport};
 use crate::jsonrpc::{BridgeError, Cause};
 use std::sync::Arc;
 
@@ -26,6 +26,24 @@ pub enum UpstreamSpec {
     /// mode). A factory, because a failed `initialize` starts the upstream
     /// again.
     Memory(MemoryLink),
+}
+
+impl UpstreamSpec {
+    /// Whether the server is remote, for the icon rule of the behaviour
+    /// spec ("Icons of a remote upstream server"): a server at a URL is;
+    /// a command's or one in this process is not. The same answer as the
+    /// client's over the transport that the spec makes.
+    pub fn is_remote(&self) -> bool {
+        self.far_end().is_remote()
+    }
+
+    /// What the far end of its transport is.
+    fn far_end(&self) -> FarEnd {
+        match self {
+            UpstreamSpec::Stdio(_) | UpstreamSpec::Memory(_) => FarEnd::Pipe,
+            UpstreamSpec::Http(_) => FarEnd::Url,
+        }
+    }
 }
 
 /// Makes the client's end of a new in-memory link to a server in this
@@ -89,5 +107,31 @@ pub(crate) fn connect(
             let client = Client::new((Transport::Http(http), inbox), &identity, hooks.log_level, Some(observer));
             Ok(Connection { client, sign_in })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::upstream::hooks::LogLevel;
+    use crate::upstream::later_sign_in::Consent;
+    use serde_json::json;
+
+    /// A spec is remote when the client that it makes is: only a URL.
+    #[tokio::test]
+    async fn a_spec_and_its_client_agree_that_only_a_url_is_remote() {
+        let memory = UpstreamSpec::Memory(MemoryLink::new(|| tokio::io::duplex(64).0));
+        let url = UpstreamSpec::Http(Box::new(http::HttpOptions::new("https://mcp.example.com/mcp").expect("a URL")));
+        for (spec, remote) in [(memory, false), (url, true)] {
+            let hooks = Hooks {
+                on_log: Arc::new(|_| {}),
+                log_level: LogLevel::default(),
+                consent: Arc::new(|_| Box::pin(async { Consent::CannotAsk })),
+            };
+            let identity = Identity { client_info: json!({"name": "t"}), capabilities: json!({}) };
+            let client = connect(&spec, identity, hooks, 1 << 10).map(|c| c.client).expect("a client");
+            assert_eq!((spec.is_remote(), client.is_remote()), (remote, remote), "{spec:?}");
+        }
+        assert!(!UpstreamSpec::Stdio(StdioCommand::new("server", ["--stdio"])).is_remote());
     }
 }

@@ -42,7 +42,7 @@ fn every_cause_of_the_spec_is_in_the_code_with_its_code_and_exact_message() {
             .iter()
             .find(|c| c.name() == cause)
             .unwrap_or_else(|| panic!("the cause {cause} of the spec is missing in the code"));
-        assert_eq!(ours.message(), message, "message of {cause}");
+        assert_eq!(&ours.message(), message, "message of {cause}");
         match code.as_str() {
             "No response" => assert_eq!(cause, "canceled"),
             "The upstream code, else -32603" => assert_eq!(ours.code(), -32603, "{cause}"),

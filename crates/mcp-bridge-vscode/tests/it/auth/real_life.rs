@@ -133,15 +133,17 @@ fn endless_oauth_bodies_end_the_sign_in_with_bounded_memory() {
 /// endpoint hanging, four requests sent while the token is still valid
 /// (but due for a refresh) are answered with it at once, before the
 /// refresh's token request gives up after its limit (2 s here) and the
-/// refresh ends with that request's error.
+/// refresh ends with that request's error. A refresh margin longer than
+/// the token's life makes it due from the start, so no test waits for it
+/// to age: the refresh starts with the first request that the token
+/// serves (the one that follows the sign-in).
 #[test]
 fn a_hanging_refresh_blocks_no_request_with_a_valid_token_and_ends_within_its_limit() {
     let dir = TempDir::new("hang-refresh");
-    let fake = Fake::start(dir.path(), &["--expires-in", "8", "--hang-refresh"]);
-    let mut driver = bridge(dir.path(), &fake.url(), &["--test-oauth-timeout-ms", "2000"], &[]);
+    let fake = Fake::start(dir.path(), &["--expires-in", "30", "--hang-refresh"]);
+    let options = ["--test-oauth-timeout-ms", "2000", "--test-refresh-ahead-secs", "3600"];
+    let mut driver = bridge(dir.path(), &fake.url(), &options, &[]);
     assert_eq!(initialize_signing_in(&mut driver), initialize_result());
-    // A quarter of the token's life is left after 6 s: a refresh is due.
-    std::thread::sleep(Duration::from_millis(6500));
     let ids: Vec<Value> = (1..=4).map(|n| json!(n)).collect();
     let sent = Instant::now();
     for id in &ids {

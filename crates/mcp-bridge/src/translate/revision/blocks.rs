@@ -1,14 +1,11 @@
 //! The content blocks of a result for an older revision: a structured
 //! result it cannot carry, the kinds of block it lacks, and the notes.
 
-use super::table::{strip, strip_value, Since, ANNOTATIONS, RESOURCE_LINK};
+use super::table::{strip, strip_value, ANNOTATIONS, BLOCK_TYPES, RESOURCE_LINK, STRUCTURED_CONTENT};
 use crate::gate::text;
-use crate::profile::Revision::{self, V2025_03_26, V2025_06_18};
+use crate::profile::Revision;
 use crate::translate::note::Note;
 use serde_json::{Map, Value};
-
-/// The member of a call result that 2025-06-18 added.
-const STRUCTURED_CONTENT: Since = ("structuredContent", V2025_06_18);
 
 /// `structuredContent` where the revision cannot carry it: before
 /// 2025-06-18 it does not exist, and 2025-06-18 takes only an object (the
@@ -50,16 +47,23 @@ fn holds_json(block: &Value, value: &Value) -> bool {
     text.and_then(|t| serde_json::from_str::<Value>(t).ok()).is_some_and(|parsed| &parsed == value)
 }
 
-/// One content block: a type the revision lacks becomes a text block that
-/// says what it was, and its kind comes back for the note; the members of
-/// the others follow their tables.
+/// One content block: a type the revision lacks (`BLOCK_TYPES`) becomes a
+/// text block that says what it was, and its kind comes back for the note;
+/// the members of the others follow their tables.
 pub(super) fn block(block: &mut Value, revision: Revision) -> Option<&'static str> {
     let Value::Object(object) = block else { return None };
     let kind = object.get("type").and_then(Value::as_str).unwrap_or("");
-    let (kind, text) = match kind {
+    let Some(&(kind, _)) = BLOCK_TYPES.iter().find(|(row, since)| *row == kind && revision < *since) else {
+        if kind == "resource_link" {
+            strip(object, &RESOURCE_LINK, revision);
+        }
+        block_members(object, revision);
+        return None;
+    };
+    let text = match kind {
         // The server's texts in the bridge's sentence pass the gate: a line
         // break in a name must not forge a second link in the block.
-        "resource_link" if revision < V2025_06_18 => {
+        "resource_link" => {
             let uri = object.get("uri").and_then(Value::as_str).map(|uri| text::shown(uri, text::LINE));
             let name = object.get("name").and_then(Value::as_str).map(|name| text::shown(name, text::NAME));
             let text = match (name, uri) {
@@ -68,19 +72,13 @@ pub(super) fn block(block: &mut Value, revision: Revision) -> Option<&'static st
                 (Some(name), None) => format!("A link to the resource {name}"),
                 (None, None) => "A link to a resource".to_owned(),
             };
-            ("resource_link", text)
+            text
         }
-        "audio" if revision < V2025_03_26 => {
+        "audio" => {
             let mime = object.get("mimeType").and_then(Value::as_str).unwrap_or("audio");
-            ("audio", format!("An audio clip ({}) that this client cannot play", text::shown(mime, text::NAME)))
+            format!("An audio clip ({}) that this client cannot play", text::shown(mime, text::NAME))
         }
-        _ => {
-            if kind == "resource_link" {
-                strip(object, &RESOURCE_LINK, revision);
-            }
-            block_members(object, revision);
-            return None;
-        }
+        kind => format!("A {kind} block that this client cannot show"),
     };
     let mut replaced = Map::new();
     replaced.insert("type".into(), Value::from("text"));

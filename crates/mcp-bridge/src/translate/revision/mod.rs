@@ -17,13 +17,13 @@ mod tests;
 
 use super::note::Note;
 use crate::method::Method;
-use crate::profile::Revision::{self, V2025_06_18};
+use crate::profile::Revision;
 use blocks::{block, conversion_notes, structured_content};
 pub(crate) use question::{carries_form, carries_sampling, question};
 use serde_json::{Map, Value};
 use table::{
-    strip, strip_value, ANNOTATIONS, ELICITATION_CAPABILITY, IMPLEMENTATION, PROGRESS, PROMPT, PROMPT_ARGUMENT,
-    RESOURCE, SAMPLING_CAPABILITY, SERVER_CAPABILITIES, TOOL,
+    strip, strip_value, ANNOTATIONS, CLIENT_CAPABILITIES, ELICITATION_CAPABILITY, IMPLEMENTATION, PROGRESS, PROMPT,
+    PROMPT_ARGUMENT, RESOURCE, SAMPLING_CAPABILITY, SERVER_CAPABILITIES, TOOL,
 };
 
 /// The initialize result: the capabilities and the server information.
@@ -44,9 +44,7 @@ pub(crate) fn initialize(result: &mut Map<String, Value>, revision: Revision) {
 /// `tool_result` blocks, needs `sampling.tools`).
 pub(crate) fn client_capabilities(capabilities: &mut Value, revision: Revision) {
     let Value::Object(capabilities) = capabilities else { return };
-    if revision < V2025_06_18 {
-        capabilities.shift_remove("elicitation");
-    }
+    strip(capabilities, &CLIENT_CAPABILITIES, revision);
     if let Some(Value::Object(elicitation)) = capabilities.get_mut("elicitation") {
         strip(elicitation, &ELICITATION_CAPABILITY, revision);
     }

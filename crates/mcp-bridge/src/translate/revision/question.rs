@@ -2,17 +2,22 @@
 //! ones it can carry, and their params in its terms.
 
 use super::blocks::block_members;
-use super::table::{strip, ELICITATION, SAMPLING};
-use crate::profile::Revision::{self, V2025_03_26, V2025_11_25};
+use super::table::{
+    keep, lacks, strip, Since, BOOLEAN_PROPERTY, ENUM_PROPERTY, FORM, FORM_FEATURES, FORM_SCHEMA, NUMBER_PROPERTY,
+    SAMPLING, SAMPLING_FEATURES, STRING_PROPERTY,
+};
+use crate::jsonrpc::ClientRequest;
+use crate::profile::Revision;
 use serde_json::{Map, Value};
 
 /// Why a form cannot reach a client of `revision`, if it cannot: a
-/// multi-select enum (an array property) exists only from 2025-11-25.
-/// Every other form of 2025-11-25 has a form of 2025-06-18 ([`question`]).
+/// multi-select enum (an array property) exists only from 2025-11-25
+/// (`FORM_FEATURES`). Every other form of 2025-11-25 has a form of
+/// 2025-06-18 ([`question`]).
 pub(crate) fn carries_form(schema: &Value, revision: Revision) -> Result<(), String> {
     let properties = schema.get("properties").and_then(Value::as_object);
     let multi = properties.is_some_and(|p| p.values().any(|s| s.get("type").and_then(Value::as_str) == Some("array")));
-    if revision < V2025_11_25 && multi {
+    if multi && lacks(&FORM_FEATURES, "multi-select enums", revision) {
         return Err(format!("the client's revision {revision} has no multi-select enums"));
     }
     Ok(())
@@ -20,19 +25,20 @@ pub(crate) fn carries_form(schema: &Value, revision: Revision) -> Result<(), Str
 
 /// Why a sampling request cannot reach a client of `revision`, if it
 /// cannot: before 2025-11-25 a message holds one content block, and before
-/// 2025-03-26 there is no audio.
+/// 2025-03-26 there is no audio (`SAMPLING_FEATURES`).
 pub(crate) fn carries_sampling(params: &Map<String, Value>, revision: Revision) -> Result<(), String> {
     let messages = params.get("messages").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let one_block = lacks(&SAMPLING_FEATURES, "several content blocks per message", revision);
     for content in messages.iter().filter_map(|m| m.get("content")) {
         let blocks = match content {
-            Value::Array(blocks) if revision < V2025_11_25 && blocks.len() != 1 => {
+            Value::Array(blocks) if one_block && blocks.len() != 1 => {
                 return Err(format!("the client's revision {revision} takes one content block per sampling message"));
             }
             Value::Array(blocks) => blocks.as_slice(),
             block => std::slice::from_ref(block),
         };
         let audio = blocks.iter().any(|b| b.get("type").and_then(Value::as_str) == Some("audio"));
-        if audio && revision < V2025_03_26 {
+        if audio && lacks(&SAMPLING_FEATURES, "audio content", revision) {
             return Err(format!("the client's revision {revision} has no audio content"));
         }
     }
@@ -41,32 +47,32 @@ pub(crate) fn carries_sampling(params: &Map<String, Value>, revision: Revision) 
 
 /// The params of a question to a client of `revision` (after the checks of
 /// `carries_form` and `carries_sampling`).
-pub(crate) fn question(method: &str, params: &mut Value, revision: Revision) {
+pub(crate) fn question(method: ClientRequest, params: &mut Value, revision: Revision) {
     if revision == Revision::LATEST {
         return;
     }
     let Value::Object(params) = params else { return };
     match method {
-        "elicitation/create" => {
-            strip(params, &ELICITATION, revision);
-            // 2025-06-18's form takes these members only; the bridge holds
-            // the answer to the server's whole schema in any case.
-            params.retain(|key, _| matches!(key.as_str(), "message" | "requestedSchema" | "_meta"));
+        ClientRequest::ElicitationCreate => {
+            keep(params, &FORM, revision);
             if let Some(Value::Object(schema)) = params.get_mut("requestedSchema") {
-                schema.retain(|key, _| matches!(key.as_str(), "type" | "properties" | "required"));
+                keep(schema, &FORM_SCHEMA, revision);
                 if let Some(Value::Object(properties)) = schema.get_mut("properties") {
-                    properties.values_mut().for_each(form_property);
+                    properties.values_mut().for_each(|property| form_property(property, revision));
                 }
             }
         }
-        "sampling/createMessage" => {
+        ClientRequest::SamplingCreateMessage => {
             strip(params, &SAMPLING, revision);
+            let one_block = lacks(&SAMPLING_FEATURES, "several content blocks per message", revision);
             if let Some(Value::Array(messages)) = params.get_mut("messages") {
                 for content in messages.iter_mut().filter_map(|m| m.get_mut("content")) {
-                    if let Value::Array(blocks) = content {
-                        if let Some(only) = blocks.pop() {
-                            *content = only;
-                        }
+                    let only = match content {
+                        Value::Array(blocks) if one_block => blocks.pop(),
+                        _ => None,
+                    };
+                    if let Some(only) = only {
+                        *content = only;
                     }
                     if let Value::Object(block) = content {
                         block_members(block, revision);
@@ -74,7 +80,7 @@ pub(crate) fn question(method: &str, params: &mut Value, revision: Revision) {
                 }
             }
         }
-        _ => {}
+        ClientRequest::RootsList => {}
     }
 }
 
@@ -84,9 +90,10 @@ pub(crate) fn question(method: &str, params: &mut Value, revision: Revision) {
 /// keeps only the members that revision gives it (no `default` but on a
 /// boolean, no `pattern`, a `format` of its four). The bridge holds the
 /// answer to the server's own property in any case.
-fn form_property(property: &mut Value) {
+fn form_property(property: &mut Value, revision: Revision) {
     let Value::Object(property) = property else { return };
-    if let Some(Value::Array(choices)) = property.get("oneOf") {
+    let titled = property.get("oneOf").filter(|_| lacks(&FORM_FEATURES, "titled single-select enums", revision));
+    if let Some(Value::Array(choices)) = titled {
         let text = |choice: &Value, key: &str| choice.get(key).filter(|v| v.is_string()).cloned();
         let consts: Option<Vec<Value>> = choices.iter().map(|c| text(c, "const")).collect();
         let titles: Option<Vec<Value>> = choices.iter().map(|c| text(c, "title")).collect();
@@ -97,23 +104,23 @@ fn form_property(property: &mut Value) {
     }
     let strings =
         |key: &str| property.get(key).and_then(Value::as_array).is_some_and(|a| a.iter().all(Value::is_string));
-    let kept: &[&str] = match property.get("type").and_then(Value::as_str) {
+    let kept: &[Since] = match property.get("type").and_then(Value::as_str) {
         Some("string") if strings("enum") => {
             if !strings("enumNames") {
                 property.shift_remove("enumNames");
             }
-            &["type", "title", "description", "enum", "enumNames"]
+            &ENUM_PROPERTY
         }
         Some("string") => {
             let format = property.get("format").and_then(Value::as_str);
             if !format.is_some_and(|f| matches!(f, "date" | "date-time" | "email" | "uri")) {
                 property.shift_remove("format");
             }
-            &["type", "title", "description", "minLength", "maxLength", "format"]
+            &STRING_PROPERTY
         }
-        Some("number" | "integer") => &["type", "title", "description", "minimum", "maximum"],
-        Some("boolean") => &["type", "title", "description", "default"],
+        Some("number" | "integer") => &NUMBER_PROPERTY,
+        Some("boolean") => &BOOLEAN_PROPERTY,
         _ => return,
     };
-    property.retain(|key, _| kept.contains(&key.as_str()));
+    keep(property, kept, revision);
 }

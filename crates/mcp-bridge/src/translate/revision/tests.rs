@@ -1,7 +1,8 @@
 //! The tables of the older revisions, rule by rule.
 
 use super::*;
-use crate::profile::Revision::{V2024_11_05, V2025_03_26, V2025_11_25};
+use crate::jsonrpc::ClientRequest;
+use crate::profile::Revision::{V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25};
 use serde_json::json;
 
 fn object(value: Value) -> Map<String, Value> {
@@ -157,7 +158,7 @@ fn a_form_of_2025_11_25_reaches_a_2025_06_18_client_as_its_revision_has_it() {
         "size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}], "default": "s"},
         "plain": {"type": "string", "enum": ["a", "b"], "default": "a"}
     }, "required": ["name"]}});
-    question("elicitation/create", &mut params, V2025_06_18);
+    question(ClientRequest::ElicitationCreate, &mut params, V2025_06_18);
     assert_eq!(
         params,
         json!({"message": "m", "requestedSchema": {"type": "object", "properties": {
@@ -182,7 +183,7 @@ fn sampling_messages_of_older_revisions_hold_one_block() {
         object(json!({"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "maxTokens": 5}));
     assert_eq!(carries_sampling(&params, V2025_06_18), Ok(()));
     let mut value = Value::Object(params);
-    question("sampling/createMessage", &mut value, V2025_06_18);
+    question(ClientRequest::SamplingCreateMessage, &mut value, V2025_06_18);
     assert_eq!(
         value,
         json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5})
@@ -315,7 +316,7 @@ fn a_sampling_questions_blocks_lose_last_modified_before_2025_06_18() {
     ]});
     for (revision, kept) in [(V2025_06_18, true), (V2025_03_26, false), (V2024_11_05, false)] {
         let mut got = params.clone();
-        question("sampling/createMessage", &mut got, revision);
+        question(ClientRequest::SamplingCreateMessage, &mut got, revision);
         let first = &got["messages"][0]["content"]["annotations"];
         let second = &got["messages"][1]["content"]["annotations"];
         assert_eq!(first.get("lastModified").is_some(), kept, "{revision}: {got}");
@@ -338,7 +339,7 @@ fn a_2025_06_18_form_keeps_only_its_revisions_members() {
         "d": {"type": "string", "oneOf": [{"const": "x"}]},
         "e": {"type": "string", "format": "email", "default": "a@b.c"}
     }}});
-    question("elicitation/create", &mut params, V2025_06_18);
+    question(ClientRequest::ElicitationCreate, &mut params, V2025_06_18);
     assert_eq!(
         params,
         json!({"message": "m", "_meta": {"k": 1}, "requestedSchema": {"type": "object", "required": ["a"], "properties": {

@@ -35,11 +35,20 @@ pub struct AuthOptions {
     /// The time limit of each request of the sign-in and of a refresh
     /// (30 s).
     pub request_limit: Duration,
+    /// How long before its expiry an access token is refreshed, in whole
+    /// seconds; `None` (the default): when a quarter of its life is left,
+    /// and at most 60 s before. A test sets a long one to make a token due
+    /// at once.
+    pub refresh_ahead: Option<Duration>,
     /// How a sign-in reaches the user.
     pub sign_in: SignInMode,
     /// Where the bridge runs (`Place::here()`): on a remote host no
     /// browser opens, and `auto` takes the device grant.
     pub(crate) place: Place,
+    /// The client's own way to carry a port to the user's machine, for the
+    /// advice of a sign-in on a remote host: the front end sets its
+    /// client's ([`Words::port_forwarding`](crate::Words)); VS Code's by default.
+    pub(crate) port_forwarding: Option<String>,
 }
 
 impl AuthOptions {
@@ -61,8 +70,10 @@ impl AuthOptions {
             sandbox: false,
             store: Store::open()?,
             request_limit: fetch::TIME_LIMIT,
+            refresh_ahead: None,
             sign_in: SignInMode::Auto,
             place: Place::here(),
+            port_forwarding: crate::profile::Words::vscode().port_forwarding,
         })
     }
 }

@@ -74,25 +74,36 @@ impl Place {
 impl Remote {
     /// One line for the user of a browser sign-in on this host: how the
     /// browser on their machine reaches the redirect port, and the other
-    /// ways out.
-    pub(crate) fn advice(self, port: u16) -> String {
-        let carry = match self {
-            Remote::Codespaces | Remote::Gitpod => format!(
-                "a browser-based window cannot reach port {port} of this host; in VS Code Desktop, forward port {port} in the Ports view"
+    /// ways out. `forwarding` is the client's own way to carry a port
+    /// (VS Code's Ports view, whose remote hosts also read a user
+    /// `mcp.json` on the user's machine); another client's user gets the
+    /// ways that need no client.
+    pub(crate) fn advice(self, port: u16, forwarding: Option<&str>) -> String {
+        let generic = format!("forward port {port} of this host to the same port on your machine");
+        let carry = match (self, forwarding) {
+            (Remote::Codespaces | Remote::Gitpod, Some(view)) => format!(
+                "a browser-based window cannot reach port {port} of this host; in VS Code Desktop, forward port {port} in {view}"
             ),
-            Remote::DevContainer => format!(
-                "forward port {port} of the container to the same port on your machine (\"forwardPorts\": [{port}] in devcontainer.json, or the Ports view)"
+            (Remote::Codespaces | Remote::Gitpod, None) => {
+                format!("a browser-based window cannot reach port {port} of this host; {generic}")
+            }
+            (Remote::DevContainer, view) => format!(
+                "forward port {port} of the container to the same port on your machine (\"forwardPorts\": [{port}] in devcontainer.json{})",
+                view.map(|v| format!(", or {v}")).unwrap_or_default()
             ),
-            Remote::Wsl => format!("WSL 2 usually carries port {port} to Windows; open the URL in Windows"),
-            Remote::Ssh => format!(
-                "forward port {port} of this host to the same port on your machine (the Ports view of VS Code, or ssh -L {port}:127.0.0.1:{port})"
+            (Remote::Wsl, _) => format!("WSL 2 usually carries port {port} to Windows; open the URL in Windows"),
+            (Remote::Ssh, view) => format!(
+                "{generic} ({}ssh -L {port}:127.0.0.1:{port})",
+                view.map(|v| format!("{v}, or ")).unwrap_or_default()
             ),
-            Remote::VsCode => format!("forward port {port} of this host to the same port on your machine (the Ports view)"),
+            (Remote::VsCode, Some(view)) => format!("{generic} ({view})"),
+            (Remote::VsCode, None) => generic.clone(),
         };
+        let home = if forwarding.is_some() { " (the user mcp.json)" } else { "" };
         format!(
             "the bridge runs on a remote host, and the sign-in redirects your browser to port {port} of it: {carry}. \
              Fix the port with --redirect-port, sign in with --sign-in device where the server allows it, \
-             or run the bridge on your machine (the user mcp.json)"
+             or run the bridge on your machine{home}"
         )
     }
 }
@@ -136,10 +147,17 @@ mod tests {
         for remote in
             [Remote::Codespaces, Remote::Gitpod, Remote::DevContainer, Remote::Wsl, Remote::Ssh, Remote::VsCode]
         {
-            let line = remote.advice(53682);
+            let line = remote.advice(53682, Some("the Ports view of VS Code"));
             assert!(line.contains("53682") && line.contains("--redirect-port"), "{remote:?}: {line}");
             assert!(line.contains("--sign-in device") && line.contains("user mcp.json"), "{remote:?}: {line}");
+            // Another client's user reads no word of VS Code.
+            let line = remote.advice(53682, None);
+            assert!(line.contains("53682") && line.contains("--sign-in device"), "{remote:?}: {line}");
+            assert!(!line.contains("Ports view") && !line.contains("mcp.json"), "{remote:?}: {line}");
         }
-        assert!(Remote::Ssh.advice(5).contains("ssh -L 5:127.0.0.1:5"));
+        assert!(Remote::Ssh.advice(5, None).contains("ssh -L 5:127.0.0.1:5"));
+        assert!(Remote::Ssh
+            .advice(5, Some("the Ports view of VS Code"))
+            .contains("(the Ports view of VS Code, or ssh -L"));
     }
 }

@@ -108,7 +108,7 @@ impl Auth {
             }
             return self.current();
         }
-        if token.refresh_due(now) && !self.refreshing.swap(true, Ordering::AcqRel) {
+        if self.due(&token, now) && !self.refreshing.swap(true, Ordering::AcqRel) {
             let auth = self.clone();
             // Each request of the refresh has the request limit, so a hung
             // endpoint ends the refresh with that request's own error; the
@@ -134,12 +134,18 @@ impl Auth {
         }
     }
 
+    /// Whether `token` is due for a refresh at `now`, by its life or by the
+    /// margin of the options.
+    fn due(&self, token: &Token, now: u64) -> bool {
+        token.refresh_due(now, self.options.refresh_ahead.map(|ahead| ahead.as_secs()))
+    }
+
     /// Whether the token in use needs no refresh: it is not the one the
     /// server `refused`, or, without a refusal, it is not due.
     fn renewed(&self, refused: Option<&str>) -> bool {
         match (crate::sync::lock(&self.token).as_ref(), refused) {
             (Some(token), Some(refused)) => token.value != refused,
-            (Some(token), None) => !token.refresh_due(now_secs()),
+            (Some(token), None) => !self.due(token, now_secs()),
             (None, _) => false,
         }
     }
@@ -355,7 +361,7 @@ impl Auth {
                 None => redirect::bind(port).await?,
             };
             if let Place::Remote(remote) = self.options.place {
-                tracing::warn!("{}", remote.advice(port));
+                tracing::warn!("{}", remote.advice(port, self.options.port_forwarding.as_deref()));
             }
             signin::sign_in(flow, &listener, &redirect_uri).await?
         };

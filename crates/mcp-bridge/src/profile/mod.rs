@@ -1,12 +1,19 @@
-//! The profile of one bridge product (behaviour spec, "The profile"), and
-//! the revisions of MCP it serves to its client.
+//! The profile of one bridge product (behaviour spec, "The profile"): its
+//! name, its quirks, and the words of its messages, which a client that
+//! the bridge knows gets in its own terms (`clients`); and the revisions of
+//! MCP it serves to its client.
 //!
-//! The core never picks a profile from the `clientInfo` of the client: the
-//! product (the executable) owns its profile and hands it to every function.
 //! The revision is the client's: the one it asks for in `initialize`, when
-//! the bridge serves it.
+//! the bridge serves it. The words are picked from the client's
+//! `clientInfo` at the same time, unless the product fixed them
+//! ([`Profile::follows_client`]).
 
-use std::fmt;
+mod clients;
+mod revision;
+
+pub use clients::Words;
+use clients::KNOWN;
+pub use revision::Revision;
 
 /// Which `_meta` keys of the client may reach the upstream server
 /// (behaviour spec, "Meta passthrough (M3)").
@@ -24,63 +31,6 @@ impl MetaPassthrough {
     /// reserved-prefix rules are checked elsewhere, after this.
     pub fn allows(&self, key: &str) -> bool {
         self.keys.iter().any(|k| k == key) || self.prefixes.iter().any(|p| key.starts_with(p))
-    }
-}
-
-/// A revision of MCP that the bridge serves to its client (the client's
-/// `protocolVersion` in `initialize`). Older revisions lack members that
-/// newer ones added; the bridge sends a client only what its revision
-/// defines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub enum Revision {
-    /// 2024-11-05.
-    V2024_11_05,
-    /// 2025-03-26: tool annotations, audio content, the `completions`
-    /// capability, the `message` of progress.
-    V2025_03_26,
-    /// 2025-06-18: structured tool output, elicitation, resource links,
-    /// `title` fields.
-    V2025_06_18,
-    /// 2025-11-25, VS Code's: icons, URL elicitation, titled and
-    /// multi-select enums and defaults in forms, the `description` and
-    /// `websiteUrl` of an implementation.
-    V2025_11_25,
-}
-
-impl Revision {
-    /// Every revision the bridge serves, oldest first.
-    pub const ALL: [Revision; 4] =
-        [Revision::V2024_11_05, Revision::V2025_03_26, Revision::V2025_06_18, Revision::V2025_11_25];
-
-    /// The newest revision the bridge serves.
-    pub const LATEST: Revision = Revision::V2025_11_25;
-
-    /// The revision of a `protocolVersion`, when the bridge serves it.
-    pub fn parse(version: &str) -> Option<Revision> {
-        Revision::ALL.into_iter().find(|r| r.as_str() == version)
-    }
-
-    /// Whether a client of the revision may send JSON-RPC batches: only
-    /// 2025-03-26 defines them (2025-06-18 removed them again).
-    pub(crate) fn takes_batches(self) -> bool {
-        self == Revision::V2025_03_26
-    }
-
-    /// The `protocolVersion` of the revision.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Revision::V2024_11_05 => "2024-11-05",
-            Revision::V2025_03_26 => "2025-03-26",
-            Revision::V2025_06_18 => "2025-06-18",
-            Revision::V2025_11_25 => "2025-11-25",
-        }
-    }
-}
-
-impl fmt::Display for Revision {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -116,7 +66,8 @@ impl Quirks {
     }
 }
 
-/// One bridge product: its name, the revision it answers with, and its quirks.
+/// One bridge product: its name, the revision it answers with, its quirks
+/// and the words of its messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Profile {
@@ -133,9 +84,12 @@ pub struct Profile {
     pub meta_passthrough: MetaPassthrough,
     /// The client-specific repairs.
     pub quirks: Quirks,
-    /// Where the client shows the bridge's log, as the error messages name
-    /// it ("See the Output channel of the server.").
-    pub log_place: String,
+    /// What the messages call the client and the place of its log.
+    pub words: Words,
+    /// Whether a client that the bridge knows, by the `clientInfo` of its
+    /// `initialize`, reads its own words instead of these. `--client` and
+    /// `check` fix the words; an unknown client always reads these.
+    pub follows_client: bool,
 }
 
 impl Profile {
@@ -145,11 +99,19 @@ impl Profile {
 
     /// The profile of VS Code (behaviour spec, "The profile",
     /// `vscode.profile`): `mcp-bridge-vscode` runs with it, and an
-    /// embedding server passes it to the legacy path of `embed`.
+    /// embedding server passes it to the legacy path of `embed`. A client
+    /// that the bridge knows gets its own words.
     pub fn vscode() -> Profile {
+        Profile::new(Profile::VSCODE_NAME, env!("CARGO_PKG_VERSION"))
+    }
+
+    /// The profile of a product with this name and version, and the
+    /// behaviour spec's settings (VS Code's quirks and words, each known
+    /// client's own words); its fields change the rest.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Profile {
         Profile {
-            name: Profile::VSCODE_NAME.to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
+            name: name.into(),
+            version: version.into(),
             reply_protocol_version: Revision::V2025_11_25,
             request_id_prefix: "b-".to_owned(),
             meta_passthrough: MetaPassthrough {
@@ -163,23 +125,32 @@ impl Profile {
                 strict_legacy_results: false,
                 data_only_remote_icons: true,
             },
-            log_place: crate::jsonrpc::LOG_PLACE.to_owned(),
+            words: Words::vscode(),
+            follows_client: true,
         }
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::Revision;
+    /// The same profile with the fixed words of a known client (`--client
+    /// NAME`); `None` for a name the bridge does not know. The names are
+    /// [`Profile::client_names`].
+    pub fn for_client(mut self, name: &str) -> Option<Profile> {
+        self.words = clients::Known::by_id(name)?.words();
+        self.follows_client = false;
+        Some(self)
+    }
 
-    #[test]
-    fn each_revision_reads_back_from_its_version_and_no_other_is_served() {
-        for revision in Revision::ALL {
-            assert_eq!(Revision::parse(revision.as_str()), Some(revision));
+    /// The names of the clients the bridge knows, for `--client`.
+    pub fn client_names() -> impl Iterator<Item = &'static str> {
+        KNOWN.iter().map(|k| k.id)
+    }
+
+    /// The words for a client whose `initialize` names it `client_name`,
+    /// which reached the bridge by URL or started it.
+    pub(crate) fn words_for(&self, client_name: &str, by_url: bool) -> Words {
+        match clients::Known::by_client_info(client_name) {
+            Some(known) if self.follows_client && by_url => known.words_by_url(),
+            Some(known) if self.follows_client => known.words(),
+            _ => self.words.clone(),
         }
-        for other in ["2026-07-28", "2024-10-07", "2025-11-25 ", "", "latest"] {
-            assert_eq!(Revision::parse(other), None, "{other}");
-        }
-        assert!(Revision::ALL.windows(2).all(|w| w[0] < w[1]), "oldest first");
     }
 }
