@@ -59,7 +59,7 @@ where
 /// still buffered go out when the guard drops.
 #[must_use = "the guard writes the last lines when it drops"]
 pub fn init(tag: &'static str, default_level: Level) -> pipe::Guard {
-    let (writer, guard) = pipe::start();
+    let (writer, guard) = pipe::start(tag);
     tracing_subscriber::registry().with(filter(default_level)).with(lines(tag, writer)).init();
     guard
 }
@@ -85,7 +85,7 @@ where
 /// JSON-RPC message, which the report shows instead of the log.
 #[must_use = "the guard writes the last lines when it drops"]
 pub fn init_check(tag: &'static str, default_level: Level) -> (pipe::Guard, Tail, Stdout) {
-    let (writer, guard) = pipe::start();
+    let (writer, guard) = pipe::start(tag);
     let tail = Tail::default();
     let stdout = Stdout::default();
     let lines = lines(tag, writer).with_filter(stdout.log_filter(filter(default_level)));

@@ -164,3 +164,51 @@ fn a_text_of_the_upstream_never_writes_a_line_of_its_own_into_the_log() {
     assert!(tagged >= 5 && escaped >= 3, "the hostile texts reached the log, escaped:\n{stderr}");
     assert!(!stderr.lines().any(|l| l.starts_with(forged)), "a forged warning line:\n{stderr}");
 }
+
+/// A stderr that the client never reads (Gemini CLI without `--debug`,
+/// opencode and the Inspector CLI pipe it and never read it:
+/// docs/clients.md) never stops the protocol: at `debug` the demo's lists
+/// fill the pipe and the log's buffer within a few hundred requests, and
+/// every request is still answered; once stderr is read, one line says
+/// how many log lines were dropped.
+#[test]
+fn a_stderr_that_the_client_never_reads_stops_no_request() {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let bin = env!("CARGO_BIN_EXE_mcp-bridge-vscode");
+    let mut child = Command::new(bin)
+        .args(["--", bin, "demo-server"])
+        .env("MCP_BRIDGE_LOG", "debug")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the bridge starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let lines = crate::support::process::read_lines(child.stdout.take().expect("stdout"));
+    let send = |stdin: &mut std::process::ChildStdin, message: Value| {
+        let mut line = message.to_string().into_bytes();
+        line.push(b'\n');
+        stdin.write_all(&line).expect("the bridge reads");
+    };
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "gemini-cli-mcp-client", "version": "1"}}}),
+    );
+    for id in 1..=2000 {
+        send(&mut stdin, json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {}}));
+        // The initialize result first, then each list's response.
+        let want = if id == 1 { 2 } else { 1 };
+        for _ in 0..want {
+            let line = lines.recv_timeout(Duration::from_secs(10));
+            assert!(line.is_ok(), "request {id} got no response: the log stopped the bridge");
+        }
+    }
+    drop(stdin);
+    let mut stderr = String::new();
+    child.stderr.take().expect("stderr").read_to_string(&mut stderr).expect("stderr reads");
+    let _ = child.wait();
+    let notice = stderr.lines().find(|l| l.contains("log lines were dropped: nothing read stderr for 1 s"));
+    assert!(notice.is_some_and(|l| l.starts_with("[mcp-bridge-vscode] WARN ")), "no notice in {} bytes", stderr.len());
+}
