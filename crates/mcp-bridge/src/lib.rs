@@ -32,6 +32,7 @@
 //! Layers import downward only, from the top:
 //!
 //! - `embed` (feature `embed`): one stdio connection of an `rmcp` server;
+//!   `face`: the HTTP face, a `frontend` connection per session;
 //!   `cli_support`: what only the executable needs.
 //! - `frontend`: the state machine toward the client and its dispatch.
 //! - `listener`: the listen stream, one owner task.
@@ -44,7 +45,8 @@
 //!   `translate` (the pure `Value` rules): no I/O.
 //! - `jsonrpc` (the envelope, ids, the error table), `method` (what a
 //!   forwarded method is), `dialect` (how a client differs: quirks,
-//!   revision, icon rule), `profile` (the product and the revisions),
+//!   revision, icon rule), `profile` (the product, its clients' words,
+//!   the revisions),
 //!   `gate` (the one way outside data is shown), `sync`.
 //!
 //! ARCHITECTURE.md at the root of the repository is the map.
