@@ -9,21 +9,16 @@
 
 use crate::support::driver::Driver;
 use crate::support::fake::fake_upstream;
-use crate::support::http::{send, Reply, Req};
 use crate::support::message;
 use crate::support::process::{run_bounded, Input};
 use serde_json::{json, Value};
 use std::ffi::OsStr;
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::process::CommandExt;
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-const SPEC_LOG: &str = "the Output channel of the server";
-const BY_URL_LOG: &str = "the log of the server (ask its operator)";
+pub(crate) const SPEC_LOG: &str = "the Output channel of the server";
+pub(crate) const BY_URL_LOG: &str = "the log of the server (ask its operator)";
 const GEMINI_LOG: &str = "the debug console of Gemini CLI (gemini --debug)";
 const QWEN_LOG: &str = "the debug log of Qwen Code (qwen --debug)";
 const CODEX_LOG: &str = "the log of Codex (~/.codex/log/codex-tui.log)";
@@ -31,30 +26,30 @@ const CODEX_LOG: &str = "the log of Codex (~/.codex/log/codex-tui.log)";
 /// A name with every trick at once: the placeholders of the error table,
 /// an ANSI escape, a newline, an RTL override, a NUL, and a marker to look
 /// for.
-const HOSTILE: &str = "evil-marker{log}{client}{seconds}{name}\u{1b}[31m\n\u{202e}\u{0}\u{7}";
+pub(crate) const HOSTILE: &str = "evil-marker{log}{client}{seconds}{name}\u{1b}[31m\n\u{202e}\u{0}\u{7}";
 
 /// The pieces of [`HOSTILE`] that must never come out raw.
-fn assert_no_trace_of_hostile_name(label: &str, text: &str) {
+pub(crate) fn assert_no_trace_of_hostile_name(label: &str, text: &str) {
     for piece in ["evil-marker", "\u{1b}", "\u{202e}", "\u{7}", "{seconds}", "{name}", "{client}"] {
         assert!(!text.contains(piece), "{label}: {piece:?} in {text:?}");
     }
     assert!(!text.contains("{log}"), "{label}: a placeholder is left in {text:?}");
 }
 
-fn initialize_as(name: Value) -> Value {
+pub(crate) fn initialize_as(name: Value) -> Value {
     json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": name, "version": "1"}})
 }
 
-fn missing() -> Vec<String> {
+pub(crate) fn missing() -> Vec<String> {
     vec!["/nonexistent/mcp-server".to_string()]
 }
 
 /// The message of `cause` with `log` in place of the spec's log place.
-fn message_for(cause: &str, log: &str) -> String {
+pub(crate) fn message_for(cause: &str, log: &str) -> String {
     message(cause).replace(SPEC_LOG, log)
 }
 
-fn message_of(response: &Value) -> String {
+pub(crate) fn message_of(response: &Value) -> String {
     response["error"]["message"].as_str().unwrap_or_default().to_owned()
 }
 
@@ -307,7 +302,3 @@ fn the_client_option_fixes_the_words_against_hostile_and_known_names() {
         assert_eq!(message_of(&response), message_for("spawn_failed", CODEX_LOG), "{name:?}");
     }
 }
-
-// --- the face ----------------------------------------------------------------
-
-mod face;

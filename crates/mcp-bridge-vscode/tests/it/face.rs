@@ -25,6 +25,7 @@
 
 mod attack_shared;
 mod client_words;
+mod client_words_attack;
 mod command_line;
 mod door;
 mod faults;

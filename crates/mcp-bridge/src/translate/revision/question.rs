@@ -3,8 +3,8 @@
 
 use super::blocks::block_members;
 use super::table::{
-    keep, lacks, strip, Since, BOOLEAN_PROPERTY, ENUM_PROPERTY, FORM, FORM_FEATURES, FORM_SCHEMA, NUMBER_PROPERTY,
-    SAMPLING, SAMPLING_FEATURES, STRING_PROPERTY,
+    keep, lacks, strip, Since, AUDIO, BOOLEAN_PROPERTY, ENUM_PROPERTY, FORM, FORM_SCHEMA, MULTI_SELECT_ENUMS,
+    NUMBER_PROPERTY, SAMPLING, SEVERAL_BLOCKS, STRING_PROPERTY, TITLED_ENUMS,
 };
 use crate::jsonrpc::ClientRequest;
 use crate::profile::Revision;
@@ -12,12 +12,12 @@ use serde_json::{Map, Value};
 
 /// Why a form cannot reach a client of `revision`, if it cannot: a
 /// multi-select enum (an array property) exists only from 2025-11-25
-/// (`FORM_FEATURES`). Every other form of 2025-11-25 has a form of
+/// (`MULTI_SELECT_ENUMS`). Every other form of 2025-11-25 has a form of
 /// 2025-06-18 ([`question`]).
 pub(crate) fn carries_form(schema: &Value, revision: Revision) -> Result<(), String> {
     let properties = schema.get("properties").and_then(Value::as_object);
     let multi = properties.is_some_and(|p| p.values().any(|s| s.get("type").and_then(Value::as_str) == Some("array")));
-    if multi && lacks(&FORM_FEATURES, "multi-select enums", revision) {
+    if multi && lacks(MULTI_SELECT_ENUMS, revision) {
         return Err(format!("the client's revision {revision} has no multi-select enums"));
     }
     Ok(())
@@ -25,10 +25,10 @@ pub(crate) fn carries_form(schema: &Value, revision: Revision) -> Result<(), Str
 
 /// Why a sampling request cannot reach a client of `revision`, if it
 /// cannot: before 2025-11-25 a message holds one content block, and before
-/// 2025-03-26 there is no audio (`SAMPLING_FEATURES`).
+/// 2025-03-26 there is no audio (`SEVERAL_BLOCKS`, `AUDIO`).
 pub(crate) fn carries_sampling(params: &Map<String, Value>, revision: Revision) -> Result<(), String> {
     let messages = params.get("messages").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    let one_block = lacks(&SAMPLING_FEATURES, "several content blocks per message", revision);
+    let one_block = lacks(SEVERAL_BLOCKS, revision);
     for content in messages.iter().filter_map(|m| m.get("content")) {
         let blocks = match content {
             Value::Array(blocks) if one_block && blocks.len() != 1 => {
@@ -38,7 +38,7 @@ pub(crate) fn carries_sampling(params: &Map<String, Value>, revision: Revision) 
             block => std::slice::from_ref(block),
         };
         let audio = blocks.iter().any(|b| b.get("type").and_then(Value::as_str) == Some("audio"));
-        if audio && lacks(&SAMPLING_FEATURES, "audio content", revision) {
+        if audio && lacks(AUDIO, revision) {
             return Err(format!("the client's revision {revision} has no audio content"));
         }
     }
@@ -64,7 +64,7 @@ pub(crate) fn question(method: ClientRequest, params: &mut Value, revision: Revi
         }
         ClientRequest::SamplingCreateMessage => {
             strip(params, &SAMPLING, revision);
-            let one_block = lacks(&SAMPLING_FEATURES, "several content blocks per message", revision);
+            let one_block = lacks(SEVERAL_BLOCKS, revision);
             if let Some(Value::Array(messages)) = params.get_mut("messages") {
                 for content in messages.iter_mut().filter_map(|m| m.get_mut("content")) {
                     let only = match content {
@@ -92,7 +92,7 @@ pub(crate) fn question(method: ClientRequest, params: &mut Value, revision: Revi
 /// answer to the server's own property in any case.
 fn form_property(property: &mut Value, revision: Revision) {
     let Value::Object(property) = property else { return };
-    let titled = property.get("oneOf").filter(|_| lacks(&FORM_FEATURES, "titled single-select enums", revision));
+    let titled = property.get("oneOf").filter(|_| lacks(TITLED_ENUMS, revision));
     if let Some(Value::Array(choices)) = titled {
         let text = |choice: &Value, key: &str| choice.get(key).filter(|v| v.is_string()).cloned();
         let consts: Option<Vec<Value>> = choices.iter().map(|c| text(c, "const")).collect();

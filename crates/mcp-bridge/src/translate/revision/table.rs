@@ -36,14 +36,15 @@ pub(super) const SAMPLING: [Since; 2] = [("tools", V2025_11_25), ("toolChoice", 
 pub(super) const ELICITATION_CAPABILITY: [Since; 1] = [("url", V2025_11_25)];
 pub(super) const SAMPLING_CAPABILITY: [Since; 2] = [("tools", V2025_11_25), ("context", V2025_11_25)];
 
-/// What a form question can hold; a form with a feature the revision lacks
-/// is declined, a titled single-select becomes an `enum` with `enumNames`.
-pub(super) const FORM_FEATURES: [Since; 2] =
-    [("multi-select enums", V2025_11_25), ("titled single-select enums", V2025_11_25)];
-/// What a sampling question can hold; one with a feature the revision
+/// The features of a form question: a form with a multi-select enum is
+/// declined where the revision lacks it, a titled single-select becomes an
+/// `enum` with `enumNames`.
+pub(super) const MULTI_SELECT_ENUMS: Since = ("multi-select enums", V2025_11_25);
+pub(super) const TITLED_ENUMS: Since = ("titled single-select enums", V2025_11_25);
+/// The features of a sampling question: one with a feature the revision
 /// lacks is declined (a message's array of one block becomes that block).
-pub(super) const SAMPLING_FEATURES: [Since; 2] =
-    [("several content blocks per message", V2025_11_25), ("audio content", V2025_03_26)];
+pub(super) const SEVERAL_BLOCKS: Since = ("several content blocks per message", V2025_11_25);
+pub(super) const AUDIO: Since = ("audio content", V2025_03_26);
 
 /// The members of a form question, of its `requestedSchema` and of each
 /// kind of property (its `PrimitiveSchemaDefinition`) for a revision
@@ -93,10 +94,9 @@ pub(super) fn keep(object: &mut Map<String, Value>, members: &[Since], revision:
     object.retain(|name, _| members.iter().any(|(member, since)| member == name && revision >= *since));
 }
 
-/// Whether `revision` lacks the feature (or block type) `name` of `table`.
-pub(super) fn lacks(table: &[Since], name: &str, revision: Revision) -> bool {
-    debug_assert!(table.iter().any(|(row, _)| *row == name), "{name} has no row");
-    table.iter().any(|(row, since)| *row == name && revision < *since)
+/// Whether `revision` lacks the feature.
+pub(super) fn lacks((_, since): Since, revision: Revision) -> bool {
+    revision < since
 }
 
 pub(super) fn strip_value(value: &mut Value, members: &[Since], revision: Revision) {
